@@ -1,0 +1,62 @@
+"""`general365 ...`: the command line. It only wires: each verb lives in the module that
+owns its work (see VERBS), which adds its own arguments and runs.
+
+A user's mistake (`UserError`) prints one line and exits 2; nothing else is caught here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from . import __version__
+from .errors import UserError
+
+# verb -> module with `add_arguments(parser)` and `main(args) -> int`
+VERBS = {
+    "dataset": ("general365.data.commands", "build, validate or push the Hub dataset folder"),
+    "generate": ("general365.runners.commands", "generate responses with a model"),
+    "grade": ("general365.grading.commands", "grade a responses file"),
+    "report": ("general365.report.commands", "tables, figures and a leaderboard page"),
+    "run": ("general365.pipeline", "generate + grade + report into one folder"),
+    "demo": ("general365.demo", "the whole pipeline offline on the bundled sample"),
+}
+
+
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only the chosen verb's module is imported (a verb's module may import
+    heavy optional packages, and one broken verb must not break the others)."""
+    parser = argparse.ArgumentParser(
+        prog="general365",
+        description="The reference toolkit for the General365 general-reasoning benchmark.",
+    )
+    parser.add_argument("--version", action="version", version=f"general365 {__version__}")
+    sub = parser.add_subparsers(dest="verb", metavar="VERB")
+    sub.required = True
+    for name, (module_name, help_text) in VERBS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if name == verb:
+            module = importlib.import_module(module_name)
+            module.add_arguments(p)
+            p.set_defaults(_main=module.main)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    verb = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(verb if verb in VERBS else None)
+    args = parser.parse_args(argv)
+    try:
+        return int(args._main(args) or 0)
+    except UserError as exc:
+        print(f"general365 {args.verb}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"general365 {args.verb}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

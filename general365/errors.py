@@ -1,0 +1,80 @@
+"""User-facing errors.
+
+Every mistake a user can make (a bad file, a bad row, a missing extra) is raised as a
+`UserError`; the CLI prints its one-line message and exits 2, with no traceback. Anything
+else escaping is a bug in general365 and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+
+class UserError(Exception):
+    """A problem with the user's input or environment, explained in one line."""
+
+    exit_code = 2
+
+
+class DataError(UserError):
+    """A bad record: names the file, the line or id, the field, and what was expected."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        row_id: str | None = None,
+        field: str | None = None,
+        value: object = None,
+        expected: str | None = None,
+    ):
+        self.path = path
+        self.line = line
+        self.row_id = row_id
+        self.field = field
+        self.value = value
+        self.expected = expected
+        self.detail = message
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = []
+        if self.path:
+            where.append(str(self.path) + (f":{self.line}" if self.line is not None else ""))
+        elif self.line is not None:
+            where.append(f"line {self.line}")
+        if self.row_id is not None:
+            where.append(f"id {self.row_id!r}")
+        if self.field:
+            where.append(f"field {self.field!r}")
+        text = ", ".join(where)
+        text = f"{text}: {self.detail}" if text else self.detail
+        if self.value is not None:
+            shown = repr(self.value)
+            if len(shown) > 80:
+                shown = shown[:77] + "..."
+            text += f" (got {shown})"
+        if self.expected:
+            text += f"; expected {self.expected}"
+        return text
+
+
+class DataErrors(UserError):
+    """Several bad rows found in one pass: one line each, so a user fixes them all at once."""
+
+    def __init__(self, errors: list[DataError], *, limit: int = 50):
+        self.errors = list(errors)
+        lines = [str(e) for e in self.errors[:limit]]
+        if len(self.errors) > limit:
+            lines.append(f"... and {len(self.errors) - limit} more")
+        head = f"{len(self.errors)} bad row(s):"
+        super().__init__("\n".join([head, *lines]))
+
+
+class MissingExtra(UserError):
+    """An optional dependency is not installed."""
+
+    def __init__(self, module: str, extra: str):
+        super().__init__(
+            f"{module} is not installed; install it with: pip install 'general365[{extra}]'"
+        )

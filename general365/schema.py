@@ -1,0 +1,366 @@
+"""The records that cross module boundaries: Problem, Response, Verdict.
+
+Each record is a frozen-ish dataclass with `from_dict` (validating, naming the row's id and
+the field on error) and `to_dict` (the JSON Lines form of ../docs/DESIGN.md). Validation is
+plain Python so that grading 100,000 rows stays cheap.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from .errors import DataError
+
+
+class _StrEnum(str, enum.Enum):
+    def __str__(self) -> str:  # so f-strings and json.dumps(default=str) show the value
+        return self.value
+
+    @classmethod
+    def values(cls) -> list[str]:
+        return [m.value for m in cls]
+
+    @classmethod
+    def parse(cls, value: Any, **where: Any):
+        try:
+            return cls(value)
+        except ValueError:
+            raise DataError(
+                f"unknown {cls.__name__}", value=value,
+                expected="one of " + ", ".join(cls.values()), **where,
+            ) from None
+
+
+class AnswerType(_StrEnum):
+    NUMBER = "number"
+    INTERVAL = "interval"
+    SINGLE_CHOICE = "single_choice"
+    MULTIPLE_CHOICE = "multiple_choice"
+    TEXT = "text"
+
+    @property
+    def is_rule_graded(self) -> bool:
+        """Number and interval answers are graded by math-verify (the paper's rule half)."""
+        return self in (AnswerType.NUMBER, AnswerType.INTERVAL)
+
+    @property
+    def is_choice(self) -> bool:
+        return self in (AnswerType.SINGLE_CHOICE, AnswerType.MULTIPLE_CHOICE)
+
+
+class Category(_StrEnum):
+    """The paper's eight challenge categories (section 2.1), in the order of its Table 1."""
+
+    COMPLEX_CONSTRAINTS = "Complex Constraints"
+    BRANCHING_ENUMERATION = "Branching & Enumeration"
+    SPATIAL_TEMPORAL = "Spatial & Temporal"
+    RECURSIVE_BACKTRACKING = "Recursive & Backtracking"
+    SEMANTIC_INTERFERENCE = "Semantic Interference"
+    IMPLICIT_INFORMATION = "Implicit Information"
+    OPTIMAL_STRATEGY = "Optimal Strategy"
+    PROBABILITY_UNCERTAINTY = "Probability & Uncertainty"
+
+
+class Status(_StrEnum):
+    CORRECT = "correct"
+    INCORRECT = "incorrect"
+    NO_ANSWER = "no_answer"
+    TIMEOUT = "timeout"
+    JUDGE_FAILED = "judge_failed"
+    UNGRADED = "ungraded"
+
+
+class Method(_StrEnum):
+    RULE = "rule"
+    CHOICE = "choice"
+    JUDGE = "judge"
+
+
+# --- field checks -------------------------------------------------------------------
+
+
+def _req(d: Mapping[str, Any], key: str, where: dict) -> Any:
+    if key not in d or d[key] is None:
+        raise DataError("missing field", field=key, **where)
+    return d[key]
+
+
+def _str(value: Any, key: str, where: dict, *, allow_empty: bool = True) -> str:
+    if not isinstance(value, str):
+        raise DataError("wrong type", field=key, value=value, expected="a string", **where)
+    if not allow_empty and not value.strip():
+        raise DataError("empty", field=key, expected="a non-empty string", **where)
+    return value
+
+
+def _int(value: Any, key: str, where: dict, *, minimum: int | None = None) -> int:
+    # bool is an int in Python; a JSON `true` here is a data error, not 1.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise DataError("wrong type", field=key, value=value, expected="an integer", **where)
+    if minimum is not None and value < minimum:
+        raise DataError("out of range", field=key, value=value,
+                        expected=f"an integer >= {minimum}", **where)
+    return value
+
+
+def parse_float_round(value: Any, **where: Any) -> int:
+    """`float_round` arrives as a string in the official data ("0", "2"); cast it strictly."""
+    if value is None or value == "":
+        return 0
+    if isinstance(value, bool):
+        raise DataError("bad float_round", field="float_round", value=value,
+                        expected="a non-negative integer", **where)
+    if isinstance(value, int):
+        n = value
+    elif isinstance(value, float) and value.is_integer():
+        n = int(value)
+    elif isinstance(value, str) and value.strip().isdigit():
+        n = int(value.strip())
+    else:
+        raise DataError("bad float_round", field="float_round", value=value,
+                        expected="a non-negative integer", **where)
+    if n < 0 or n > 30:
+        raise DataError("bad float_round", field="float_round", value=value,
+                        expected="an integer from 0 to 30", **where)
+    return n
+
+
+def parse_categories(value: Any, **where: Any) -> tuple[Category, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        # A single category or a comma/semicolon separated list is accepted from sources.
+        value = [v for v in (p.strip() for p in value.replace(";", ",").split(",")) if v]
+        # "Branching & Enumeration" contains no comma, so the split is safe.
+    if not isinstance(value, (list, tuple)):
+        raise DataError("wrong type", field="categories", value=value,
+                        expected="a list of category names", **where)
+    out = []
+    for v in value:
+        c = Category.parse(v, field="categories", **where)
+        if c not in out:
+            out.append(c)
+    return tuple(out)
+
+
+# --- records ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One General365 problem (a dataset row)."""
+
+    id: str
+    question: str
+    answer: str
+    answer_type: AnswerType
+    float_round: int = 0
+    seed_id: str = ""
+    variant: int = 0
+    categories: tuple[Category, ...] = ()
+    reasoning: str = ""
+    source: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self):
+        if not self.seed_id:
+            object.__setattr__(self, "seed_id", self.id)
+
+    @property
+    def is_seed(self) -> bool:
+        return self.variant == 0
+
+    FIELDS = ("id", "seed_id", "variant", "question", "answer", "answer_type",
+              "float_round", "categories", "reasoning", "source")
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, path: str | None = None,
+                  line: int | None = None) -> "Problem":
+        where: dict[str, Any] = {"path": path, "line": line}
+        if not isinstance(d, Mapping):
+            raise DataError("not a JSON object", value=d, expected="an object", **where)
+        pid = _req(d, "id", where)
+        if isinstance(pid, int) and not isinstance(pid, bool):
+            pid = str(pid)
+        pid = _str(pid, "id", where, allow_empty=False)
+        where["row_id"] = pid
+        question = _str(_req(d, "question", where), "question", where, allow_empty=False)
+        answer = d.get("answer")
+        if isinstance(answer, (int, float)) and not isinstance(answer, bool):
+            answer = str(answer)
+        answer = _str(_req(d, "answer", where) if answer is None else answer,
+                      "answer", where, allow_empty=False)
+        answer_type = AnswerType.parse(_req(d, "answer_type", where),
+                                       field="answer_type", **where)
+        float_round = parse_float_round(d.get("float_round"), **where)
+        seed_id = d.get("seed_id") or pid
+        seed_id = _str(str(seed_id) if isinstance(seed_id, int) else seed_id, "seed_id", where)
+        variant = _int(d.get("variant", 0), "variant", where, minimum=0)
+        if variant == 0 and seed_id != pid:
+            raise DataError("a seed (variant 0) must have seed_id equal to its id",
+                            field="seed_id", value=seed_id, expected=repr(pid), **where)
+        if variant > 0 and seed_id == pid:
+            raise DataError("a variant must name its seed, not itself", field="seed_id",
+                            value=seed_id, expected="the id of its seed problem", **where)
+        categories = parse_categories(d.get("categories"), **where)
+        reasoning = _str(d.get("reasoning") or "", "reasoning", where)
+        source = _str(d.get("source") or "", "source", where)
+        extra = {k: v for k, v in d.items() if k not in cls.FIELDS}
+        return cls(id=pid, question=question, answer=answer, answer_type=answer_type,
+                   float_round=float_round, seed_id=seed_id, variant=variant,
+                   categories=categories, reasoning=reasoning, source=source, extra=extra)
+
+    def to_dict(self, *, with_extra: bool = False) -> dict[str, Any]:
+        d = {
+            "id": self.id,
+            "seed_id": self.seed_id,
+            "variant": self.variant,
+            "question": self.question,
+            "answer": self.answer,
+            "answer_type": self.answer_type.value,
+            "float_round": self.float_round,
+            "categories": [c.value for c in self.categories],
+            "reasoning": self.reasoning,
+            "source": self.source,
+        }
+        if with_extra:
+            for k, v in self.extra.items():
+                d.setdefault(k, v)
+        return d
+
+
+# Problem fields a response may carry inline so that it can be graded without a dataset.
+INLINE_PROBLEM_FIELDS = ("question", "answer", "answer_type", "float_round", "categories")
+
+
+@dataclass
+class Response:
+    """One model output for one problem and one repeat (`responses.jsonl`)."""
+
+    id: str
+    run: int
+    response: str
+    model: str | None = None
+    reasoning: str | None = None
+    output_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    finish_reason: str | None = None
+    sampling: dict[str, Any] | None = None
+    inline: dict[str, Any] = field(default_factory=dict)  # problem fields carried inline
+    extra: dict[str, Any] = field(default_factory=dict)   # anything else, kept verbatim
+
+    KNOWN = ("id", "run", "response", "model", "reasoning", "output_tokens",
+             "reasoning_tokens", "finish_reason", "sampling")
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, path: str | None = None,
+                  line: int | None = None) -> "Response":
+        where: dict[str, Any] = {"path": path, "line": line}
+        if not isinstance(d, Mapping):
+            raise DataError("not a JSON object", value=d, expected="an object", **where)
+        rid = _req(d, "id", where)
+        rid = str(rid) if isinstance(rid, int) and not isinstance(rid, bool) else rid
+        rid = _str(rid, "id", where, allow_empty=False)
+        where["row_id"] = rid
+        run = _int(d.get("run", 0), "run", where, minimum=0)
+        text = _str(_req(d, "response", where), "response", where)
+        opt_str = {}
+        for key in ("model", "reasoning", "finish_reason"):
+            v = d.get(key)
+            opt_str[key] = None if v is None else _str(v, key, where)
+        opt_int = {}
+        for key in ("output_tokens", "reasoning_tokens"):
+            v = d.get(key)
+            opt_int[key] = None if v is None else _int(v, key, where, minimum=0)
+        sampling = d.get("sampling")
+        if sampling is not None and not isinstance(sampling, Mapping):
+            raise DataError("wrong type", field="sampling", value=sampling,
+                            expected="an object", **where)
+        inline = {k: d[k] for k in INLINE_PROBLEM_FIELDS if k in d}
+        extra = {k: v for k, v in d.items() if k not in cls.KNOWN and k not in inline}
+        return cls(id=rid, run=run, response=text, sampling=dict(sampling) if sampling else None,
+                   inline=inline, extra=extra, **opt_str, **opt_int)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"id": self.id, "run": self.run, "response": self.response}
+        for key in ("model", "reasoning", "output_tokens", "reasoning_tokens",
+                    "finish_reason", "sampling"):
+            v = getattr(self, key)
+            if v is not None:
+                d[key] = v
+        d.update(self.inline)
+        for k, v in self.extra.items():
+            d.setdefault(k, v)
+        return d
+
+    def inline_problem(self, *, path: str | None = None,
+                       line: int | None = None) -> Problem | None:
+        """The problem carried inline, or None when the response carries no gold."""
+        if "answer" not in self.inline or "answer_type" not in self.inline:
+            return None
+        d = {"id": self.id, "question": self.inline.get("question") or "(not given)"}
+        d.update({k: v for k, v in self.inline.items() if k != "question"})
+        return Problem.from_dict(d, path=path, line=line)
+
+
+@dataclass
+class Verdict:
+    """The grade of one response (a `graded.jsonl` row adds these to the response)."""
+
+    id: str
+    run: int
+    status: Status
+    method: Method | None = None
+    extracted: str | None = None
+    judge: dict[str, Any] | None = None   # {model, raw, votes} for judged rows
+    detail: str | None = None             # why, for no_answer/timeout/judge_failed
+
+    @property
+    def correct(self) -> bool:
+        return self.status is Status.CORRECT
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "status": self.status.value,
+            "correct": self.correct,
+            "method": self.method.value if self.method else None,
+            "extracted": self.extracted,
+        }
+        if self.judge is not None:
+            d["judge"] = self.judge
+        if self.detail:
+            d["detail"] = self.detail
+        return d
+
+
+def graded_record(response: Response, verdict: Verdict,
+                  problem: Problem | None = None) -> dict[str, Any]:
+    """A `graded.jsonl` row: the response's fields, the problem's metadata, the verdict."""
+    d = response.to_dict()
+    if problem is not None:
+        d.setdefault("answer", problem.answer)
+        d.setdefault("answer_type", problem.answer_type.value)
+        d.setdefault("float_round", problem.float_round)
+        d.setdefault("categories", [c.value for c in problem.categories])
+        d.setdefault("seed_id", problem.seed_id)
+        d.setdefault("variant", problem.variant)
+    d.update(verdict.to_dict())
+    return d
+
+
+def replace(record, **changes):
+    return dataclasses.replace(record, **changes)
+
+
+def index_problems(problems: Iterable[Problem]) -> dict[str, Problem]:
+    """Problems by id; a duplicated id is a data error."""
+    out: dict[str, Problem] = {}
+    for p in problems:
+        if p.id in out:
+            raise DataError("duplicated id", row_id=p.id, field="id",
+                            expected="each id once")
+        out[p.id] = p
+    return out

@@ -1,0 +1,13 @@
+"""Shared fixtures. Fixture modules in tests/support/ are loaded as plugins so that each
+area keeps its own (tiny model and vLLM server; fault-injecting server)."""
+
+import os
+
+os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
+os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+pytest_plugins = ["support.models", "support.servers"]

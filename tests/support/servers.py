@@ -1,0 +1,1 @@
+"""Fixtures: the local fault-injecting OpenAI-compatible server (owned by the judge work)."""
