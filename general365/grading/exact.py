@@ -1,0 +1,229 @@
+"""Exact values of plain answers, without sympy: the rule grader's fast path.
+
+Most answers are a plain integer, decimal or fraction (`12`, `-3.75`, `\\frac{15}{4}`,
+`1.2\\times10^{4}`, `3,600 seconds`, `25\\%`) or an interval union with plain endpoints
+(`(-\\infty,3)\\cup(4,+\\infty)`). These are read here into `Fraction`s and compared
+exactly. Anything else returns None and goes to math-verify in a worker process. The fast
+path must never claim a verdict math-verify would not give, so it accepts only shapes
+whose meaning is unambiguous; when in doubt it declines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+# Candidates longer than this never take the fast path (and exponents are bounded), so
+# that nothing here can be slow: a 10^(10^6) literal is math-verify's problem, in a worker
+# with a time limit.
+MAX_FAST_LEN = 120
+MAX_EXPONENT = 400
+
+# --- normalisation ------------------------------------------------------------------
+
+_TEXT_CMD = re.compile(r"\\(?:text|textbf|textit|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}")
+_SPACING = re.compile(r"\\[,;:!> ]|\\quad|\\qquad|~")
+_THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3})((?:,\d{3})+)(?![\d,])")
+_THOUSANDS_LATEX = re.compile(r"(?<=\d)\{,\}(?=\d{3})")
+_ASSIGN = re.compile(r"^\s*[A-Za-z](?:_\{?\w+\}?)?\s*(?:=|:=)\s*")
+
+
+def normalize(text: str) -> str:
+    """Strip the wrapping that carries no value: math delimiters, Markdown bold, `\\text{}`,
+    spacing commands, `\\left`/`\\right`, a trailing period, unicode minus signs, thousands
+    separators (`12,000`, `12{,}000`, `12\\,000`)."""
+    s = text.strip()
+    s = s.replace("\u2212", "-").replace("\u2013", "-").replace("\u00a0", " ")
+    s = s.replace("\u221e", "\\infty").replace("\u222a", "\\cup").replace("\u2264", "\\le")
+    s = s.replace("\u2265", "\\ge").replace("\u2208", "\\in")
+    for a, b in (("\\dfrac", "\\frac"), ("\\tfrac", "\\frac"), ("\\displaystyle", ""),
+                 ("\\left", ""), ("\\right", ""), ("\\$", ""), ("**", ""), ("\\leq", "\\le"),
+                 ("\\geq", "\\ge"), ("\\cdot", "\\times")):
+        s = s.replace(a, b)
+    s = re.sub(r"(?<=\d)\\,(?=\d{3}\b)", "", s)  # 12\,000 before spacing is dropped
+    s = _SPACING.sub(" ", s)
+    for _ in range(3):  # \text{\textbf{x}} nests a little
+        s = _TEXT_CMD.sub(r" \1 ", s)
+    s = s.strip()
+    for left, right in (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")):
+        if s.startswith(left) and s.endswith(right) and len(s) >= len(left) + len(right):
+            s = s[len(left): len(s) - len(right)].strip()
+    s = s.rstrip(" .;")
+    s = _THOUSANDS_LATEX.sub("", s)
+    s = _THOUSANDS.sub(lambda m: m.group(1) + m.group(2).replace(",", ""), s)
+    return re.sub(r"\s+", " ", s).strip()
+
+
+# --- numbers ------------------------------------------------------------------------
+
+_DEC = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
+_NUM_RE = re.compile(rf"^({_DEC})(?:[eE]([+-]?\d+))?$")
+_SLASH_RE = re.compile(r"^([+-]?\d+)\s*/\s*(\d+)$")
+_FRAC_RE = re.compile(r"^([+-]?)\s*\\frac\s*(?:\{\s*([+-]?\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))$")
+_SCI_RE = re.compile(rf"^({_DEC})\s*\\times\s*10\s*\^\s*(?:\{{\s*([+-]?\d+)\s*\}}|(\d))$")
+_PCT_RE = re.compile(r"\s*(?:\\%|%|\\text\{\s*%\s*\}|percent)$")
+# A unit is one or more plain words after the number. Single letters that are usually
+# mathematics rather than units (e, i, x, n, ...) are not taken as units.
+_UNIT_RE = re.compile(r"^(.*?\d\.?)\s*((?:[A-Za-z\u00b0\u00b5][A-Za-z\u00b0\u00b5]*[23\u00b2\u00b3]?"
+                      r"(?:\s*/\s*[A-Za-z]+)?\s*)+)$")
+_NOT_UNITS = {"e", "i", "j", "x", "y", "z", "n", "k", "pi", "E", "I"}
+
+
+@dataclass(frozen=True)
+class PlainNumber:
+    value: Fraction
+    percent: bool  # written with a percent sign; value is the number before the sign
+
+
+def _fraction(text: str) -> Fraction | None:
+    m = _NUM_RE.match(text)
+    if m:
+        exp = int(m.group(2) or 0)
+        if abs(exp) > MAX_EXPONENT:
+            return None
+        return Fraction(m.group(1)) * Fraction(10) ** exp
+    m = _SLASH_RE.match(text)
+    if m:
+        return None if int(m.group(2)) == 0 else Fraction(int(m.group(1)), int(m.group(2)))
+    m = _FRAC_RE.match(text)
+    if m:
+        num, den = int(m.group(2) or m.group(3)), int(m.group(4) or m.group(5))
+        if den == 0:
+            return None
+        q = Fraction(num, den)
+        return -q if m.group(1) == "-" else q
+    m = _SCI_RE.match(text)
+    if m:
+        exp = int(m.group(2) or m.group(3))
+        if abs(exp) > MAX_EXPONENT:
+            return None
+        return Fraction(m.group(1)) * Fraction(10) ** exp
+    return None
+
+
+def plain_number(text: str, *, allow_units: bool = True) -> PlainNumber | None:
+    """The exact value of a plain number answer, or None when it is anything else."""
+    s = normalize(text)
+    if len(s) > MAX_FAST_LEN:
+        return None
+    s = _ASSIGN.sub("", s)
+    percent = False
+    m = _PCT_RE.search(s)
+    if m:
+        percent, s = True, s[: m.start()].strip()
+    q = _fraction(s)
+    if q is None and allow_units and not percent:
+        m = _UNIT_RE.match(s)
+        if m and not set(m.group(2).split()) & _NOT_UNITS:
+            head = m.group(1).strip()
+            pm = _PCT_RE.search(head)
+            if pm:
+                percent, head = True, head[: pm.start()].strip()
+            q = _fraction(head.rstrip("."))
+    if q is None:
+        return None
+    return PlainNumber(q, percent)
+
+
+def round_half_up(q: Fraction, k: int) -> Fraction:
+    """`q` rounded to k decimal places, halves away from zero (2.675 -> 2.68, -2.675 ->
+    -2.68): the rounding a person does by hand, done on the exact value."""
+    scale = 10 ** k
+    scaled = abs(q) * scale
+    n = scaled.numerator // scaled.denominator
+    if (scaled - n) * 2 >= 1:
+        n += 1
+    return Fraction(n if q >= 0 else -n, scale)
+
+
+def numbers_match(gold: Fraction, pred: Fraction, float_round: int) -> bool:
+    if float_round <= 0:
+        return gold == pred
+    return round_half_up(gold, float_round) == round_half_up(pred, float_round)
+
+
+# --- intervals ----------------------------------------------------------------------
+
+INF = None  # an unbounded end is None in a Span
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """One interval; lo/hi None mean -inf/+inf (always open)."""
+
+    lo: Fraction | None
+    lo_closed: bool
+    hi: Fraction | None
+    hi_closed: bool
+
+
+_INTERVAL_RE = re.compile(r"^([\[(])\s*([^,\[\]()]+?)\s*,\s*([^,\[\]()]+?)\s*([\])])$")
+_UNION_SPLIT = re.compile(r"\s*(?:\\cup|\\bigcup|\bU\b)\s*")
+
+
+def _endpoint(text: str, lower: bool):
+    t = text.replace(" ", "")
+    if t in ("\\infty", "+\\infty", "\\infin", "+\\infin", "oo", "+oo", "\\inf", "+\\inf"):
+        return "+inf"
+    if t in ("-\\infty", "-\\infin", "-oo", "-\\inf"):
+        return "-inf"
+    return _fraction(t)
+
+
+def plain_intervals(text: str) -> tuple[Span, ...] | None:
+    """A union of intervals with plain endpoints, merged into canonical form, or None."""
+    s = normalize(text)
+    if len(s) > MAX_FAST_LEN * 4:
+        return None
+    s = re.sub(r"^[A-Za-z]\s*\\in\s*", "", s)
+    if s in ("\\emptyset", "\\varnothing", "\\{\\}"):
+        return ()
+    if s in ("\\mathbb{R}", "\\mathbb R", "\\R"):
+        return (Span(None, False, None, False),)
+    spans = []
+    for part in _UNION_SPLIT.split(s):
+        m = _INTERVAL_RE.match(part)
+        if not m:
+            return None
+        lo, hi = _endpoint(m.group(2), True), _endpoint(m.group(3), False)
+        if lo is None or hi is None or lo == "+inf" or hi == "-inf":
+            return None
+        lo_closed, hi_closed = m.group(1) == "[", m.group(4) == "]"
+        if lo == "-inf":
+            lo, lo_closed = INF, False
+        if hi == "+inf":
+            hi, hi_closed = INF, False
+        spans.append((lo, lo_closed, hi, hi_closed))
+    return canonical_spans(spans)
+
+
+def canonical_spans(spans) -> tuple[Span, ...]:
+    """Drop empty intervals, sort, and merge overlapping or touching ones, so that two
+    unions of the same set compare equal whatever their order or split."""
+    keep = []
+    for lo, lc, hi, hc in spans:
+        if lo is not None and hi is not None and (lo > hi or (lo == hi and not (lc and hc))):
+            continue
+        keep.append((lo, lc, hi, hc))
+
+    def lo_key(sp):  # -inf first; at an equal start a closed end comes first
+        lo, lc = sp[0], sp[1]
+        return (0, 0, 0) if lo is None else (1, lo, 0 if lc else 1)
+
+    keep.sort(key=lo_key)
+    merged: list[list] = []
+    for lo, lc, hi, hc in keep:
+        if merged:
+            plo, plc, phi, phc = merged[-1]
+            touches = phi is None or (lo is not None and (lo < phi or (lo == phi and (phc or lc))))
+            if touches:
+                if phi is None or (hi is not None and (hi < phi or (hi == phi and not hc))):
+                    continue  # inside the previous one
+                if hi is not None and hi == phi:
+                    merged[-1][3] = phc or hc
+                else:
+                    merged[-1][2], merged[-1][3] = hi, hc
+                continue
+        merged.append([lo, lc, hi, hc])
+    return tuple(Span(*m) for m in merged)

@@ -1,0 +1,182 @@
+"""The rule grader for `number` and `interval` answers (../../docs GRADING.md steps 3-4).
+
+Two paths with the same verdicts:
+
+- the fast path (`exact.py`): plain numbers and interval unions compared as `Fraction`s,
+  run in the parent process, microseconds per answer;
+- the math-verify path: everything else is parsed by math-verify (`parse`), then compared
+  by this module where the contract fixes the rule (the problem's `float_round`, percent
+  signs, sets of intervals) and by math-verify's `verify(gold, pred)` (gold first) for the
+  rest. This path runs in a worker of `pool.py` that is killed past its time limit, so
+  math-verify's own SIGALRM timeouts are switched off (they break outside the main thread).
+
+Gold answers are parsed once per problem: `parse_gold` in the parent (which also validates
+the dataset), and `sympy_gold` once per worker process (a cache keyed by the gold).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from ..schema import AnswerType, Status
+from . import exact
+from .exact import PlainNumber, Span
+
+# math-verify warns once that its timeout is off; the pool enforces time, so that is intended.
+logging.getLogger("math_verify").setLevel(logging.ERROR)
+
+
+@dataclass(frozen=True)
+class GoldAnswer:
+    """A problem's gold answer, parsed once. `number`/`spans` are set when the gold takes
+    the fast path; the math-verify form is built on demand in the worker."""
+
+    text: str
+    answer_type: AnswerType
+    float_round: int = 0
+    number: PlainNumber | None = None
+    spans: tuple[Span, ...] | None = None
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.text, self.answer_type.value, self.float_round)
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    status: Status
+    detail: str | None = None
+
+
+def parse_gold(answer: str, answer_type: AnswerType, float_round: int = 0) -> GoldAnswer:
+    """Parse a number or interval gold; `ValueError(reason)` when it does not parse."""
+    answer_type = AnswerType(answer_type)
+    if not isinstance(answer, str) or not answer.strip():
+        raise ValueError("the gold answer is empty")
+    if not isinstance(float_round, int) or isinstance(float_round, bool) or float_round < 0:
+        raise ValueError(f"float_round must be a non-negative integer, got {float_round!r}")
+    if not answer_type.is_rule_graded:
+        return GoldAnswer(answer, answer_type, float_round)
+    if answer_type is AnswerType.NUMBER:
+        num = exact.plain_number(answer)
+        if num is not None:
+            return GoldAnswer(answer, answer_type, float_round, number=num)
+    else:
+        spans = exact.plain_intervals(answer)
+        if spans is not None:
+            return GoldAnswer(answer, answer_type, float_round, spans=spans)
+    gold = GoldAnswer(answer, answer_type, float_round)
+    sympy_gold(gold)  # raises ValueError when math-verify cannot read it either
+    return gold
+
+
+# --- the fast path (parent process) -------------------------------------------------
+
+
+def grade_fast(gold: GoldAnswer, candidate: str) -> RuleResult | None:
+    """The verdict when both sides are plain, else None (then the worker decides)."""
+    if gold.number is not None:
+        pred = exact.plain_number(candidate)
+        if pred is None:
+            return None
+        ok = _numbers_agree(gold.number.value, gold.number.percent, pred.value, pred.percent,
+                            gold.float_round)
+        return RuleResult(Status.CORRECT if ok else Status.INCORRECT)
+    if gold.spans is not None:
+        pred_spans = exact.plain_intervals(candidate)
+        if pred_spans is None:
+            return None
+        ok = _round_spans(gold.spans, gold.float_round) == _round_spans(pred_spans, gold.float_round)
+        return RuleResult(Status.CORRECT if ok else Status.INCORRECT)
+    return None
+
+
+def _numbers_agree(g: Fraction, g_pct: bool, p: Fraction, p_pct: bool, k: int) -> bool:
+    # A percent sign on either side: the written number or its hundredth both count
+    # (gold 25 vs 25%, gold 0.25 vs 25%, gold 25% vs 25): the same quantity, a careful
+    # human grader accepts each.
+    golds = [g, g / 100] if g_pct else [g]
+    preds = [p, p / 100] if p_pct else [p]
+    return any(exact.numbers_match(a, b, k) for a in golds for b in preds)
+
+
+def _round_spans(spans: tuple[Span, ...], k: int) -> tuple[Span, ...]:
+    if k <= 0:
+        return spans
+    r = exact.round_half_up
+    return exact.canonical_spans(
+        (None if s.lo is None else r(s.lo, k), s.lo_closed,
+         None if s.hi is None else r(s.hi, k), s.hi_closed) for s in spans)
+
+
+# --- the math-verify path (worker process) ------------------------------------------
+
+_GOLD_CACHE: dict[tuple, Any] = {}
+_GOLD_CACHE_MAX = 4096
+
+
+def _mv_parse(latex: str) -> list:
+    from math_verify import parse
+
+    # A bare `[2,5)` or `\{1,2\}` parses to nothing and a bare `1,2,3` to 1.2: math-verify
+    # reads them only inside math delimiters.
+    return parse(f"${latex}$", parsing_timeout=None)
+
+
+def sympy_gold(gold: GoldAnswer):
+    """The gold as a sympy object, parsed once per process."""
+    hit = _GOLD_CACHE.get(gold.key)
+    if hit is not None:
+        return hit
+    from . import symbolic as sets
+
+    parsed = _mv_parse(exact.normalize(gold.text))
+    expr = next((p for p in parsed if not isinstance(p, str)), None)
+    if expr is None:
+        raise ValueError(f"math-verify cannot read the gold {gold.text!r} as {gold.answer_type}")
+    if gold.answer_type is AnswerType.INTERVAL:
+        value = sets.to_set(expr)
+        if value is None:
+            raise ValueError(f"the gold {gold.text!r} is not an interval or set")
+    else:
+        value = sets.unwrap_value(expr)
+        if value.free_symbols:
+            raise ValueError(f"the gold {gold.text!r} is not a number")
+    if len(_GOLD_CACHE) >= _GOLD_CACHE_MAX:
+        _GOLD_CACHE.clear()
+    _GOLD_CACHE[gold.key] = (value, parsed)
+    return value, parsed
+
+
+def grade_slow(gold: GoldAnswer, candidate: str) -> RuleResult:
+    """The verdict through math-verify (call in a worker: it may take long)."""
+    fast = grade_fast(gold, candidate)
+    if fast is not None:
+        return fast
+    from math_verify import verify
+
+    from . import symbolic as sets
+
+    gold_value, gold_parsed = sympy_gold(gold)
+    parsed = _mv_parse(exact.normalize(candidate))
+    pred = next((p for p in parsed if not isinstance(p, str)), None)
+    if pred is None:
+        return RuleResult(Status.INCORRECT, "math-verify could not read the answer")
+    k = gold.float_round
+    if gold.answer_type is AnswerType.INTERVAL:
+        pred_set = sets.to_set(pred)
+        if pred_set is not None:
+            ok = sets.sets_equal(gold_value, pred_set, k)
+            return RuleResult(Status.CORRECT if ok else Status.INCORRECT)
+    else:
+        ok = sets.numbers_equal(gold_value, sets.unwrap_value(pred), k)
+        if ok is not None:
+            return RuleResult(Status.CORRECT if ok else Status.INCORRECT)
+    # Neither side reduced to a number or a set: math-verify's own comparison, exact
+    # values (floats made rational so its 6-place float rounding does not apply).
+    ok = verify([sets.exactify(g) for g in gold_parsed if not isinstance(g, str)],
+                [sets.exactify(pred)], timeout_seconds=None)
+    return RuleResult(Status.CORRECT if ok else Status.INCORRECT)

@@ -1,0 +1,179 @@
+"""Comparisons on math-verify's sympy objects where GRADING.md fixes the rule: numbers with
+the problem's `float_round` (round half-up on the exact value), percent signs, and sets of
+intervals (same set, same open/closed ends, any order). Imported only in worker processes
+(and by `parse_gold` for golds that are not plain)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy
+from sympy import (And, Eq, Float, FiniteSet, Interval, Mul, Or, Rational, S, Set, Tuple,
+                   UnevaluatedExpr, Union)
+from sympy.core.relational import Relational
+
+from . import exact
+
+_PCT = UnevaluatedExpr(Rational(1, 100))
+
+
+def exactify(expr):
+    """Floats replaced by the exact rationals they were written as (`420.755` ->
+    84151/200), so that no comparison rounds on binary floating point."""
+    if not isinstance(expr, sympy.Basic):
+        return expr
+    floats = expr.atoms(Float)
+    if not floats:
+        return expr
+    return expr.xreplace({f: Rational(str(f)) for f in floats})
+
+
+def _is_relation(expr) -> bool:
+    return isinstance(expr, (Relational, And, Or))
+
+
+def unwrap_value(expr):
+    """`x = 30` -> 30 (the value of an assignment: a label does not matter)."""
+    while isinstance(expr, Eq) and not isinstance(expr.rhs, Set):
+        expr = expr.rhs
+    return exactify(expr)
+
+
+def _split_percent(expr) -> tuple[object, bool]:
+    if isinstance(expr, Mul) and len(expr.args) == 2 and _PCT in expr.args:
+        other = expr.args[0] if expr.args[1] == _PCT else expr.args[1]
+        return other, True
+    return expr, False
+
+
+def _exact_real(expr, k: int) -> Fraction | None:
+    """A real constant as a Fraction: exact when rational; for irrationals (pi, sqrt 2)
+    enough digits past k that rounding to k places is decided."""
+    try:
+        expr = expr.doit() if hasattr(expr, "doit") else expr
+        if not isinstance(expr, sympy.Expr) or expr.free_symbols or expr.is_real is False:
+            return None
+        if expr.is_Rational:
+            return Fraction(int(expr.p), int(expr.q))
+        if k <= 0 or expr.is_number is not True:
+            return None
+        value = expr.evalf(k + 40)
+        if not value.is_Float:
+            return None
+        return Fraction(str(value))
+    except Exception:
+        return None
+
+
+def numbers_equal(gold, pred, k: int) -> bool | None:
+    """Number rule of step 3; None when either side is not a real number (or a finite set
+    of them), leaving the decision to math-verify."""
+    g_vals, p_vals = _values(gold), _values(pred)
+    if g_vals is None or p_vals is None:
+        return None
+    if len(g_vals) != len(p_vals):
+        return False
+    if len(g_vals) == 1:
+        (g, g_pct), (p, p_pct) = g_vals[0], p_vals[0]
+        eq = _one_equal(g, g_pct, p, p_pct, k)
+        return eq
+    # A set of numbers: matched as multisets, each element by the same rule.
+    rest = list(p_vals)
+    for g, g_pct in g_vals:
+        for i, (p, p_pct) in enumerate(rest):
+            res = _one_equal(g, g_pct, p, p_pct, k)
+            if res is None:
+                return None
+            if res:
+                del rest[i]
+                break
+        else:
+            return False
+    return True
+
+
+def _values(expr):
+    if isinstance(expr, (FiniteSet, Tuple)):
+        items = list(expr.args)
+    else:
+        items = [expr]
+    out = []
+    for item in items:
+        item, pct = _split_percent(unwrap_value(item))
+        if not isinstance(item, sympy.Expr) or item.free_symbols or isinstance(item, Set):
+            return None
+        out.append((item, pct))
+    return out
+
+
+def _one_equal(g, g_pct, p, p_pct, k):
+    gq, pq = _exact_real(g, k), _exact_real(p, k)
+    if gq is not None and pq is not None:
+        golds = [gq, gq / 100] if g_pct else [gq]
+        preds = [pq, pq / 100] if p_pct else [pq]
+        return any(exact.numbers_match(a, b, k) for a in golds for b in preds)
+    if k > 0:
+        return None
+    # Exact equivalence of irrational constants (k = 0): sqrt(8) = 2 sqrt(2).
+    try:
+        golds = [g, g / 100] if g_pct else [g]
+        preds = [p, p / 100] if p_pct else [p]
+        return any(sympy.simplify(a - b) == 0 for a in golds for b in preds)
+    except Exception:
+        return None
+
+
+# --- sets ---------------------------------------------------------------------------
+
+
+def to_set(expr):
+    """An interval answer as a sympy Set: `[2,5)`, `x\\in[2,5)`, `2\\le x<5`,
+    `x<3 or x>4` (math-verify gives a FiniteSet of relations), unions; else None."""
+    expr = exactify(expr)
+    if isinstance(expr, Eq) and isinstance(expr.rhs, Set):
+        expr = expr.rhs
+    if isinstance(expr, Set):
+        if isinstance(expr, FiniteSet) and expr.args and all(_is_relation(a) for a in expr.args):
+            parts = [_relation_set(a) for a in expr.args]
+            return None if any(p is None for p in parts) else Union(*parts)
+        return expr
+    if _is_relation(expr):
+        return _relation_set(expr)
+    return None
+
+
+def _relation_set(rel):
+    symbols = rel.free_symbols
+    if len(symbols) != 1:
+        return None
+    try:
+        return rel.as_set()
+    except Exception:
+        return None
+
+
+def _round_set(s, k: int):
+    if k <= 0:
+        return s
+
+    def r(v):
+        q = _exact_real(v, k) if v.is_finite else None
+        return v if q is None else Rational(exact.round_half_up(q, k))
+
+    if isinstance(s, Interval):
+        return Interval(r(s.start), r(s.end), s.left_open, s.right_open)
+    if isinstance(s, Union):
+        return Union(*[_round_set(a, k) for a in s.args])
+    if isinstance(s, FiniteSet):
+        return FiniteSet(*[r(a) if isinstance(a, sympy.Expr) else a for a in s.args])
+    return s
+
+
+def sets_equal(gold, pred, k: int) -> bool:
+    gold, pred = _round_set(gold, k), _round_set(pred, k)
+    if gold == pred:
+        return True
+    try:
+        return gold.symmetric_difference(pred) == S.EmptySet
+    except Exception:
+        return False
