@@ -1,0 +1,56 @@
+"""The query prompt: a General365 problem as chat messages.
+
+The paper (Appendix B, "Query prompt template") wraps each question in a template that
+appends an output-format instruction, one per answer kind (a number or interval in
+\\boxed{}, a choice letter, a short text). The released problems already carry that
+instruction inside `question` (e.g. "... put your final answer within \\boxed{}."), so
+appending it again would show the model the instruction twice, in a wording the paper's
+models never saw together. The user message is therefore the question itself, verbatim.
+
+There is no system prompt by default (the paper names none); one may be given, and it is
+part of the prompt's identity (`prompt_hash` in the runners, `PROMPT_VERSION` in run.json).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .errors import DataError
+
+# Bumped whenever build_messages changes what a model is shown, so that runs made with
+# different prompts are never mixed in one store.
+PROMPT_VERSION = "general365-query-v1"
+
+
+def _question(problem: Any) -> tuple[str, str | None]:
+    if isinstance(problem, Mapping):
+        question, pid = problem.get("question"), problem.get("id")
+    else:
+        question, pid = getattr(problem, "question", None), getattr(problem, "id", None)
+    if not isinstance(question, str) or not question.strip():
+        raise DataError("no question to ask", row_id=pid, field="question", value=question,
+                        expected="a non-empty string")
+    return question, pid
+
+
+def build_messages(problem: Any, system_prompt: str | None = None) -> tuple[dict[str, str], ...]:
+    """The chat messages for one problem (a `Problem` or a mapping with `question`).
+
+    Returns a tuple (hashable, and immutable once it is part of a request): an optional
+    system message, then one user message holding the question unchanged.
+    """
+    question, pid = _question(problem)
+    messages: list[dict[str, str]] = []
+    if system_prompt is not None:
+        if not isinstance(system_prompt, str) or not system_prompt.strip():
+            raise DataError("empty system prompt", row_id=pid, field="system_prompt",
+                            value=system_prompt, expected="a non-empty string or none at all")
+        messages.append({"role": "system", "content": system_prompt})
+    messages.append({"role": "user", "content": question})
+    return tuple(messages)
+
+
+def prompt_provenance(system_prompt: str | None = None) -> dict[str, Any]:
+    """What run.json records about the prompt."""
+    return {"version": PROMPT_VERSION, "system_prompt": system_prompt}
