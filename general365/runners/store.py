@@ -1,0 +1,295 @@
+"""The run store: `responses.jsonl` (append-only) and `run.json` (provenance) in one folder.
+
+A run may be killed at any moment (kill -9, a lost node, Ctrl-C). The store is built so
+that rerunning the same command picks up where it stopped:
+
+- each record is one line written by ONE `os.write` on an O_APPEND descriptor, so a kill
+  leaves at worst one torn last line, never an interleaved one;
+- on open, a torn last line (no trailing newline, or not JSON) is cut off by truncating the
+  file back to its last good newline, and that is logged;
+- each record carries its full key (model, sampling settings, prompt hash, id, run), so a
+  folder never serves one model's or one setting's answers to another: a request is "done"
+  only if a record with the very same key exists, and a folder holding records whose key
+  differs for the same (id, run) is refused rather than mixed.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator
+
+from ..errors import DataError, UserError
+from ..schema import INLINE_PROBLEM_FIELDS, Problem, Response
+from .base import Generation, GenerationRequest, SamplingSettings
+
+log = logging.getLogger(__name__)
+
+RESPONSES = "responses.jsonl"
+RUN_JSON = "run.json"
+
+
+def model_key(model: str, revision: str | None = None) -> str:
+    """The model's identity in the store: a revision, where known, is part of it."""
+    return f"{model}@{revision}" if revision else model
+
+
+def settings_hash(settings: SamplingSettings) -> str:
+    return hashlib.sha256(settings.key().encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class RecordKey:
+    model: str
+    settings: str      # settings_hash(SamplingSettings) -- the seed is not part of it
+    prompt_hash: str
+    id: str
+    run: int
+
+    @classmethod
+    def of(cls, request: GenerationRequest, model: str) -> "RecordKey":
+        return cls(model, settings_hash(request.sampling), request.prompt_hash(),
+                   request.problem_id, request.run)
+
+    @classmethod
+    def from_record(cls, d: dict[str, Any], *, path: str, line: int) -> "RecordKey":
+        missing = [k for k in ("model", "settings_hash", "prompt_hash") if not d.get(k)]
+        if missing:
+            raise DataError(
+                "record has no store key (was this file written by `general365 generate`?)",
+                path=path, line=line, row_id=str(d.get("id")), field=missing[0],
+                expected="model, settings_hash and prompt_hash on every record")
+        return cls(d["model"], d["settings_hash"], d["prompt_hash"], str(d["id"]),
+                   int(d["run"]))
+
+
+def build_record(generation: Generation, request: GenerationRequest, model: str,
+                 problem: Problem | None) -> dict[str, Any]:
+    """A `responses.jsonl` row: the Response fields, the key fields, the problem's gold."""
+    resp = Response(
+        id=request.problem_id, run=request.run, response=generation.response, model=model,
+        reasoning=generation.reasoning, output_tokens=generation.output_tokens,
+        reasoning_tokens=generation.reasoning_tokens, finish_reason=generation.finish_reason,
+        sampling=generation.sampling or request.sampling.to_dict(),
+    )
+    d = resp.to_dict()
+    d["settings_hash"] = settings_hash(request.sampling)
+    d["prompt_hash"] = request.prompt_hash()
+    if generation.prompt_tokens is not None:
+        d["prompt_tokens"] = generation.prompt_tokens
+    if problem is not None:
+        full = problem.to_dict()
+        for k in INLINE_PROBLEM_FIELDS:
+            d[k] = full[k]
+    return d
+
+
+def write_json_atomic(path: str, data: Any) -> None:
+    """Write JSON to a temp file in the same folder, fsync, then rename over `path`."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2, ensure_ascii=False, default=str)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+@dataclass
+class OpenReport:
+    """What `RunStore.open` found on disk."""
+
+    records: int = 0
+    torn_bytes: int = 0   # bytes cut off the end (a torn last line), 0 if none
+
+
+class RunStore:
+    """One run folder. Use as a context manager, or call `open()` and `close()`."""
+
+    def __init__(self, run_dir: str, *, fsync_every: int = 64, fsync_seconds: float = 2.0):
+        self.run_dir = run_dir
+        self.path = os.path.join(run_dir, RESPONSES)
+        self.run_json = os.path.join(run_dir, RUN_JSON)
+        self.fsync_every = fsync_every
+        self.fsync_seconds = fsync_seconds
+        self._keys: dict[tuple[str, int], RecordKey] = {}
+        self._fd: int | None = None
+        self._unsynced = 0
+        self._last_sync = time.monotonic()
+        self.appended = 0
+
+    # --- reading ----------------------------------------------------------------------
+
+    def open(self) -> OpenReport:
+        os.makedirs(self.run_dir, exist_ok=True)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            # Two writers on one folder would interleave runs; the OS drops the lock when a
+            # process dies, so a killed run never leaves the folder locked.
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(self._fd)
+            self._fd = None
+            raise UserError(f"{self.path}: another process is writing to this run folder")
+        try:
+            return self._load()
+        except BaseException:
+            self.close()
+            raise
+
+    def _load(self) -> OpenReport:
+        with open(self.path, "rb") as f:
+            data = f.read()
+        good_end = data.rfind(b"\n") + 1   # 0 when there is no newline at all
+        tail = data[good_end:]
+        lines = data[:good_end].split(b"\n")[:-1]
+        # A line that ended with its newline was written whole (one write per line); only
+        # the final line may also be torn in a way that left a newline inside it, which
+        # JSON parsing below catches as the last line being unreadable.
+        report = OpenReport()
+        last_bad: int | None = None
+        for i, raw in enumerate(lines, start=1):
+            if not raw.strip():
+                continue
+            try:
+                d = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                if i == len(lines) and not tail:
+                    last_bad = i
+                    break
+                raise DataError("not a JSON line (the file is damaged mid-way, not just "
+                                "torn at the end)", path=self.path, line=i,
+                                expected="one JSON object a line") from None
+            self._add_existing(d, line=i)
+            report.records += 1
+        cut_at = good_end
+        if last_bad is not None:
+            cut_at = len(b"\n".join(lines[: last_bad - 1])) + (1 if last_bad > 1 else 0)
+        if cut_at < len(data):
+            report.torn_bytes = len(data) - cut_at
+            log.warning("%s: dropped a torn last line (%d bytes) left by an interrupted run",
+                        self.path, report.torn_bytes)
+            with open(self.path, "r+b") as f:
+                f.truncate(cut_at)
+                f.flush()
+                os.fsync(f.fileno())
+        return report
+
+    def _add_existing(self, d: Any, *, line: int) -> None:
+        resp = Response.from_dict(d, path=self.path, line=line)   # validates the row
+        key = RecordKey.from_record(d, path=self.path, line=line)
+        if (resp.id, resp.run) in self._keys:
+            raise DataError("duplicated (id, run)", path=self.path, line=line,
+                            row_id=resp.id, field="run", value=resp.run,
+                            expected="each (id, run) once")
+        self._keys[(resp.id, resp.run)] = key
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def has(self, key: RecordKey) -> bool:
+        return self._keys.get((key.id, key.run)) == key
+
+    def pending(self, requests: Iterable[GenerationRequest], model: str
+                ) -> tuple[list[GenerationRequest], int]:
+        """(requests still to generate, how many are already done).
+
+        A record for the same (id, run) under another model, settings or prompt is never
+        taken as done; the folder is refused instead, since one responses file must hold one
+        model under one setting (grading keys on (id, run))."""
+        todo: list[GenerationRequest] = []
+        done = 0
+        for req in requests:
+            key = RecordKey.of(req, model)
+            have = self._keys.get((key.id, key.run))
+            if have is None:
+                todo.append(req)
+            elif have == key:
+                done += 1
+            else:
+                raise UserError(self._mismatch(have, key))
+        return todo, done
+
+    def _mismatch(self, have: RecordKey, want: RecordKey) -> str:
+        if have.model != want.model:
+            what = f"model {have.model!r}, not {want.model!r}"
+        elif have.settings != want.settings:
+            what = "other sampling settings (see its run.json)"
+        else:
+            what = "another prompt (system prompt, template or question changed)"
+        return (f"{self.path}: id {want.id!r} run {want.run} was generated with {what}; "
+                f"a run folder holds one model under one setting: use a new --out")
+
+    # --- writing ----------------------------------------------------------------------
+
+    def append(self, record: dict[str, Any], key: RecordKey) -> None:
+        if self._fd is None:
+            raise RuntimeError("RunStore.append before open()")
+        line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        view = memoryview(line)
+        # One write of the whole line; the loop only matters if the OS writes partially
+        # (a full disk), where the remainder continues the same line.
+        while view:
+            n = os.write(self._fd, view)
+            view = view[n:]
+        self._keys[(key.id, key.run)] = key
+        self.appended += 1
+        self._unsynced += 1
+        now = time.monotonic()
+        if self._unsynced >= self.fsync_every or now - self._last_sync >= self.fsync_seconds:
+            self.sync()
+
+    def sync(self) -> None:
+        if self._fd is not None and self._unsynced:
+            os.fsync(self._fd)
+        self._unsynced = 0
+        self._last_sync = time.monotonic()
+
+    def close(self) -> None:
+        if self._fd is not None:
+            self.sync()
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> "RunStore":
+        self.open()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # --- provenance -------------------------------------------------------------------
+
+    def write_run_json(self, data: dict[str, Any]) -> None:
+        write_json_atomic(self.run_json, data)
+
+    def read_run_json(self) -> dict[str, Any] | None:
+        if not os.path.exists(self.run_json):
+            return None
+        try:
+            with open(self.run_json, encoding="utf-8") as f:
+                return json.load(f)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"not valid JSON ({exc.msg})", path=self.run_json,
+                            line=exc.lineno) from None
+
+
+def iter_records(path: str) -> Iterator[dict[str, Any]]:
+    """The records of a responses file (for tests and tools); skips a torn last line."""
+    with open(path, "rb") as f:
+        data = f.read()
+    for raw in data[: data.rfind(b"\n") + 1].split(b"\n"):
+        if raw.strip():
+            yield json.loads(raw)
