@@ -1,1 +1,13 @@
+"""The General365 dataset layer.
 
+    sample.py    the bundled sample (load_sample)
+    readers.py   raw rows from a Hub id, a file, a folder, or the sample
+    linkage.py   seed/variant linkage and categories for sources that lack them
+    official.py  the importer: validate every row, parse golds once (import_source)
+    hub.py       the Hub folder: build it, check it, push it
+    card.py      the dataset card, from dataset_card/README.md
+    load.py      general365.load_dataset / load_problems
+    commands.py  `general365 dataset build|validate|push`
+
+See docs/dataset.md.
+"""

@@ -1,0 +1,274 @@
+"""The Hub folder: build it (parquet files + dataset card), check it, push it.
+
+Layout (docs/dataset.md):
+
+    README.md                                   the card; its `configs:` define seed/variant/all
+    data/seed/<split>-00000-of-00001.parquet    variant == 0 rows
+    data/variant/<split>-00000-of-00001.parquet variant >= 1 rows
+
+The `all` config names both files (no copy of the data). `datasets.load_dataset(DIR, cfg)`
+reads the folder exactly as it reads the same files on the Hub.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..errors import DataError, DataErrors, UserError
+from ..schema import Problem
+from .readers import config_files, read_front_matter
+
+CONFIGS = ("seed", "variant", "all")
+SPLITS = ("public", "test")
+_REPO = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
+
+
+def _pa():
+    import pyarrow
+
+    return pyarrow
+
+
+def base_schema():
+    pa = _pa()
+    return pa.schema([
+        ("id", pa.string()), ("seed_id", pa.string()), ("variant", pa.int64()),
+        ("question", pa.string()), ("answer", pa.string()), ("answer_type", pa.string()),
+        ("float_round", pa.int64()), ("categories", pa.list_(pa.string())),
+        ("reasoning", pa.string()), ("source", pa.string()),
+    ])
+
+
+def problems_table(problems: Iterable[Problem], extra_keys: list[str] | None = None):
+    """An Arrow table with the Hub folder's columns: the Problem fields, then the source's
+    extra fields (each typed by Arrow; a field with mixed types is stored as JSON text)."""
+    pa = _pa()
+    problems = list(problems)
+    schema = base_schema()
+    columns: dict[str, Any] = {name: [] for name in schema.names}
+    for p in problems:
+        for k, v in p.to_dict().items():
+            columns[k].append(v)
+    arrays = [pa.array(columns[n], type=schema.field(n).type) for n in schema.names]
+    names = list(schema.names)
+    if extra_keys is None:
+        extra_keys = sorted({k for p in problems for k in p.extra})
+    for key in extra_keys:
+        values = [p.extra.get(key) for p in problems]
+        try:
+            arr = pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
+            arr = pa.array([None if v is None else json.dumps(v, ensure_ascii=False)
+                            for v in values], type=pa.string())
+        arrays.append(arr)
+        names.append(key)
+    return pa.Table.from_arrays(arrays, names=names)
+
+
+def features_of(table):
+    import datasets
+
+    return datasets.Features.from_arrow_schema(table.schema)
+
+
+def to_dataset(problems: Iterable[Problem]):
+    """The problems as a `datasets.Dataset` with the Hub folder's features."""
+    import datasets
+    from datasets.table import InMemoryTable
+
+    table = problems_table(problems)
+    return datasets.Dataset(InMemoryTable(table),
+                            info=datasets.DatasetInfo(features=features_of(table)))
+
+
+def _file(config: str, split: str) -> str:
+    return f"data/{config}/{split}-00000-of-00001.parquet"
+
+
+@dataclass
+class BuildResult:
+    out: Path
+    files: list[str]
+    rows: dict[str, dict[str, int]] = field(default_factory=dict)  # split -> config -> rows
+
+
+def build_folder(out: str | Path, splits: dict[str, list[Problem]], *, source: str,
+                 overwrite: bool = False, license: str | None = None,
+                 notes: list[str] | None = None) -> BuildResult:
+    """Write the folder to upload. It is written to a temporary folder beside `out` and
+    renamed into place at the end, so `out` is never left half-written."""
+    import pyarrow.parquet as pq
+
+    from .card import render_card
+
+    out = Path(out).expanduser()
+    for split in splits:
+        if split not in SPLITS:
+            raise UserError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{out}: exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not overwrite:
+        raise UserError(f"{out}: folder is not empty; choose another --out or pass --overwrite")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    extra_keys = sorted({k for ps in splits.values() for p in ps for k in p.extra})
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    try:
+        result = BuildResult(out=out, files=["README.md"])
+        info: dict[str, dict[str, tuple[int, int, int]]] = {c: {} for c in CONFIGS}
+        features = None
+        for split, problems in splits.items():
+            parts = {"seed": [p for p in problems if p.variant == 0],
+                     "variant": [p for p in problems if p.variant > 0]}
+            result.rows[split] = {"seed": len(parts["seed"]), "variant": len(parts["variant"]),
+                                  "all": len(problems)}
+            for config, rows in parts.items():
+                table = problems_table(rows, extra_keys)
+                features = features or features_of(table)
+                target = tmp / _file(config, split)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                pq.write_table(table, target)
+                result.files.append(_file(config, split))
+                info[config][split] = (len(rows), table.nbytes, target.stat().st_size)
+            info["all"][split] = tuple(info["seed"][split][i] + info["variant"][split][i]
+                                       for i in range(3))
+        card = render_card(splits=list(splits), info=info, features=features,
+                           problems=[p for ps in splits.values() for p in ps], source=source,
+                           license=license, notes=notes or [])
+        (tmp / "README.md").write_text(card, encoding="utf-8")
+        _swap_into_place(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return result
+
+
+def _swap_into_place(tmp: Path, out: Path) -> None:
+    if not out.exists():
+        os.rename(tmp, out)
+        return
+    old = out.with_name(f".{out.name}.old-{os.getpid()}")
+    os.rename(out, old)
+    try:
+        os.rename(tmp, out)
+    except OSError:
+        os.rename(old, out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def folder_splits(folder: Path) -> list[str]:
+    """The splits a built folder holds (from its card's `all` config)."""
+    meta = read_front_matter(folder / "README.md")
+    for c in meta.get("configs") or []:
+        if isinstance(c, dict) and c.get("config_name") == "all":
+            return [d.get("split") for d in c.get("data_files") or [] if isinstance(d, dict)]
+    return []
+
+
+def validate_folder(folder: str | Path) -> list[str]:
+    """Check that a folder is what `dataset build` writes: a card whose configs seed,
+    variant and all name parquet files that exist and carry the Problem columns. Returns
+    the data files (relative paths)."""
+    import pyarrow.parquet as pq
+
+    folder = Path(folder).expanduser()
+    readme = folder / "README.md"
+    if not folder.is_dir():
+        raise UserError(f"{folder}: no such folder")
+    if not readme.is_file():
+        raise UserError(f"{folder}: no README.md (the dataset card); build the folder with "
+                        "`general365 dataset build`")
+    meta = read_front_matter(readme)
+    names = [c.get("config_name") for c in meta.get("configs") or [] if isinstance(c, dict)]
+    missing = [c for c in CONFIGS if c not in names]
+    if missing:
+        raise DataError("configs missing: " + ", ".join(missing), path=str(readme),
+                        field="configs", expected="configs seed, variant and all")
+    splits = folder_splits(folder)
+    if not splits:
+        raise DataError("the config 'all' names no split", path=str(readme), field="configs")
+    errors: list[DataError] = []
+    named: set[Path] = set()
+    wanted = set(base_schema().names)
+    for config in CONFIGS:
+        for split in splits:
+            try:
+                files, _ = config_files(folder, meta, config, split)
+            except UserError as exc:
+                errors.append(exc if isinstance(exc, DataError)
+                              else DataError(str(exc), path=str(readme), field="configs"))
+                continue
+            for f in files:
+                if f in named:
+                    continue
+                named.add(f)
+                try:
+                    cols = set(pq.read_schema(f).names)
+                except Exception as exc:
+                    errors.append(DataError(f"not a readable parquet file ({exc})", path=str(f)))
+                    continue
+                if wanted - cols:
+                    errors.append(DataError("columns missing: " + ", ".join(sorted(wanted - cols)),
+                                            path=str(f), expected="the Problem columns"))
+    stray = [p for p in folder.rglob("*") if p.is_file() and p not in named
+             and p.suffix.lower() in (".parquet", ".json", ".jsonl")
+             and not any(part.startswith(".") for part in p.relative_to(folder).parts)]
+    errors.extend(DataError("data file not named by the card's configs", path=str(p),
+                            expected="only the files that the configs name") for p in stray)
+    if errors:
+        raise DataErrors(errors)
+    return sorted(str(f.relative_to(folder)) for f in named)
+
+
+def push_folder(folder: str | Path, repo: str, *, private: bool = False,
+                token: str | None = None, api: Any = None,
+                message: str = "Upload General365 dataset folder") -> str:
+    """Upload a built folder as a Hub dataset repo; returns its URL. `api` is an
+    `huggingface_hub.HfApi` (made here when not given)."""
+    if not _REPO.match(repo):
+        raise UserError(f"--repo {repo!r}: expected ORG/NAME (e.g. my-org/General365)")
+    folder = Path(folder).expanduser()
+    files = validate_folder(folder)
+    if api is None:
+        from huggingface_hub import HfApi
+
+        from .readers import require_hub
+
+        require_hub(repo)
+        api = HfApi(token=token)
+    try:
+        api.create_repo(repo_id=repo, repo_type="dataset", private=private, exist_ok=True)
+        api.upload_folder(repo_id=repo, repo_type="dataset", folder_path=str(folder),
+                          commit_message=f"{message} ({len(files)} data files)")
+    except Exception as exc:
+        if not _is_hub_error(exc):
+            raise
+        raise UserError(f"upload to {repo} failed: {exc}") from None
+    return f"https://huggingface.co/datasets/{repo}"
+
+
+def _is_hub_error(exc: Exception) -> bool:
+    """Network and Hub refusals are the user's to fix (token, rights, network); anything
+    else is a bug and keeps its traceback."""
+    if isinstance(exc, OSError):
+        return True
+    try:
+        from huggingface_hub.errors import HfHubHTTPError
+
+        if isinstance(exc, HfHubHTTPError):
+            return True
+    except ImportError:
+        pass
+    try:
+        import httpx
+
+        return isinstance(exc, httpx.HTTPError)
+    except ImportError:
+        return False

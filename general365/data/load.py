@@ -1,0 +1,97 @@
+"""`general365.load_dataset` and `general365.load_problems`: the dataset from wherever it is.
+
+    source=None        the official release on the Hub (fails fast, with what to do, offline)
+    source="sample"    the bundled sample (no network)
+    source=PATH        a folder written by `dataset build`, or any folder/file the importer reads
+    source="ORG/NAME"  another Hub dataset (a pushed build, or one in the official format)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import UserError
+from ..schema import Problem
+from .hub import CONFIGS, to_dataset
+from .official import OFFICIAL_HUB_ID, import_source
+from .readers import looks_like_hub_id, read_front_matter, require_hub
+
+
+def _check(config: str, split: str) -> None:
+    if config not in CONFIGS:
+        raise UserError(f"unknown config {config!r}; expected one of {', '.join(CONFIGS)}")
+    if split not in ("public", "test"):
+        raise UserError(f"unknown split {split!r}; expected public or test")
+
+
+def _select(problems: list[Problem], config: str) -> list[Problem]:
+    if config == "seed":
+        return [p for p in problems if p.variant == 0]
+    if config == "variant":
+        return [p for p in problems if p.variant > 0]
+    return list(problems)
+
+
+def _official(split: str) -> None:
+    if split != "public":
+        raise UserError(f"the official release ({OFFICIAL_HUB_ID}) is the public half of "
+                        f"General365 only; for split {split!r} pass source= a folder or file "
+                        f"that holds the full benchmark")
+    require_hub(OFFICIAL_HUB_ID)
+
+
+def _built_folder(source: str) -> Path | None:
+    """The folder when `source` is a folder with a card that defines our configs."""
+    path = Path(source).expanduser()
+    readme = path / "README.md"
+    if not (path.is_dir() and readme.is_file()):
+        return None
+    names = {c.get("config_name") for c in read_front_matter(readme).get("configs") or []
+             if isinstance(c, dict)}
+    return path if set(CONFIGS) <= names else None
+
+
+def load_problems(source: str | None = None, split: str = "public",
+                  config: str = "all", linkage: str | None = None) -> list[Problem]:
+    """The problems of one config and split, validated (golds parsed once, by the importer)."""
+    _check(config, split)
+    if source is None:
+        _official(split)
+        source = OFFICIAL_HUB_ID
+    result = import_source(str(source), split=split, linkage_file=linkage)
+    return _select(result.problems, config)
+
+
+def load_dataset(config: str = "all", split: str = "public", source: str | None = None,
+                 **kwargs):
+    """The dataset as a `datasets.Dataset` with the Hub folder's features.
+
+    A folder written by `dataset build` (or a Hub repo pushed from one) is read by
+    `datasets.load_dataset` itself, the same code path as on the Hub; every other source
+    goes through the importer (validated) and is turned into a Dataset here."""
+    _check(config, split)
+    if source is None:
+        _official(split)
+        return to_dataset(load_problems(OFFICIAL_HUB_ID, split, config))
+    source = str(source)
+    folder = _built_folder(source)
+    if folder is not None or (looks_like_hub_id(source) and _hub_has_configs(source)):
+        import datasets
+
+        target = str(folder) if folder is not None else source
+        try:
+            return datasets.load_dataset(target, config, split=split, **kwargs)
+        except ValueError as exc:  # e.g. an unknown split: say which ones exist
+            raise UserError(f"{source}: {exc}") from None
+    return to_dataset(load_problems(source, split, config))
+
+
+def _hub_has_configs(hub_id: str) -> bool:
+    require_hub(hub_id)
+    import datasets
+
+    try:
+        names = set(datasets.get_dataset_config_names(hub_id))
+    except Exception as exc:  # the Hub's errors are many; the user needs the one line
+        raise UserError(f"could not read {hub_id} from the Hub: {exc}") from None
+    return set(CONFIGS) <= names
