@@ -1,0 +1,255 @@
+"""The numbers behind the tables: accuracy, the seed-family bootstrap, run stability
+(the paper's Appendix D), avg@N / pass@N, and consistency within seed families.
+
+Conventions (also in docs/reports.md):
+- accuracy = correct / graded; every status other than `correct` counts as wrong, except
+  `ungraded`, which has no verdict and is left out (its share is reported as coverage);
+- with several runs, accuracy pools all (problem, run) rows, which equals avg@N when every
+  run covers every problem;
+- a seed and its variants are not independent, so the bootstrap resamples seed families.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..schema import Status
+from .load import GradedRow
+
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0
+BOOTSTRAP_LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class Tally:
+    correct: int = 0
+    graded: int = 0
+    rows: int = 0
+    # the wrong ones by kind, so that every accuracy can be shown with its status counts
+    incorrect: int = 0
+    no_answer: int = 0
+    timeout: int = 0
+    judge_failed: int = 0
+
+    @property
+    def ungraded(self) -> int:
+        return self.rows - self.graded
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.graded if self.graded else None
+
+    @property
+    def coverage(self) -> float | None:
+        return self.graded / self.rows if self.rows else None
+
+    def to_dict(self) -> dict:
+        return {"accuracy": self.accuracy, "correct": self.correct, "graded": self.graded,
+                "rows": self.rows, "incorrect": self.incorrect, "no_answer": self.no_answer,
+                "timeout": self.timeout, "judge_failed": self.judge_failed,
+                "ungraded": self.ungraded}
+
+
+def tally(rows: Iterable[GradedRow]) -> Tally:
+    counts = dict.fromkeys(Status, 0)
+    for r in rows:
+        counts[r.status] += 1
+    n = sum(counts.values())
+    return Tally(correct=counts[Status.CORRECT], graded=n - counts[Status.UNGRADED], rows=n,
+                 incorrect=counts[Status.INCORRECT], no_answer=counts[Status.NO_ANSWER],
+                 timeout=counts[Status.TIMEOUT], judge_failed=counts[Status.JUDGE_FAILED])
+
+
+def status_counts(rows: Iterable[GradedRow]) -> dict[str, int]:
+    counts = {s.value: 0 for s in Status}
+    for r in rows:
+        counts[r.status.value] += 1
+    return counts
+
+
+# --- uncertainty --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Interval:
+    low: float
+    high: float
+    level: float
+    resamples: int
+    seed: int
+    families: int
+
+    def to_dict(self) -> dict:
+        return {"low": self.low, "high": self.high, "level": self.level,
+                "resamples": self.resamples, "seed": self.seed, "families": self.families,
+                "method": "percentile bootstrap over seed families"}
+
+
+def family_counts(rows: Iterable[GradedRow]) -> tuple[np.ndarray, np.ndarray]:
+    """(correct, graded) per seed family, families in sorted order so that the result does
+    not depend on the order of the rows."""
+    fam: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r in rows:
+        if r.graded:
+            f = fam[r.seed_id]
+            f[0] += r.correct
+            f[1] += 1
+    keys = sorted(fam)
+    return (np.array([fam[k][0] for k in keys], dtype=np.int64),
+            np.array([fam[k][1] for k in keys], dtype=np.int64))
+
+
+def bootstrap_interval(rows: Sequence[GradedRow], *, resamples: int = BOOTSTRAP_RESAMPLES,
+                       seed: int = BOOTSTRAP_SEED,
+                       level: float = BOOTSTRAP_LEVEL) -> Interval | None:
+    """Percentile interval of pooled accuracy, resampling whole seed families (a seed with
+    all its variants and runs) with replacement. None when nothing is graded."""
+    correct, graded = family_counts(rows)
+    n = len(graded)
+    if n == 0:
+        return None
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, n, size=(resamples, n))
+    acc = correct[picks].sum(axis=1) / graded[picks].sum(axis=1)
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(acc, [alpha, 1.0 - alpha])
+    return Interval(low=float(low), high=float(high), level=level, resamples=resamples,
+                    seed=seed, families=n)
+
+
+# --- several runs -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stability:
+    runs: dict[int, Tally]
+    mean: float | None           # mean of the runs' accuracies
+    delta: float | None          # max - min of the runs' accuracies (the paper's Delta)
+    avg_at_n: float | None       # mean over problems of the share of runs correct
+    pass_at_n: float | None      # share of problems correct in at least one run
+    problems: int                # problems with at least one graded run
+
+    @property
+    def n(self) -> int:
+        return len(self.runs)
+
+    def to_dict(self) -> dict:
+        return {"n_runs": self.n, "runs": [{"run": k, **t.to_dict()}
+                                           for k, t in sorted(self.runs.items())],
+                "mean": self.mean, "delta": self.delta, "avg_at_n": self.avg_at_n,
+                "pass_at_n": self.pass_at_n, "problems": self.problems}
+
+
+def stability(rows: Sequence[GradedRow]) -> Stability:
+    by_run: dict[int, list[GradedRow]] = defaultdict(list)
+    by_problem: dict[str, list[bool]] = defaultdict(list)
+    for r in rows:
+        by_run[r.run].append(r)
+        if r.graded:
+            by_problem[r.id].append(r.correct)
+    runs = {k: tally(v) for k, v in sorted(by_run.items())}
+    accs = [t.accuracy for t in runs.values() if t.accuracy is not None]
+    per_problem = list(by_problem.values())
+    return Stability(
+        runs=runs,
+        mean=float(np.mean(accs)) if accs else None,
+        delta=(max(accs) - min(accs)) if accs else None,
+        avg_at_n=float(np.mean([sum(v) / len(v) for v in per_problem])) if per_problem else None,
+        pass_at_n=(sum(any(v) for v in per_problem) / len(per_problem)) if per_problem else None,
+        problems=len(per_problem),
+    )
+
+
+# --- consistency within seed families (ours) ----------------------------------------
+
+
+@dataclass(frozen=True)
+class Consistency:
+    """Shares of seed families whose graded members (seed and variants) are all correct, all
+    wrong, or mixed. Defined per run and averaged over runs (no tie rule is needed, and it is
+    the single-run figure when there is one run). Only families with at least two graded
+    members in a run count: a lone problem cannot be consistent or not."""
+
+    all_correct: float | None
+    all_wrong: float | None
+    mixed: float | None
+    families: int          # families counted, summed over runs
+    runs: int
+
+    def to_dict(self) -> dict:
+        return {"all_correct": self.all_correct, "all_wrong": self.all_wrong,
+                "mixed": self.mixed, "families": self.families, "runs": self.runs,
+                "definition": "per run, families with >= 2 graded members; mean over runs"}
+
+
+def consistency(rows: Sequence[GradedRow]) -> Consistency:
+    per_run: dict[int, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        if r.graded:
+            per_run[r.run][r.seed_id].append(r.correct)
+    shares: list[tuple[float, float, float]] = []
+    counted = 0
+    for fams in per_run.values():
+        members = [v for v in fams.values() if len(v) >= 2]
+        if not members:
+            continue
+        counted += len(members)
+        ac = sum(all(v) for v in members)
+        aw = sum(not any(v) for v in members)
+        k = len(members)
+        shares.append((ac / k, aw / k, (k - ac - aw) / k))
+    if not shares:
+        return Consistency(None, None, None, 0, 0)
+    a = np.mean(np.array(shares), axis=0)
+    return Consistency(float(a[0]), float(a[1]), float(a[2]), counted, len(shares))
+
+
+# --- tokens -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tokens:
+    avg_output: float | None
+    avg_reasoning: float | None
+    with_output: int            # rows that report output_tokens
+    with_reasoning: int
+    truncated: int              # finish_reason == "length"
+    with_finish: int            # rows that report a finish_reason
+    rows: int
+
+    @property
+    def truncation_rate(self) -> float | None:
+        return self.truncated / self.with_finish if self.with_finish else None
+
+    def to_dict(self) -> dict:
+        return {"avg_output_tokens": self.avg_output, "avg_reasoning_tokens": self.avg_reasoning,
+                "rows_with_output_tokens": self.with_output,
+                "rows_with_reasoning_tokens": self.with_reasoning,
+                "truncated": self.truncated, "rows_with_finish_reason": self.with_finish,
+                "truncation_rate": self.truncation_rate, "rows": self.rows}
+
+
+def tokens(rows: Sequence[GradedRow]) -> Tokens:
+    out = [r.output_tokens for r in rows if r.output_tokens is not None]
+    rea = [r.reasoning_tokens for r in rows if r.reasoning_tokens is not None]
+    fin = [r.finish_reason for r in rows if r.finish_reason is not None]
+    return Tokens(
+        avg_output=float(np.mean(out)) if out else None,
+        avg_reasoning=float(np.mean(rea)) if rea else None,
+        with_output=len(out), with_reasoning=len(rea),
+        truncated=sum(f == "length" for f in fin), with_finish=len(fin), rows=len(rows),
+    )
+
+
+def rows_where(rows: Iterable[GradedRow], pred) -> list[GradedRow]:
+    return [r for r in rows if pred(r)]
+
+
+__all__ = ["BOOTSTRAP_LEVEL", "BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED", "Consistency",
+           "Interval", "Stability", "Tally", "Tokens", "bootstrap_interval", "consistency",
+           "family_counts", "rows_where", "stability", "status_counts", "tally", "tokens"]
