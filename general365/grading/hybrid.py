@@ -1,0 +1,271 @@
+"""Batch grading under a policy: which grader decides which answer type.
+
+- `paper`: the paper's grading. Rule (math-verify) for number/interval, the LLM judge for
+  single_choice, multiple_choice and text.
+- `cascade`: the rule grader first (the option-letter grader for choice answers), then the
+  judge for every row the rule did not find correct; the judge's verdict is final.
+- `rule`: no judge. Choice answers by the option-letter grader; text answers `ungraded`
+  (left out of accuracy; the summary reports the coverage).
+
+Rows stream through in chunks: each chunk's plain answers are graded in this process
+(exact.py), the rest in the worker pool (pool.py) under a hard time limit, then the judge
+gets the chunk's judged rows in one batch. Verdicts come out in input order.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any, Iterable, Iterator, Mapping
+
+from ..errors import DataError, UserError
+from ..schema import AnswerType, Method, Problem, Response, Status, Verdict, index_problems
+from . import choice
+from .extract import Extraction, extract
+from .pool import DEFAULT_TIMEOUT, RulePool, RuleTask, shared_pool
+from .rule import GoldAnswer, grade_fast, parse_gold
+
+POLICIES = ("paper", "cascade", "rule")
+CHUNK_SIZE = 1000
+_EXTRACTED_MAX = 1000  # judged rows with no candidate record the start of their region
+
+
+@dataclass
+class Graded:
+    """One graded row: the response, its problem and the verdict."""
+
+    response: Response
+    problem: Problem
+    verdict: Verdict
+
+
+def grade(responses, problems=None, policy: str = "paper", judge=None, workers: int | None = None,
+          timeout: float = DEFAULT_TIMEOUT, progress: bool = False, **kwargs) -> list[Verdict]:
+    """Grade `responses` (Response records or dicts) against `problems` (Problem records or
+    dicts, a dict by id, or None when every response carries its gold inline)."""
+    return [g.verdict for g in grade_iter(responses, problems, policy=policy, judge=judge,
+                                          workers=workers, timeout=timeout, progress=progress,
+                                          **kwargs)]
+
+
+def check_policy(policy: str, judge) -> None:
+    if policy not in POLICIES:
+        raise UserError(f"unknown grading policy {policy!r}; expected one of {', '.join(POLICIES)}")
+    if policy != "rule" and judge is None:
+        raise UserError(
+            f"policy {policy!r} grades choice and text answers with an LLM judge, and none was "
+            "given: pass judge=Judge(model, base_url=...) from general365.grading.judge "
+            "(command line: --judge-model and --judge-base-url), or use policy 'rule'")
+    if judge is not None and not callable(getattr(judge, "judge_batch", None)):
+        raise UserError(f"judge must have a judge_batch(items) method (got {type(judge).__name__})")
+
+
+def grade_iter(responses: Iterable, problems=None, *, policy: str = "paper", judge=None,
+               workers: int | None = None, timeout: float = DEFAULT_TIMEOUT,
+               progress: bool = False, chunk_size: int = CHUNK_SIZE,
+               pool: RulePool | None = None, path: str | None = None) -> Iterator[Graded]:
+    """Grade a stream of responses chunk by chunk, yielding `Graded` rows in input order.
+    Holds one chunk at a time, so a file of any length grades in flat memory."""
+    check_policy(policy, judge)
+    if not (isinstance(timeout, (int, float)) and timeout > 0):
+        raise UserError(f"timeout must be a positive number of seconds (got {timeout!r})")
+    lookup = _problem_lookup(problems)
+    golds = _Golds()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        total = len(responses) if hasattr(responses, "__len__") else None
+        bar = tqdm(total=total, unit="resp", desc="grading", file=sys.stderr, dynamic_ncols=True)
+    try:
+        rows = _resolve(responses, lookup, path)
+        while True:
+            chunk = list(islice(rows, chunk_size))
+            if not chunk:
+                return
+            work = _Chunk(chunk, golds, policy)
+            if work.rule_tasks:
+                p = pool if pool is not None else shared_pool(workers)
+                work.finish_rule(p.map([t for _, t in work.rule_tasks], timeout))
+            if work.judge_rows:
+                work.finish_judge(judge)
+            for (resp, prob), verdict in zip(chunk, work.verdicts):
+                yield Graded(resp, prob, verdict)
+            if bar is not None:
+                bar.update(len(chunk))
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+# --- inputs -------------------------------------------------------------------------
+
+
+def _problem_lookup(problems) -> Mapping[str, Problem] | None:
+    if problems is None:
+        return None
+    if isinstance(problems, Mapping):
+        return {str(k): (p if isinstance(p, Problem) else Problem.from_dict(p))
+                for k, p in problems.items()}
+    return index_problems(p if isinstance(p, Problem) else Problem.from_dict(p) for p in problems)
+
+
+def _resolve(responses: Iterable, lookup, path) -> Iterator[tuple[Response, Problem]]:
+    for n, r in enumerate(responses, start=1):
+        if not isinstance(r, Response):
+            r = Response.from_dict(r, path=path, line=n)
+        if lookup is not None:
+            p = lookup.get(r.id)
+            if p is None:
+                raise DataError("no problem with this id in the dataset", path=path, line=n,
+                                row_id=r.id, field="id", expected="the id of a dataset problem")
+        else:
+            p = r.inline_problem(path=path, line=n)
+            if p is None:
+                raise DataError("the response carries no gold answer and no dataset was given",
+                                path=path, line=n, row_id=r.id, field="answer",
+                                expected="inline 'answer' and 'answer_type' fields, or a dataset "
+                                         "(--dataset / problems=)")
+        yield r, p
+
+
+class _Golds:
+    """Each problem's gold parsed once (keyed by the gold itself, so inline golds repeated
+    on every response of a problem are parsed once too)."""
+
+    def __init__(self):
+        self._rule: dict[tuple, GoldAnswer] = {}
+        self._letters: dict[str, frozenset[str] | None] = {}
+
+    def rule(self, p: Problem) -> GoldAnswer:
+        key = (p.answer, p.answer_type, p.float_round)
+        gold = self._rule.get(key)
+        if gold is None:
+            try:
+                gold = parse_gold(p.answer, p.answer_type, p.float_round)
+            except ValueError as exc:
+                raise DataError(f"the gold answer does not parse: {exc}", row_id=p.id,
+                                field="answer", value=p.answer,
+                                expected=f"a {p.answer_type.value} answer") from None
+            if len(self._rule) > 100_000:
+                self._rule.clear()
+            self._rule[key] = gold
+        return gold
+
+    def letters(self, p: Problem) -> frozenset[str] | None:
+        if p.answer not in self._letters:
+            self._letters[p.answer] = choice.gold_letters(p.answer)
+        return self._letters[p.answer]
+
+
+# --- one chunk ----------------------------------------------------------------------
+
+
+class _Chunk:
+    def __init__(self, rows: list[tuple[Response, Problem]], golds: _Golds, policy: str):
+        self.rows = rows
+        self.policy = policy
+        self.verdicts: list[Verdict] = [None] * len(rows)  # type: ignore[list-item]
+        self.extractions: list[Extraction] = []
+        self.rule_tasks: list[tuple[int, RuleTask]] = []
+        self.judge_rows: list[int] = []
+        for i, (resp, prob) in enumerate(rows):
+            ex = extract(resp.response)
+            self.extractions.append(ex)
+            self._plan(i, resp, prob, ex, golds)
+
+    def _verdict(self, i: int, status: Status, method: Method | None, detail: str | None = None,
+                 extracted: str | None = None, judge: dict | None = None) -> None:
+        resp = self.rows[i][0]
+        ex = self.extractions[i]
+        self.verdicts[i] = Verdict(resp.id, resp.run, status, method,
+                                   extracted if extracted is not None else ex.candidate,
+                                   judge, detail)
+
+    def _plan(self, i: int, resp: Response, prob: Problem, ex: Extraction, golds: _Golds) -> None:
+        t = prob.answer_type
+        if t.is_rule_graded:
+            gold = golds.rule(prob)
+            if ex.region is None or ex.candidate is None:
+                self._verdict(i, Status.NO_ANSWER, Method.RULE, ex.detail)
+                self._maybe_cascade(i)
+                return
+            fast = grade_fast(gold, ex.candidate)
+            if fast is None:
+                self.rule_tasks.append((i, RuleTask(gold, ex.candidate)))
+            else:
+                self._verdict(i, fast.status, Method.RULE, fast.detail)
+                self._maybe_cascade(i)
+            return
+        if ex.region is None:  # never ask the judge about reasoning that was cut off
+            method = Method.CHOICE if (t.is_choice and self.policy != "paper") else None
+            self._verdict(i, Status.NO_ANSWER, method, ex.detail)
+            return
+        if t.is_choice and self.policy != "paper":
+            gold_letters = golds.letters(prob)
+            if gold_letters is None:
+                if self.policy == "rule":
+                    self._verdict(i, Status.UNGRADED, None,
+                                  "the gold answer names no option letter; the judge is needed")
+                else:
+                    self.judge_rows.append(i)
+                return
+            res = choice.grade_choice(gold_letters, ex.candidate,
+                                      single=t is AnswerType.SINGLE_CHOICE)
+            self._verdict(i, res.status, Method.CHOICE, res.detail)
+            self._maybe_cascade(i)
+            return
+        if self.policy == "rule":
+            self._verdict(i, Status.UNGRADED, None,
+                          f"{t.value} answers need the LLM judge (policy paper or cascade)")
+            return
+        self.judge_rows.append(i)
+
+    def _maybe_cascade(self, i: int) -> None:
+        # The cascade asks the judge about every row the rule did not find correct, except
+        # where there is nothing to ask about (a cut-off reasoning block).
+        if (self.policy == "cascade" and not self.verdicts[i].correct
+                and self.extractions[i].region is not None):
+            self.judge_rows.append(i)
+
+    def finish_rule(self, results) -> None:
+        for (i, _), res in zip(self.rule_tasks, results):
+            self._verdict(i, res.status, Method.RULE, res.detail)
+            self._maybe_cascade(i)
+        self.judge_rows.sort()
+
+    def finish_judge(self, judge) -> None:
+        from .judge import JudgeItem
+
+        asked, items = [], []
+        for i in self.judge_rows:
+            region = (self.extractions[i].region or "").strip()
+            if not region:
+                self._verdict(i, Status.NO_ANSWER, None, "the final answer is empty")
+                continue
+            prob = self.rows[i][1]
+            asked.append(i)
+            items.append(JudgeItem(question=prob.question, gold=prob.answer, prediction=region))
+        if not items:
+            return
+        results = judge.judge_batch(items)
+        if len(results) != len(items):
+            raise RuntimeError(f"the judge returned {len(results)} results for {len(items)} items")
+        for i, res in zip(asked, results):
+            self._judged(i, res)
+
+    def _judged(self, i: int, res: Any) -> None:
+        status = res.status if isinstance(res.status, Status) else Status(str(res.status))
+        if status not in (Status.CORRECT, Status.INCORRECT, Status.JUDGE_FAILED):
+            status = Status.JUDGE_FAILED
+        record = res.record() if hasattr(res, "record") else {
+            "model": res.model, "raw": res.raw, "votes": list(res.votes)}
+        ex = self.extractions[i]
+        extracted = ex.candidate or (ex.region or "").strip()[:_EXTRACTED_MAX]
+        detail = res.detail
+        before = self.verdicts[i]
+        if before is not None:  # cascade: say what the rule had found
+            rule_said = f"{before.method.value if before.method else 'rule'}: {before.status.value}"
+            detail = f"{rule_said}; judge: {detail}" if detail else rule_said
+        self._verdict(i, status, Method.JUDGE, detail, extracted, record)

@@ -1,0 +1,213 @@
+"""A persistent pool of grading processes with a hard per-item time limit.
+
+math-verify can take seconds or hang on adversarial answers (`9^{9^{9^{9}}}`, hundreds of
+nested brackets), and its own timeout is a SIGALRM that only works in the main thread. So
+each item runs in a worker process, one item at a time; a worker still busy when the
+item's limit passes is killed, the item gets status `timeout`, a fresh worker takes its
+place, and the batch goes on.
+
+Each worker talks to the parent over its own pipe: killing a worker mid-write can only
+break that pipe, never a queue the others share. Workers start from a forkserver that has
+already imported math-verify and sympy, so a replacement starts in milliseconds and no
+worker inherits the parent's threads (a judge client, a progress bar).
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing as mp
+import os
+import time
+from collections import deque
+from dataclasses import dataclass
+from multiprocessing.connection import wait
+from typing import Sequence
+
+from ..schema import Status
+from .rule import GoldAnswer, RuleResult
+
+DEFAULT_TIMEOUT = 5.0
+_PRELOAD = ["general365.grading.pool", "general365.grading.rule",
+            "general365.grading.symbolic", "math_verify"]
+
+
+@dataclass(frozen=True)
+class RuleTask:
+    gold: GoldAnswer
+    candidate: str
+
+
+def _grade_one(task: RuleTask) -> tuple[str, str | None]:
+    from .rule import grade_slow
+
+    try:
+        res = grade_slow(task.gold, task.candidate)
+        return res.status.value, res.detail
+    except RecursionError:
+        return Status.INCORRECT.value, "math-verify: expression too deeply nested"
+    except Exception as exc:  # math-verify's verify() also counts an error as "not equal"
+        return Status.INCORRECT.value, f"math-verify error: {type(exc).__name__}"
+
+
+def _worker(conn) -> None:
+    # Warm the parser once per worker, before the first timed item.
+    _grade_one(RuleTask(GoldAnswer("1", _number_type(), 0), "\\sqrt{4}"))
+    conn.send(("ready", None, None))
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        if msg is None:
+            return
+        index, task = msg
+        status, detail = _grade_one(task)
+        try:
+            conn.send((index, status, detail))
+        except (BrokenPipeError, OSError):
+            return
+
+
+def _number_type():
+    from ..schema import AnswerType
+
+    return AnswerType.NUMBER
+
+
+class _Worker:
+    def __init__(self, ctx):
+        self.conn, child = ctx.Pipe(duplex=True)
+        self.proc = ctx.Process(target=_worker, args=(child,), daemon=True)
+        self.proc.start()
+        child.close()
+        self.index: int | None = None   # the item in flight
+        self.deadline = 0.0
+        self.ready = False
+
+    def kill(self) -> None:
+        try:
+            self.proc.kill()
+            self.proc.join(5)
+        finally:
+            self.conn.close()
+
+
+class RulePool:
+    """`map(tasks, timeout)` -> results in order; items past `timeout` seconds get TIMEOUT."""
+
+    def __init__(self, workers: int | None = None):
+        self.size = max(1, workers or _cpu_count())
+        try:
+            self._ctx = mp.get_context("forkserver")
+            self._ctx.set_forkserver_preload(_PRELOAD)
+        except ValueError:  # no forkserver on this platform
+            self._ctx = mp.get_context("spawn")
+        self._workers: list[_Worker] = []
+        self.replaced = 0  # workers killed and replaced (timeouts, crashes)
+
+    def _ensure_started(self) -> None:
+        while len(self._workers) < self.size:
+            self._workers.append(_Worker(self._ctx))
+
+    def map(self, tasks: Sequence[RuleTask], timeout: float = DEFAULT_TIMEOUT) -> list[RuleResult]:
+        results: list[RuleResult | None] = [None] * len(tasks)
+        if not tasks:
+            return []
+        self._ensure_started()
+        pending = deque(range(len(tasks)))
+        while pending or any(w.index is not None for w in self._workers):
+            now = time.monotonic()
+            for w in self._workers:
+                if w.ready and w.index is None and pending:
+                    i = pending.popleft()
+                    try:
+                        w.conn.send((i, tasks[i]))
+                        w.index, w.deadline = i, time.monotonic() + timeout
+                    except (BrokenPipeError, OSError):
+                        pending.appendleft(i)
+                        self._replace(w)
+            waiting = {w.conn: w for w in self._workers}
+            busy = [w.deadline for w in self._workers if w.index is not None]
+            wait_for = max(0.0, min(busy) - now) if busy else 0.5
+            for conn in wait(list(waiting), timeout=min(wait_for, 0.5) + 0.001):
+                w = waiting[conn]
+                try:
+                    index, status, detail = conn.recv()
+                except (EOFError, OSError):
+                    self._worker_died(w, results)
+                    continue
+                if index == "ready":
+                    w.ready = True
+                elif index == w.index:
+                    results[index] = RuleResult(Status(status), detail)
+                    w.index = None
+            now = time.monotonic()
+            for w in list(self._workers):
+                if w.index is not None and now > w.deadline:
+                    results[w.index] = RuleResult(
+                        Status.TIMEOUT, f"the rule grader passed its {timeout:g} s limit")
+                    self._replace(w)
+                elif not w.proc.is_alive():
+                    self._worker_died(w, results)
+        return results  # type: ignore[return-value]
+
+    def _worker_died(self, w: _Worker, results) -> None:
+        if w.index is not None:
+            results[w.index] = RuleResult(
+                Status.TIMEOUT, f"the grading process died (exit code {w.proc.exitcode})")
+        self._replace(w)
+
+    def _replace(self, w: _Worker) -> None:
+        w.kill()
+        self._workers[self._workers.index(w)] = _Worker(self._ctx)
+        self.replaced += 1
+
+    def pids(self) -> list[int]:
+        return [w.proc.pid for w in self._workers]
+
+    def close(self) -> None:
+        for w in self._workers:
+            try:
+                w.conn.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+        for w in self._workers:
+            w.proc.join(2)
+            if w.proc.is_alive():
+                w.proc.kill()
+                w.proc.join(2)
+            w.conn.close()
+        self._workers = []
+
+    def __enter__(self) -> "RulePool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+_SHARED: dict[int, RulePool] = {}
+
+
+def shared_pool(workers: int | None = None) -> RulePool:
+    """A pool kept for the life of the process (the `evaluate` metric and repeated
+    `grade()` calls reuse its warm workers); closed at exit."""
+    size = max(1, workers or _cpu_count())
+    pool = _SHARED.get(size)
+    if pool is None:
+        pool = _SHARED[size] = RulePool(size)
+    return pool
+
+
+@atexit.register
+def _close_shared() -> None:
+    for pool in _SHARED.values():
+        pool.close()
+    _SHARED.clear()

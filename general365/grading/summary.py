@@ -1,0 +1,95 @@
+"""A batch's grade at a glance: accuracy over graded rows, counts per status, per answer
+type and per category. Built incrementally (`add`), so a 100,000-row stream never has to
+be held to be summarised."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from ..schema import Problem, Status, Verdict
+
+
+@dataclass
+class Tally:
+    total: int = 0
+    graded: int = 0
+    correct: int = 0
+
+    def add(self, verdict: Verdict) -> None:
+        self.total += 1
+        if verdict.status is not Status.UNGRADED:
+            self.graded += 1
+            self.correct += verdict.status is Status.CORRECT
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.graded if self.graded else None
+
+
+@dataclass
+class GradeSummary:
+    overall: Tally = field(default_factory=Tally)
+    statuses: Counter = field(default_factory=Counter)
+    by_type: dict[str, Tally] = field(default_factory=dict)
+    by_category: dict[str, Tally] = field(default_factory=dict)
+    methods: Counter = field(default_factory=Counter)
+
+    def add(self, verdict: Verdict, problem: Problem | None = None) -> None:
+        self.overall.add(verdict)
+        self.statuses[verdict.status.value] += 1
+        if verdict.method is not None:
+            self.methods[verdict.method.value] += 1
+        if problem is not None:
+            self.by_type.setdefault(problem.answer_type.value, Tally()).add(verdict)
+            for c in problem.categories:
+                self.by_category.setdefault(c.value, Tally()).add(verdict)
+
+    @classmethod
+    def from_verdicts(cls, verdicts: Iterable[Verdict],
+                      problems: Mapping[str, Problem] | Iterable[Problem] | None = None
+                      ) -> "GradeSummary":
+        if problems is not None and not isinstance(problems, Mapping):
+            problems = {p.id: p for p in problems}
+        s = cls()
+        for v in verdicts:
+            s.add(v, problems.get(v.id) if problems else None)
+        return s
+
+    @property
+    def accuracy(self) -> float | None:
+        """Correct over graded rows (ungraded rows are left out; see `coverage`)."""
+        return self.overall.accuracy
+
+    @property
+    def coverage(self) -> float | None:
+        o = self.overall
+        return o.graded / o.total if o.total else None
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {s.value: self.statuses.get(s.value, 0) for s in Status}
+
+    def to_dict(self) -> dict:
+        return {
+            "total": self.overall.total, "graded": self.overall.graded,
+            "correct": self.overall.correct, "accuracy": self.accuracy,
+            "coverage": self.coverage, "statuses": self.counts,
+            "by_answer_type": {k: vars(t) | {"accuracy": t.accuracy} for k, t in self.by_type.items()},
+            "by_category": {k: vars(t) | {"accuracy": t.accuracy} for k, t in self.by_category.items()},
+        }
+
+    def render(self) -> str:
+        o = self.overall
+        pct = (lambda x: "n/a" if x is None else f"{100 * x:.1f}%")
+        lines = [f"accuracy {pct(self.accuracy)}  ({o.correct} correct of {o.graded} graded"
+                 + (f"; {o.total - o.graded} ungraded, coverage {pct(self.coverage)})"
+                    if o.graded != o.total else ")")]
+        lines.append("status   " + "  ".join(f"{k} {n}" for k, n in self.counts.items() if n))
+        if self.by_type:
+            lines.append("by type  " + "  ".join(
+                f"{k} {pct(t.accuracy)} ({t.correct}/{t.graded})" for k, t in sorted(self.by_type.items())))
+        for name, t in self.by_category.items():
+            lines.append(f"  {name:<28} {pct(t.accuracy):>6} ({t.correct}/{t.graded})")
+        return "\n".join(lines)
