@@ -33,7 +33,7 @@ What a Behaviour can do (combine freely; precedence: drop > status > malformed >
 
 Every request is recorded: ``.requests`` holds the JSON bodies of the chat requests in the
 order they arrived; ``.calls`` holds every request (any path) as a :class:`RecordedRequest`
-with method, path, headers, body and arrival time (``time.monotonic()``).
+with method, path, headers (lower-case names), body and arrival time (``time.monotonic()``).
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         owner = self.server.owner
-        owner._record(self.command, self.path, dict(self.headers), None)
+        owner._record(self.command, self.path, _lower(self.headers), None)
         if self.path.rstrip("/") == "/v1/models":
             self._json(200, {"object": "list", "data": [
                 {"id": owner.model, "object": "model", "created": 0, "owned_by": "fault-server"}]})
@@ -159,10 +159,10 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         body = self._read_body()
         if self.path.rstrip("/") != "/v1/chat/completions":
-            owner._record(self.command, self.path, dict(self.headers), body)
+            owner._record(self.command, self.path, _lower(self.headers), body)
             self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             return
-        n = owner._record(self.command, self.path, dict(self.headers), body, chat=True)
+        n = owner._record(self.command, self.path, _lower(self.headers), body, chat=True)
         request = body if isinstance(body, dict) else {}
         try:
             behaviour = owner.script(request, n)
@@ -255,6 +255,11 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 _ids = itertools.count(1)
+
+
+def _lower(headers: Any) -> dict[str, str]:
+    # Clients differ in header case (httpx sends lower case); record one form.
+    return {k.lower(): v for k, v in headers.items()}
 
 
 def _pieces(text: str | None, size: int = 8) -> Iterator[str]:

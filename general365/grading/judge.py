@@ -1,0 +1,398 @@
+"""The LLM judge: the official prompt (GRADING.md step 5) through any OpenAI-compatible API.
+
+One `Judge` grades a batch of (question, gold, prediction) items concurrently, under a
+semaphore on in-flight requests. Its failure policy is its own (the SDK's retries are off):
+
+- 429, 5xx, connection errors and timeouts are retried with exponential backoff and jitter
+  (a `Retry-After` is honoured), at most `max_retries` times per vote;
+- a reply that does not hold exactly one JSON object with a boolean `accuracy` (or a body
+  that is not JSON) is re-asked, at most `max_reasks` times per vote;
+- after that the item is `judge_failed`, with the reason in `detail`; never a verdict.
+
+Verdicts (never failures) go to a SQLite cache, so a re-grade makes no repeated calls. The
+API key is read from an environment variable when the client is built and kept only by
+the client: it is never stored in a result, the cache, a log line or an error message.
+See docs/judge.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import logging
+import os
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..errors import MissingExtra, UserError
+from ..schema import Status
+from .judge_cache import CachedVerdict, JudgeCache, cache_key
+from .judge_prompt import (MAX_PREDICTION_CHARS, PROMPT_VERSION, VERDICT_SCHEMA,
+                           build_messages, parse_reply, truncate_prediction)
+
+log = logging.getLogger(__name__)
+
+DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+STRUCTURED_MODES = ("json_schema", "vllm")
+REASK_MESSAGE = ("Your reply could not be read ({problem}). Output only a JSON object with a "
+                 "single field 'accuracy' whose value is true or false.")
+
+
+@dataclass(frozen=True)
+class JudgeItem:
+    question: str
+    gold: str
+    prediction: str   # the final-answer region; the judge truncates it (see truncate_prediction)
+
+
+@dataclass
+class JudgeResult:
+    status: Status            # CORRECT, INCORRECT or JUDGE_FAILED
+    model: str                # the judge model as requested
+    raw: str | None           # the accepted reply (k > 1: a JSON list of the replies)
+    votes: list[bool]
+    detail: str | None = None
+    served_model: str | None = None   # the model id the server reported in its reply
+    cached: bool = False
+    attempts: int = 0                 # HTTP requests made for this item (0 when cached)
+
+    def record(self) -> dict[str, Any]:
+        """The `judge` object of a graded row."""
+        return {"model": self.model, "served_model": self.served_model, "raw": self.raw,
+                "votes": list(self.votes)}
+
+
+@dataclass
+class JudgeStats:
+    """Counters over the Judge's life: what the failure policy did."""
+
+    requests: int = 0
+    retries: int = 0       # transport failures that were retried
+    reasks: int = 0        # unusable replies that were asked again
+    cache_hits: int = 0
+    failed: int = 0
+
+
+@dataclass
+class _Vote:
+    accuracy: bool | None
+    raw: str | None
+    served_model: str | None
+    attempts: int
+    detail: str | None = None
+
+
+class Judge:
+    """An LLM judge. `model` is required and recorded in every result.
+
+    votes: k >= 1, odd; k > 1 asks k times at `vote_temperature` and takes the majority.
+    cache: True (the default path, see judge_cache.default_cache_path), False (none), a
+    path, or a JudgeCache.
+    structured: None, "json_schema" (OpenAI `response_format`) or "vllm" (vLLM's
+    `structured_outputs`, no free whitespace): constrain the reply to {"accuracy": bool}.
+    """
+
+    def __init__(self, model: str, *, base_url: str | None = None,
+                 api_key_env: str = DEFAULT_API_KEY_ENV, concurrency: int = 16,
+                 timeout: float = 60.0, max_retries: int = 4, max_reasks: int = 2,
+                 votes: int = 1, temperature: float = 0.0, vote_temperature: float = 0.7,
+                 max_tokens: int | None = None,
+                 max_prediction_chars: int = MAX_PREDICTION_CHARS,
+                 structured: str | None = None,
+                 cache: JudgeCache | str | os.PathLike | bool = True,
+                 backoff_base: float = 0.5, backoff_max: float = 30.0,
+                 retry_after_max: float = 120.0, extra_body: dict | None = None):
+        if not isinstance(model, str) or not model.strip():
+            raise UserError("judge: a model name is required (e.g. --judge-model gpt-4.1)")
+        if isinstance(votes, bool) or not isinstance(votes, int) or votes < 1 or votes % 2 == 0:
+            raise UserError(f"judge: votes must be an odd integer >= 1 (got {votes!r}); "
+                            "an even number of votes can tie")
+        if concurrency < 1:
+            raise UserError(f"judge: concurrency must be >= 1 (got {concurrency})")
+        if structured not in (None, *STRUCTURED_MODES):
+            raise UserError(f"judge: structured must be one of {STRUCTURED_MODES} or None "
+                            f"(got {structured!r})")
+        self.model = model
+        self.base_url = base_url
+        self.api_key_env = api_key_env
+        self.concurrency = concurrency
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.max_reasks = max_reasks
+        self.votes = votes
+        self.temperature = temperature
+        self.vote_temperature = vote_temperature
+        self.max_tokens = max_tokens
+        self.max_prediction_chars = max_prediction_chars
+        truncate_prediction("", max_prediction_chars)  # validates the limit now, not mid-batch
+        self.structured = structured
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self.retry_after_max = retry_after_max
+        self.extra_body = dict(extra_body or {})
+        self.stats = JudgeStats()
+        self._cache_spec = cache
+        self._cache: JudgeCache | None = cache if isinstance(cache, JudgeCache) else None
+
+    def __repr__(self) -> str:  # the key is not an attribute, so it cannot leak from here
+        return (f"Judge(model={self.model!r}, base_url={self.base_url!r}, votes={self.votes}, "
+                f"concurrency={self.concurrency}, prompt={PROMPT_VERSION})")
+
+    # --- settings that change a verdict, hence part of the cache key ---------------------
+
+    @property
+    def settings(self) -> str:
+        temp = self.temperature if self.votes == 1 else self.vote_temperature
+        return json.dumps({"votes": self.votes, "temperature": temp,
+                           "max_chars": self.max_prediction_chars})
+
+    @property
+    def cache(self) -> JudgeCache | None:
+        if self._cache is None and self._cache_spec is not False:
+            path = None if self._cache_spec is True else Path(self._cache_spec)
+            self._cache = JudgeCache(path)
+        return self._cache
+
+    def close(self) -> None:
+        if self._cache is not None:
+            self._cache.close()
+
+    # --- public API ---------------------------------------------------------------------
+
+    def judge_batch(self, items: Sequence[JudgeItem]) -> list[JudgeResult]:
+        """Judge `items`; results in the same order. Usable inside a running event loop too
+        (the batch then runs on a helper thread with its own loop)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.ajudge_batch(items))
+        box: dict[str, Any] = {}
+
+        def run() -> None:
+            try:
+                box["out"] = asyncio.run(self.ajudge_batch(items))
+            except BaseException as exc:  # re-raised on the caller's thread
+                box["err"] = exc
+
+        t = threading.Thread(target=run, name="judge-batch")
+        t.start()
+        t.join()
+        if "err" in box:
+            raise box["err"]
+        return box["out"]
+
+    async def ajudge_batch(self, items: Sequence[JudgeItem]) -> list[JudgeResult]:
+        keyed = [(self._key(it), it) for it in items]
+        unique: dict[str, JudgeItem] = {}
+        for key, it in keyed:
+            unique.setdefault(key, it)   # identical items in one batch are judged once
+        done: dict[str, JudgeResult] = {}
+        cache = self.cache
+        todo = []
+        for key, it in unique.items():
+            hit = cache.get(key) if cache is not None else None
+            if hit is not None:
+                self.stats.cache_hits += 1
+                done[key] = JudgeResult(
+                    Status.CORRECT if hit.accuracy else Status.INCORRECT, hit.model, hit.raw,
+                    hit.votes, served_model=hit.served_model, cached=True)
+            else:
+                todo.append((key, it))
+        if todo:
+            client = self._client()
+            sem = asyncio.Semaphore(self.concurrency)
+            try:
+                results = await asyncio.gather(
+                    *(self._judge_one(client, sem, it) for _, it in todo))
+            finally:
+                await client.close()
+                if cache is not None:
+                    cache.flush()
+            for (key, _), res in zip(todo, results):
+                done[key] = res
+                if cache is not None and res.status is not Status.JUDGE_FAILED:
+                    cache.put(key, CachedVerdict(res.status is Status.CORRECT, res.votes,
+                                                 res.model, res.served_model, res.raw),
+                              PROMPT_VERSION)
+            if cache is not None:
+                cache.flush()
+        out = []
+        for key, _ in keyed:
+            r = done[key]
+            out.append(JudgeResult(r.status, r.model, r.raw, list(r.votes), r.detail,
+                                   r.served_model, r.cached, r.attempts))
+        return out
+
+    # --- internals ----------------------------------------------------------------------
+
+    def _key(self, item: JudgeItem) -> str:
+        return cache_key(self.model, PROMPT_VERSION, self.settings, item.question, item.gold,
+                         truncate_prediction(item.prediction, self.max_prediction_chars))
+
+    def _client(self):
+        try:
+            import openai
+        except ImportError:
+            raise MissingExtra("openai", "judge") from None
+        key = os.environ.get(self.api_key_env)
+        if not key:
+            if self.base_url is None:
+                raise UserError(f"judge: set {self.api_key_env} (the API key of the judge "
+                                "endpoint), or give --judge-base-url for a local server")
+            key = "EMPTY"   # local servers (vllm serve) accept any key
+        # max_retries=0: the retry policy is ours, counted and tested, not the SDK's.
+        return openai.AsyncOpenAI(base_url=self.base_url, api_key=key, timeout=self.timeout,
+                                  max_retries=0)
+
+    def _request_kwargs(self, temperature: float) -> dict[str, Any]:
+        kw: dict[str, Any] = {"model": self.model, "temperature": temperature}
+        if self.max_tokens is not None:
+            kw["max_tokens"] = self.max_tokens
+        extra = dict(self.extra_body)
+        if self.structured == "json_schema":
+            kw["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": "judge_verdict", "schema": VERDICT_SCHEMA, "strict": True}}
+        elif self.structured == "vllm":
+            extra["structured_outputs"] = {"json": VERDICT_SCHEMA,
+                                           "disable_any_whitespace": True}
+        if extra:
+            kw["extra_body"] = extra
+        return kw
+
+    async def _judge_one(self, client, sem: asyncio.Semaphore, item: JudgeItem) -> JudgeResult:
+        messages = build_messages(item.question, item.gold,
+                                  truncate_prediction(item.prediction, self.max_prediction_chars))
+        temp = self.temperature if self.votes == 1 else self.vote_temperature
+        votes = await asyncio.gather(*(self._vote(client, sem, messages, temp)
+                                       for _ in range(self.votes)))
+        attempts = sum(v.attempts for v in votes)
+        served = next((v.served_model for v in votes if v.served_model), None)
+        cast = [v.accuracy for v in votes if v.accuracy is not None]
+        yes = sum(cast)
+        # Decided only when the cast votes alone are a strict majority of k: a vote that
+        # failed could not have changed the outcome then.
+        if 2 * yes > self.votes or 2 * (len(cast) - yes) > self.votes:
+            raw = votes[0].raw if self.votes == 1 else json.dumps([v.raw for v in votes])
+            failed = [v.detail for v in votes if v.accuracy is None]
+            detail = f"{len(failed)} of {self.votes} votes failed: {failed[0]}" if failed else None
+            return JudgeResult(Status.CORRECT if 2 * yes > self.votes else Status.INCORRECT,
+                               self.model, raw, cast, detail, served, False, attempts)
+        self.stats.failed += 1
+        reasons = "; ".join(sorted({v.detail for v in votes if v.detail}))
+        return JudgeResult(Status.JUDGE_FAILED, self.model, votes[-1].raw, cast,
+                           reasons or "votes undecided", served, False, attempts)
+
+    async def _vote(self, client, sem: asyncio.Semaphore, messages: list[dict],
+                    temperature: float) -> _Vote:
+        import openai
+
+        kwargs = self._request_kwargs(temperature)
+        msgs = list(messages)
+        attempts = failures = reasks = 0
+        raw = served = None
+        while True:
+            attempts += 1
+            self.stats.requests += 1
+            try:
+                async with sem:
+                    resp = await client.chat.completions.create(messages=msgs, **kwargs)
+            except (openai.APIConnectionError, openai.RateLimitError,
+                    openai.InternalServerError) as exc:
+                failures += 1
+                what = self._describe(exc)
+                if failures > self.max_retries:
+                    return _Vote(None, raw, served, attempts,
+                                 f"gave up after {failures} failed requests: {what}")
+                self.stats.retries += 1
+                delay = self._backoff(failures, exc)
+                log.info("judge: %s; retry %d in %.2fs", what, failures, delay)
+                await asyncio.sleep(delay)
+                continue
+            except openai.APIStatusError as exc:
+                if exc.status_code >= 500:   # 5xx without its own SDK class (e.g. 599)
+                    failures += 1
+                    if failures > self.max_retries:
+                        return _Vote(None, raw, served, attempts,
+                                     f"gave up after {failures} failed requests: "
+                                     f"{self._describe(exc)}")
+                    self.stats.retries += 1
+                    await asyncio.sleep(self._backoff(failures, exc))
+                    continue
+                if exc.status_code in (401, 403, 404):
+                    # Every other item would fail the same way: stop with one clear line.
+                    raise UserError(f"judge endpoint {self.base_url or 'api.openai.com'}: "
+                                    f"{self._describe(exc)} (model {self.model!r}, key from "
+                                    f"${self.api_key_env})") from None
+                return _Vote(None, raw, served, attempts, f"not retried: {self._describe(exc)}")
+            except (ValueError, openai.APIResponseValidationError) as exc:
+                problem = f"unreadable response body ({type(exc).__name__})"
+            else:
+                served = getattr(resp, "model", None) or served
+                choice = resp.choices[0] if resp.choices else None
+                raw = choice.message.content if choice and choice.message else None
+                parsed = parse_reply(raw)
+                if parsed.ok:
+                    return _Vote(parsed.accuracy, raw, served, attempts)
+                problem = parsed.problem or "unusable reply"
+                if raw:
+                    # A corrective follow-up turn; the judged prediction is unchanged.
+                    msgs = list(messages) + [
+                        {"role": "assistant", "content": raw},
+                        {"role": "user", "content": REASK_MESSAGE.format(problem=problem)}]
+            reasks += 1
+            if reasks > self.max_reasks:
+                return _Vote(None, raw, served, attempts,
+                             f"no usable reply after {reasks} asks: {problem}")
+            self.stats.reasks += 1
+            log.info("judge: reply unusable (%s); re-asking", problem)
+
+    def _backoff(self, failures: int, exc: Exception) -> float:
+        wait = _retry_after(exc)
+        if wait is not None:
+            return min(max(wait, 0.0), self.retry_after_max)
+        # Exponential with jitter, so that many clients rate-limited at once spread out.
+        return min(self.backoff_max, self.backoff_base * 2 ** (failures - 1)) \
+            * random.uniform(0.5, 1.0)
+
+    def _describe(self, exc: Exception) -> str:
+        """A short description of a failure, with the API key scrubbed out of it."""
+        import openai
+
+        if isinstance(exc, openai.APITimeoutError):
+            text = f"timed out after {self.timeout:g}s"
+        elif isinstance(exc, openai.APIStatusError):
+            text = f"HTTP {exc.status_code}: {str(exc)[:200]}"
+        else:
+            text = f"{type(exc).__name__}: {str(exc)[:200]}"
+        key = os.environ.get(self.api_key_env)
+        return text.replace(key, "***") if key else text
+
+
+def _retry_after(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if not headers:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return float(ms) / 1000.0
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:   # the HTTP-date form
+        when = email.utils.parsedate_to_datetime(value)
+        return when.timestamp() - time.time()
+    except (TypeError, ValueError):
+        return None

@@ -1,0 +1,180 @@
+"""The SQLite judge cache: keys, persistence, no repeated calls, failures never cached."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+
+import pytest
+
+from general365.errors import UserError
+from general365.grading.judge import Judge, JudgeItem
+from general365.grading.judge_cache import (CachedVerdict, JudgeCache, cache_key,
+                                            default_cache_path)
+from general365.schema import Status
+from support.servers import Behaviour
+
+TRUE = '{"accuracy": true}'
+BASE = ("gpt-4.1", "v1", "s", "What?", "Paris", "Paris.")
+
+
+def verdict(acc=True):
+    return CachedVerdict(acc, [acc], "gpt-4.1", "gpt-4.1-2025-04-14", TRUE)
+
+
+@pytest.mark.parametrize("position", range(6))
+def test_every_part_of_the_tuple_changes_the_key(position):
+    changed = list(BASE)
+    changed[position] += "x"
+    assert cache_key(*changed) != cache_key(*BASE)
+    assert cache_key(*BASE) == cache_key(*BASE)
+
+
+def test_key_is_not_fooled_by_separators():
+    assert cache_key("m", "v", "s", "a|b", "c", "d") != cache_key("m", "v", "s", "a", "b|c", "d")
+
+
+def test_roundtrip_and_persistence(tmp_path):
+    path = tmp_path / "sub" / "judge.sqlite"
+    with JudgeCache(path) as cache:
+        cache.put("k1", verdict(True), "v1")
+        cache.put("k2", CachedVerdict(False, [False, True, False], "m", None, '["a"]'), "v1")
+        assert cache.get("k1") == verdict(True)
+        assert cache.get("missing") is None
+    reopened = JudgeCache(path)
+    assert len(reopened) == 2
+    assert reopened.get("k2") == CachedVerdict(False, [False, True, False], "m", None, '["a"]')
+    reopened.close()
+
+
+def test_writes_are_batched_and_flushed(tmp_path):
+    path = tmp_path / "j.sqlite"
+    cache = JudgeCache(path, commit_every=3)
+    other = sqlite3.connect(str(path))
+
+    def visible():
+        return other.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0]
+
+    cache.put("a", verdict(), "v")
+    cache.put("b", verdict(), "v")
+    assert visible() == 0          # not committed yet
+    cache.put("c", verdict(), "v")
+    assert visible() == 3          # the third write commits the batch
+    cache.put("d", verdict(), "v")
+    cache.flush()
+    assert visible() == 4
+    other.close()
+    cache.close()
+
+
+def test_threads_share_one_cache(tmp_path):
+    cache = JudgeCache(tmp_path / "j.sqlite", commit_every=7)
+
+    def writer(t):
+        for i in range(50):
+            cache.put(f"{t}-{i}", verdict(i % 2 == 0), "v")
+            assert cache.get(f"{t}-{i}") is not None
+
+    threads = [threading.Thread(target=writer, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(cache) == 200
+    cache.close()
+
+
+def test_default_path_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("GENERAL365_CACHE_DIR", str(tmp_path / "c"))
+    assert default_cache_path() == tmp_path / "c" / "judge.sqlite"
+    monkeypatch.delenv("GENERAL365_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "x"))
+    assert default_cache_path() == tmp_path / "x" / "general365" / "judge.sqlite"
+
+
+def test_default_cache_is_used_when_none_is_given(monkeypatch, tmp_path, fault_server):
+    monkeypatch.setenv("GENERAL365_CACHE_DIR", str(tmp_path / "c"))
+    fault_server.set_script(lambda req, n: Behaviour.reply(TRUE))
+    judge = Judge("m", base_url=fault_server.base_url)
+    judge.judge_batch([JudgeItem("q", "a", "a")])
+    judge.close()
+    assert len(JudgeCache(tmp_path / "c" / "judge.sqlite")) == 1
+
+
+def test_a_file_that_is_not_a_database_is_one_clear_error(tmp_path):
+    bad = tmp_path / "judge.sqlite"
+    bad.write_text("this is not sqlite " * 100)
+    with pytest.raises(UserError, match=r"judge cache .*judge\.sqlite: cannot open"):
+        JudgeCache(bad)
+
+
+ITEMS = [JudgeItem(f"Question {i}?", str(i), f"The answer is {i}.") for i in range(20)]
+
+
+def test_rerun_makes_zero_requests(fault_server, tmp_path):
+    fault_server.set_script(lambda req, n: Behaviour.reply(TRUE, model="served-id-7"))
+    path = tmp_path / "judge.sqlite"
+    first = Judge("jm", base_url=fault_server.base_url, cache=path).judge_batch(ITEMS)
+    assert len(fault_server.requests) == 20 and not any(r.cached for r in first)
+    again = Judge("jm", base_url=fault_server.base_url, cache=path)
+    second = again.judge_batch(ITEMS)
+    assert len(fault_server.requests) == 20           # nothing new was asked
+    assert again.stats.cache_hits == 20 and again.stats.requests == 0
+    assert all(r.cached and r.attempts == 0 for r in second)
+    assert [r.record() for r in second] == [r.record() for r in first]
+    assert second[0].served_model == "served-id-7"
+    # another judge model does not reuse these verdicts
+    Judge("other-model", base_url=fault_server.base_url, cache=path).judge_batch(ITEMS[:3])
+    assert len(fault_server.requests) == 23
+
+
+def test_vote_settings_are_part_of_the_key(fault_server, tmp_path):
+    fault_server.set_script(lambda req, n: Behaviour.reply(TRUE))
+    path = tmp_path / "judge.sqlite"
+    Judge("jm", base_url=fault_server.base_url, cache=path).judge_batch(ITEMS[:1])
+    [r] = Judge("jm", base_url=fault_server.base_url, cache=path, votes=3).judge_batch(ITEMS[:1])
+    assert not r.cached and r.votes == [True] * 3 and len(fault_server.requests) == 4
+
+
+def test_failures_are_not_cached(fault_server, tmp_path):
+    broken = {"Question 1?", "Question 2?"}
+
+    def script(req, n):
+        q = req["messages"][1]["content"].split("\n")[0][len("Question: "):]
+        return Behaviour.error(500) if q in broken else Behaviour.reply(TRUE)
+
+    fault_server.set_script(script)
+    path = tmp_path / "judge.sqlite"
+    first = Judge("jm", base_url=fault_server.base_url, cache=path, max_retries=1,
+                  backoff_base=0.01).judge_batch(ITEMS[:5])
+    assert [r.status for r in first].count(Status.JUDGE_FAILED) == 2
+    fault_server.reset()
+    fault_server.set_script(lambda req, n: Behaviour.reply(TRUE))
+    second = Judge("jm", base_url=fault_server.base_url, cache=path).judge_batch(ITEMS[:5])
+    assert all(r.status is Status.CORRECT for r in second)
+    asked = {r["messages"][1]["content"].split("\n")[0] for r in fault_server.requests}
+    assert asked == {"Question: Question 1?", "Question: Question 2?"}
+
+
+def test_no_cache_asks_again(fault_server, tmp_path):
+    fault_server.set_script(lambda req, n: Behaviour.reply(TRUE))
+    judge = Judge("jm", base_url=fault_server.base_url, cache=False)
+    judge.judge_batch(ITEMS[:2])
+    judge.judge_batch(ITEMS[:2])
+    assert len(fault_server.requests) == 4 and judge.cache is None
+
+
+def test_concurrent_batches_share_the_cache(fault_server, tmp_path):
+    fault_server.set_script(lambda req, n: Behaviour.reply(TRUE))
+    judge = Judge("jm", base_url=fault_server.base_url, cache=tmp_path / "j.sqlite")
+
+    async def main():
+        return await asyncio.gather(judge.ajudge_batch(ITEMS[:10]),
+                                    judge.ajudge_batch(ITEMS[10:]))
+
+    a, b = asyncio.run(main())
+    assert all(r.status is Status.CORRECT for r in a + b)
+    assert len(judge.cache) == 20
+    judge.judge_batch(ITEMS)
+    assert len(fault_server.requests) == 20
