@@ -79,7 +79,7 @@ def dataset_fingerprint(problems: Iterable[Problem]) -> str:
 
 def start_record(*, backend: str, model: str, revision: str | None, dataset: dict[str, Any],
                  sampling: dict[str, Any], runs: int, runner: dict[str, Any],
-                 command: list[str] | None = None,
+                 command: list[str] | None = None, prompt: dict[str, Any] | None = None,
                  previous: dict[str, Any] | None = None) -> dict[str, Any]:
     """The run.json written when generation starts. A resumed run keeps the first start
     time and lists each session under `sessions`."""
@@ -93,6 +93,7 @@ def start_record(*, backend: str, model: str, revision: str | None, dataset: dic
         "runner": runner,
         "dataset": dataset,
         "sampling": sampling,
+        "prompt": prompt,
         "runs": runs,
         "versions": package_versions(backend),
         "hardware": hardware(backend),

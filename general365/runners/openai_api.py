@@ -1,0 +1,372 @@
+"""A runner for any OpenAI-compatible chat endpoint: OpenAI, `vllm serve`, SGLang, llama.cpp.
+
+- The SDK's own retries are off (max_retries=0): retries follow `RetryPolicy` (exponential
+  backoff with jitter; 429 honours Retry-After; 5xx, connection errors, timeouts and
+  unreadable replies are retried; bounded). A request that still fails comes back as a
+  `Generation` with `error` set, and is not a response.
+- At most `concurrency` requests are in flight; results are yielded as they complete, so the
+  caller's store appends each at once.
+- `max_tokens` is always sent. Where the settings leave it open (None), it is the server's
+  context length (vLLM reports `max_model_len` in /v1/models) minus the prompt's tokens
+  (counted by vLLM's /tokenize); a server that reports neither needs an explicit value.
+- The API key is read from an environment variable and never logged or written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import os
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from ..errors import MissingExtra, UserError
+from ..markers import split_reasoning
+from .base import Generation, GenerationRequest
+from .store import model_key
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_attempts: int = 6          # tries per request, the first included
+    base_delay: float = 1.0        # seconds before the first retry (then doubled)
+    max_delay: float = 60.0
+    max_retry_after: float = 300.0  # a server asking for more than this is not waited on longer
+
+    def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
+        """Seconds to wait after failed try number `attempt` (0-based)."""
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_retry_after)
+        # "Equal jitter": at least half the exponential step, so a burst of 429s from many
+        # workers spreads out instead of retrying in lockstep.
+        step = min(self.max_delay, self.base_delay * (2 ** attempt))
+        return step * (0.5 + 0.5 * rng.random())
+
+
+def _retry_after(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    if response is None:
+        return None
+    headers = response.headers
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return float(ms) / 1000.0
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        return max(0.0, when.timestamp() - time.time())
+
+
+class _BadReply(Exception):
+    """A 200 reply that carries no usable completion (no choices): retried like a 5xx."""
+
+
+@dataclass
+class _Outcome:
+    generation: Generation
+    attempts: int
+
+
+class OpenAIRunner:
+    backend = "openai"
+
+    def __init__(self, model: str, *, base_url: str | None = None,
+                 api_key_env: str = "OPENAI_API_KEY", concurrency: int = 16,
+                 request_timeout: float = 600.0, retry: RetryPolicy | None = None,
+                 chat_template_kwargs: dict[str, Any] | None = None,
+                 revision: str | None = None, max_model_len: int | None = None,
+                 extra_body: dict[str, Any] | None = None, jitter_seed: int | None = None):
+        try:
+            import openai  # noqa: F401
+        except ImportError:
+            raise MissingExtra("openai", "openai") from None
+        if concurrency < 1:
+            raise UserError(f"--concurrency must be at least 1 (got {concurrency})")
+        self.model = model
+        self.revision = revision
+        self.model_id = model_key(model, revision)
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        self.api_key_env = api_key_env
+        self.concurrency = concurrency
+        self.request_timeout = request_timeout
+        self.retry = retry or RetryPolicy()
+        self.chat_template_kwargs = chat_template_kwargs
+        self.extra_body = dict(extra_body or {})
+        self.max_model_len = max_model_len
+        self._rng = random.Random(jitter_seed)
+        self._api_key = self._read_key()
+        self._prompt_tokens: dict[str, int] = {}    # prompt hash -> tokens, from /tokenize
+        self._prepared = False
+        self._can_tokenize: bool | None = None
+        self.served_model: str | None = None
+        self.stats = {"requests": 0, "retries": 0, "failed": 0}
+
+    def _read_key(self) -> str:
+        key = os.environ.get(self.api_key_env)
+        if key:
+            return key
+        if self.api_key_env != "OPENAI_API_KEY":
+            raise UserError(f"the environment variable {self.api_key_env} (--api-key-env) "
+                            f"is not set; it should hold the API key")
+        # A local server (vllm serve, llama.cpp) usually wants no key, but the SDK needs one.
+        return "EMPTY"
+
+    def _client(self):
+        import openai
+
+        return openai.AsyncOpenAI(base_url=self.base_url, api_key=self._api_key,
+                                  max_retries=0, timeout=self.request_timeout)
+
+    # --- before anything is generated -------------------------------------------------
+
+    def prepare(self, requests: list[GenerationRequest]) -> None:
+        """Check the server, learn its context length, count prompt tokens where it can,
+        and refuse prompts that cannot fit. Raises UserError (one line); writes nothing."""
+        loop = asyncio.new_event_loop()
+        try:
+            loop.run_until_complete(self._prepare(requests))
+        finally:
+            loop.close()
+        self._prepared = True
+
+    async def _prepare(self, requests: list[GenerationRequest]) -> None:
+        import openai
+
+        client = self._client()
+        try:
+            try:
+                listing = await client.models.list()
+                models = {m.id: m for m in listing.data}
+            except openai.AuthenticationError:
+                raise UserError(f"{self.base_url}: the API key in ${self.api_key_env} was "
+                                f"refused (401)") from None
+            except openai.APIConnectionError as exc:
+                raise UserError(f"{self.base_url}: cannot reach the server ({exc})") from None
+            except (openai.APIStatusError, ValueError):
+                models = {}   # some servers do not list models; the requests will tell
+            if models and self.model not in models:
+                raise UserError(f"{self.base_url} does not serve model {self.model!r}; "
+                                f"it serves: {', '.join(sorted(models)[:10])}")
+            entry = models.get(self.model)
+            reported = (entry.model_extra or {}).get("max_model_len") if entry else None
+            if self.max_model_len is None and isinstance(reported, int):
+                self.max_model_len = reported
+            if self.max_model_len is not None:
+                await self._count_prompts(requests)
+        finally:
+            await client.close()
+        for req in requests:
+            self._check_fits(req)
+
+    async def _count_prompts(self, requests: list[GenerationRequest]) -> None:
+        import httpx
+
+        url = self.base_url.rstrip("/")
+        url = (url[: -len("/v1")] if url.endswith("/v1") else url) + "/tokenize"
+        unique = {r.prompt_hash(): r for r in requests}
+        sem = asyncio.Semaphore(self.concurrency)
+        headers = {"Authorization": f"Bearer {self._api_key}"}
+        async with httpx.AsyncClient(timeout=self.request_timeout, headers=headers) as http:
+            async def count(h: str, req: GenerationRequest) -> None:
+                if self._can_tokenize is False:
+                    return
+                body: dict[str, Any] = {"model": self.model, "messages": list(req.messages),
+                                        "add_generation_prompt": True}
+                if self.chat_template_kwargs:
+                    body["chat_template_kwargs"] = self.chat_template_kwargs
+                async with sem:
+                    try:
+                        reply = await http.post(url, json=body)
+                    except httpx.HTTPError:
+                        self._can_tokenize = False
+                        return
+                if reply.status_code in (404, 405, 501):
+                    self._can_tokenize = False
+                    return
+                if reply.status_code != 200:
+                    raise UserError(f"{url}: counting the prompt of id {req.problem_id!r} "
+                                    f"failed with HTTP {reply.status_code}")
+                self._can_tokenize = True
+                self._prompt_tokens[h] = int(reply.json()["count"])
+
+            await asyncio.gather(*(count(h, r) for h, r in unique.items()))
+
+    def _check_fits(self, req: GenerationRequest) -> None:
+        want = req.sampling.max_tokens
+        n = self._prompt_tokens.get(req.prompt_hash())
+        if want is None and n is None:
+            raise UserError(
+                f"{self.base_url} does not report its context length and prompt size, so "
+                f"max_tokens cannot be derived: pass --max-tokens N (or --max-model-len N "
+                f"for a vLLM server)")
+        if n is None or self.max_model_len is None:
+            return
+        if n >= self.max_model_len:
+            raise UserError(f"id {req.problem_id!r}: the prompt has {n} tokens, no room in the "
+                            f"model's context of {self.max_model_len}")
+        if want is not None and n + want > self.max_model_len:
+            raise UserError(f"id {req.problem_id!r}: prompt ({n} tokens) + --max-tokens {want} "
+                            f"exceeds the model's context of {self.max_model_len}; lower "
+                            f"--max-tokens or leave it unset (= context minus prompt)")
+
+    def max_tokens_for(self, req: GenerationRequest) -> int:
+        if req.sampling.max_tokens is not None:
+            return req.sampling.max_tokens
+        return self.max_model_len - self._prompt_tokens[req.prompt_hash()]
+
+    # --- generating ---------------------------------------------------------------------
+
+    def request_kwargs(self, req: GenerationRequest) -> dict[str, Any]:
+        s = req.sampling
+        kwargs: dict[str, Any] = {
+            "model": self.model, "messages": list(req.messages),
+            "temperature": s.temperature, "top_p": s.top_p,
+            "max_tokens": self.max_tokens_for(req),
+        }
+        if s.seed is not None:
+            kwargs["seed"] = s.seed
+        extra = dict(self.extra_body)
+        if s.top_k is not None and s.top_k != -1:   # -1 = off: the OpenAI API has no top_k
+            extra["top_k"] = s.top_k
+        if self.chat_template_kwargs:
+            extra["chat_template_kwargs"] = self.chat_template_kwargs
+        if extra:
+            kwargs["extra_body"] = extra
+        return kwargs
+
+    def generate(self, requests: list[GenerationRequest]) -> Iterator[Generation]:
+        if not requests:
+            return
+        if not self._prepared:
+            self.prepare(requests)
+        loop = asyncio.new_event_loop()
+        client = self._client()
+        todo: asyncio.Queue = asyncio.Queue()
+        done: asyncio.Queue = asyncio.Queue()
+        for r in requests:
+            todo.put_nowait(r)
+
+        async def worker() -> None:
+            while True:
+                try:
+                    req = todo.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                try:
+                    result: Any = await self._one(client, req)
+                except Exception as exc:   # a bug here must surface, not hang the caller
+                    result = exc
+                await done.put(result)
+
+        workers = [loop.create_task(worker())
+                   for _ in range(min(self.concurrency, len(requests)))]
+        try:
+            # The loop runs only while we wait for the next result; handing a result to the
+            # caller (a store append) takes microseconds, so in-flight requests barely stall.
+            for _ in range(len(requests)):
+                result = loop.run_until_complete(done.get())
+                if isinstance(result, Exception):
+                    raise result
+                yield result
+        finally:
+            for w in workers:
+                w.cancel()
+            loop.run_until_complete(asyncio.gather(*workers, return_exceptions=True))
+            loop.run_until_complete(client.close())
+            loop.close()
+
+    async def _one(self, client, req: GenerationRequest) -> Generation:
+        import openai
+
+        kwargs = self.request_kwargs(req)
+        last = ""
+        for attempt in range(self.retry.max_attempts):
+            self.stats["requests"] += 1
+            retry_after = None
+            try:
+                completion = await client.chat.completions.create(**kwargs)
+                return self._to_generation(req, completion, kwargs["max_tokens"])
+            except openai.RateLimitError as exc:
+                last, retry_after = f"HTTP 429 ({_message(exc)})", _retry_after(exc)
+            except openai.APIStatusError as exc:
+                if exc.status_code < 500 and exc.status_code != 408:
+                    return self._failed(req, f"HTTP {exc.status_code}: {_message(exc)}")
+                last, retry_after = f"HTTP {exc.status_code} ({_message(exc)})", _retry_after(exc)
+            except openai.APITimeoutError:
+                last = f"timed out after {self.request_timeout:g}s"
+            except openai.APIConnectionError as exc:
+                last = f"connection error ({exc.__cause__ or exc})"
+            except (ValueError, _BadReply) as exc:   # json.JSONDecodeError is a ValueError
+                last = f"unreadable reply ({exc})"
+            if attempt + 1 < self.retry.max_attempts:
+                self.stats["retries"] += 1
+                await asyncio.sleep(self.retry.delay(attempt, retry_after, self._rng))
+        return self._failed(req, f"gave up after {self.retry.max_attempts} tries: {last}")
+
+    def _failed(self, req: GenerationRequest, why: str) -> Generation:
+        self.stats["failed"] += 1
+        return Generation(problem_id=req.problem_id, run=req.run, response="",
+                          finish_reason=None, output_tokens=None, error=why,
+                          sampling=req.sampling.to_dict())
+
+    def _to_generation(self, req: GenerationRequest, completion: Any,
+                       max_tokens: int) -> Generation:
+        if not getattr(completion, "choices", None):
+            raise _BadReply("no choices in the reply")
+        choice = completion.choices[0]
+        msg = choice.message
+        extra = msg.model_extra or {}
+        content = msg.content or ""
+        apart = extra.get("reasoning_content") or extra.get("reasoning")
+        if apart:
+            reasoning = str(apart)
+        else:
+            reasoning, _, _ = split_reasoning(content)
+        usage = completion.usage
+        out_tokens = getattr(usage, "completion_tokens", None)
+        details = getattr(usage, "completion_tokens_details", None)
+        r_tokens = getattr(details, "reasoning_tokens", None) if details else None
+        self.served_model = self.served_model or getattr(completion, "model", None)
+        sampling = req.sampling.to_dict()
+        sampling["max_tokens"] = max_tokens
+        return Generation(
+            problem_id=req.problem_id, run=req.run, response=content,
+            finish_reason=choice.finish_reason, output_tokens=out_tokens,
+            reasoning=reasoning, reasoning_tokens=r_tokens,
+            prompt_tokens=getattr(usage, "prompt_tokens", None), sampling=sampling)
+
+    def close(self) -> None:
+        pass
+
+    def provenance(self) -> dict[str, Any]:
+        return {
+            "backend": self.backend, "base_url": self.base_url, "model": self.model,
+            "served_model": self.served_model, "revision": self.revision,
+            "api_key_env": self.api_key_env,   # the variable's name, never its value
+            "concurrency": self.concurrency, "request_timeout": self.request_timeout,
+            "max_model_len": self.max_model_len,
+            "retry": {"max_attempts": self.retry.max_attempts,
+                      "base_delay": self.retry.base_delay, "max_delay": self.retry.max_delay},
+            "chat_template_kwargs": self.chat_template_kwargs, "stats": dict(self.stats),
+        }
+
+
+def _message(exc: Exception) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])[:200]
+    return str(getattr(exc, "message", exc))[:200]

@@ -1,0 +1,267 @@
+"""The OpenAI-compatible runner: against the fault-injecting server for the retry paths and
+reasoning_content, and against a real `vllm serve` for usage, finish reasons, seeds and
+max_tokens derived from the server's context length."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pytest
+
+from general365.errors import UserError
+from general365.runners.base import GenerationRequest, preset, run_seed
+from general365.runners.openai_api import OpenAIRunner, RetryPolicy, _retry_after
+from support.servers import Behaviour, sequence
+
+FAST = RetryPolicy(max_attempts=4, base_delay=0.01, max_delay=0.05)
+
+
+def req(pid="p1", run=0, *, max_tokens=16, seed=11, top_k=-1, content="Say hi.",
+        temperature=1.0):
+    s = preset("reasoning", max_tokens=max_tokens, seed=seed, top_k=top_k,
+               temperature=temperature)
+    return GenerationRequest(pid, run, ({"role": "user", "content": content},), s)
+
+
+def runner_for(server, **kw) -> OpenAIRunner:
+    kw.setdefault("retry", FAST)
+    return OpenAIRunner(server.model, base_url=server.base_url, jitter_seed=0, **kw)
+
+
+def run_all(runner, requests):
+    return {(g.problem_id, g.run): g for g in runner.generate(requests)}
+
+
+# --- request shape --------------------------------------------------------------------
+
+
+def test_request_carries_sampling_seed_and_explicit_max_tokens(fault_server):
+    fault_server.set_script(lambda r, n: Behaviour.reply("the answer is \\boxed{2}",
+                                                        completion_tokens=7, prompt_tokens=3))
+    runner = runner_for(fault_server)
+    [g] = runner.generate([req(seed=123, max_tokens=50)])
+    [body] = fault_server.requests
+    assert body["seed"] == 123 and body["max_tokens"] == 50
+    assert body["temperature"] == 1.0 and body["top_p"] == 1.0
+    assert "top_k" not in body              # -1 = off: not sent at all
+    assert body["messages"] == [{"role": "user", "content": "Say hi."}]
+    assert g.error is None and g.response == "the answer is \\boxed{2}"
+    assert (g.output_tokens, g.prompt_tokens, g.finish_reason) == (7, 3, "stop")
+    assert g.sampling["seed"] == 123 and g.sampling["max_tokens"] == 50
+
+
+def test_top_k_and_template_kwargs_go_in_extra_body(fault_server):
+    runner = runner_for(fault_server, chat_template_kwargs={"enable_thinking": True})
+    list(runner.generate([req(top_k=20)]))
+    [body] = fault_server.requests
+    assert body["top_k"] == 20
+    assert body["chat_template_kwargs"] == {"enable_thinking": True}
+
+
+def test_api_key_comes_from_the_named_variable_and_is_never_recorded(fault_server,
+                                                                    monkeypatch):
+    monkeypatch.setenv("MY_SECRET_KEY_VAR", "sk-very-secret-123")
+    runner = runner_for(fault_server, api_key_env="MY_SECRET_KEY_VAR")
+    list(runner.generate([req()]))
+    chat = [c for c in fault_server.calls if c.path.endswith("/chat/completions")][0]
+    headers = {k.lower(): v for k, v in chat.headers.items()}
+    assert headers["authorization"] == "Bearer sk-very-secret-123"
+    assert "sk-very-secret" not in repr(runner.provenance())
+    assert runner.provenance()["api_key_env"] == "MY_SECRET_KEY_VAR"
+
+
+def test_missing_key_variable_is_a_user_error(fault_server, monkeypatch):
+    monkeypatch.delenv("NO_SUCH_KEY_VAR_G365", raising=False)
+    with pytest.raises(UserError, match="NO_SUCH_KEY_VAR_G365.*is not set"):
+        runner_for(fault_server, api_key_env="NO_SUCH_KEY_VAR_G365")
+
+
+def test_unknown_model_is_refused_before_generating(fault_server):
+    runner = OpenAIRunner("not-served", base_url=fault_server.base_url)
+    with pytest.raises(UserError, match="does not serve model 'not-served'"):
+        runner.prepare([req()])
+    assert fault_server.requests == []
+
+
+def test_without_context_length_max_tokens_is_required(fault_server):
+    runner = runner_for(fault_server)
+    with pytest.raises(UserError, match="pass --max-tokens"):
+        runner.prepare([req(max_tokens=None)])
+    assert fault_server.requests == []
+
+
+def test_unreachable_server_is_a_user_error():
+    runner = OpenAIRunner("m", base_url="http://127.0.0.1:9/v1", retry=FAST)
+    with pytest.raises(UserError, match="cannot reach the server"):
+        runner.prepare([req()])
+
+
+# --- reasoning kept apart -------------------------------------------------------------
+
+
+def test_reasoning_content_kept_apart(fault_server):
+    fault_server.set_script(sequence(Behaviour.reply("\\boxed{4}", reasoning_content="2+2=4")))
+    [g] = runner_for(fault_server).generate([req()])
+    assert g.response == "\\boxed{4}" and g.reasoning == "2+2=4"
+
+
+def test_inline_think_block_is_split_but_response_kept_whole(fault_server):
+    fault_server.set_script(sequence(Behaviour.reply("<think>hmm</think>\\boxed{4}")))
+    [g] = runner_for(fault_server).generate([req()])
+    assert g.response == "<think>hmm</think>\\boxed{4}" and g.reasoning == "hmm"
+
+
+def test_empty_reply_is_a_response_not_a_failure(fault_server):
+    fault_server.set_script(sequence(Behaviour.empty(completion_tokens=0)))
+    [g] = runner_for(fault_server).generate([req()])
+    assert g.error is None and g.response == "" and g.output_tokens == 0
+    assert len(fault_server.requests) == 1
+
+
+# --- retries --------------------------------------------------------------------------
+
+
+def test_429_honours_retry_after(fault_server):
+    fault_server.set_script(sequence(Behaviour.error(429, retry_after=0.6), Behaviour.reply("ok")))
+    runner = runner_for(fault_server)
+    [g] = runner.generate([req()])
+    assert g.error is None and g.response == "ok"
+    chats = [c for c in fault_server.calls if c.path.endswith("/chat/completions")]
+    assert len(chats) == 2
+    # Our own backoff would have waited ~0.01 s; the server asked for 0.6 s.
+    assert chats[1].at - chats[0].at >= 0.55
+    assert runner.stats["retries"] == 1
+
+
+def test_500_then_success(fault_server):
+    fault_server.set_script(sequence(Behaviour.error(500), Behaviour.error(503),
+                                     Behaviour.reply("fine")))
+    [g] = runner_for(fault_server).generate([req()])
+    assert g.error is None and g.response == "fine" and len(fault_server.requests) == 3
+
+
+def test_timeout_is_retried(fault_server):
+    fault_server.set_script(sequence(Behaviour.slow(5), Behaviour.reply("late but ok")))
+    [g] = runner_for(fault_server, request_timeout=0.5).generate([req()])
+    assert g.error is None and g.response == "late but ok" and len(fault_server.requests) == 2
+
+
+def test_malformed_json_and_dropped_connection_are_retried(fault_server):
+    fault_server.set_script(sequence(Behaviour.malformed(), Behaviour.drop(),
+                                     Behaviour.reply("ok")))
+    [g] = runner_for(fault_server).generate([req()])
+    assert g.error is None and g.response == "ok" and len(fault_server.requests) == 3
+
+
+def test_gives_up_after_bounded_tries_and_reports(fault_server):
+    fault_server.set_script(lambda r, n: Behaviour.error(500, message="kaput"))
+    runner = runner_for(fault_server)
+    [g] = runner.generate([req()])
+    assert g.error is not None and "gave up after 4 tries" in g.error and "500" in g.error
+    assert len(fault_server.requests) == FAST.max_attempts
+    assert runner.stats["failed"] == 1
+
+
+def test_client_error_is_not_retried(fault_server):
+    fault_server.set_script(lambda r, n: Behaviour.error(400, message="prompt too long"))
+    [g] = runner_for(fault_server).generate([req()])
+    assert "HTTP 400" in g.error and "prompt too long" in g.error
+    assert len(fault_server.requests) == 1
+
+
+def test_one_failure_does_not_stop_the_others(fault_server):
+    fault_server.set_script(lambda r, n: Behaviour.error(500) if r["seed"] == 2
+                            else Behaviour.reply(f"seed {r['seed']}"))
+    out = run_all(runner_for(fault_server), [req(f"p{i}", seed=i) for i in range(5)])
+    assert sorted(k for k, g in out.items() if g.error) == [("p2", 0)]
+    assert out[("p4", 0)].response == "seed 4"
+
+
+def test_backoff_is_exponential_jittered_and_bounded():
+    policy = RetryPolicy(base_delay=1.0, max_delay=8.0, max_retry_after=30)
+    rng = random.Random(0)
+    for attempt in range(8):
+        d = policy.delay(attempt, None, rng)
+        step = min(8.0, 2 ** attempt)
+        assert step / 2 <= d <= step
+    assert policy.delay(0, 12.5, rng) == 12.5
+    assert policy.delay(0, 1e6, rng) == 30
+
+
+def test_retry_after_http_date():
+    class R:
+        headers = {"retry-after": time.strftime("%a, %d %b %Y %H:%M:%S GMT",
+                                                time.gmtime(time.time() + 20))}
+
+    class E(Exception):
+        response = R()
+
+    assert 15 <= _retry_after(E()) <= 21
+
+
+# --- concurrency and streaming back ---------------------------------------------------
+
+
+def test_concurrency_is_limited_and_results_stream_back(fault_server):
+    lock = threading.Lock()
+    state = {"now": 0, "peak": 0}
+
+    def script(r, n):
+        with lock:
+            state["now"] += 1
+            state["peak"] = max(state["peak"], state["now"])
+        time.sleep(0.1 if r["seed"] else 1.5)   # request 0 is slow
+        with lock:
+            state["now"] -= 1
+        return Behaviour.reply(str(r["seed"]))
+
+    fault_server.set_script(script)
+    order = [g.problem_id for g in
+             runner_for(fault_server, concurrency=3).generate([req(f"p{i}", seed=i)
+                                                               for i in range(9)])]
+    assert state["peak"] == 3
+    assert sorted(order) == sorted(f"p{i}" for i in range(9))
+    assert order[-1] == "p0"          # yielded as completed, not in submission order
+
+
+# --- a real vllm serve ----------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_real_server_usage_finish_reason_and_derived_max_tokens(vllm_server):
+    runner = OpenAIRunner(vllm_server.model, base_url=vllm_server.base_url, retry=FAST)
+    short, open_ended = req("short", max_tokens=4), req("open", max_tokens=None)
+    runner.prepare([short, open_ended])
+    assert runner.max_model_len == vllm_server.max_model_len
+    derived = runner.max_tokens_for(open_ended)
+    assert 0 < derived < vllm_server.max_model_len
+    out = run_all(runner, [short, open_ended])
+    g = out[("short", 0)]
+    assert g.error is None and g.finish_reason == "length" and g.output_tokens == 4
+    assert g.prompt_tokens + derived == vllm_server.max_model_len
+    assert out[("open", 0)].sampling["max_tokens"] == derived
+    assert runner.provenance()["served_model"] == vllm_server.model
+
+
+@pytest.mark.slow
+def test_real_server_seeds_reproduce_and_runs_differ(vllm_server):
+    runner = OpenAIRunner(vllm_server.model, base_url=vllm_server.base_url, retry=FAST)
+    requests = [req("p", run, max_tokens=24, seed=run_seed(5, run)) for run in range(4)]
+    first = run_all(runner, requests)
+    again = run_all(runner, requests)
+    assert all(g.error is None for g in first.values())
+    assert all(first[k].response == again[k].response for k in first)
+    assert len({g.response for g in first.values()}) > 1   # distinct seeds, distinct samples
+
+
+@pytest.mark.slow
+def test_real_server_refuses_prompt_that_cannot_fit(vllm_server):
+    runner = OpenAIRunner(vllm_server.model, base_url=vllm_server.base_url, retry=FAST)
+    long = req("huge", max_tokens=None, content="word " * 3000)
+    with pytest.raises(UserError, match="id 'huge': the prompt has \\d+ tokens"):
+        runner.prepare([req("ok"), long])
+    fit = req("tight", max_tokens=vllm_server.max_model_len)
+    with pytest.raises(UserError, match="id 'tight'.*exceeds the model's context"):
+        runner.prepare([fit])
