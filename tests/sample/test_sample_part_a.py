@@ -1,0 +1,516 @@
+"""Machine verification of the bundled sample, part A (seeds g365s-001 .. g365s-015).
+
+Every verifier below recomputes a row's answer from the problem's own parameters (brute
+force, exact Fractions, BFS, game search, simulation) and compares it with the gold stored
+in general365/data/sample/part_a.jsonl. The parameters are restated here next to each
+verifier; the question text is the source of truth, so a gold that drifts from its
+question fails here rather than in a model's score.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections import deque
+from fractions import Fraction as F
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from general365.schema import AnswerType, Category, Problem
+
+DATA = Path(__file__).resolve().parents[2] / "general365" / "data" / "sample" / "part_a.jsonl"
+VERIFIED_SOURCE = ("general365 sample (original); answer machine-verified by "
+                   "tests/sample/test_sample_part_a.py")
+REVIEWED_SOURCE = "general365 sample (original); answer reviewed twice by hand"
+INF = float("inf")
+
+
+@lru_cache(maxsize=None)
+def rows() -> dict:
+    out = {}
+    with DATA.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            d = json.loads(line)
+            out[d["id"]] = Problem.from_dict(d, path=str(DATA), line=n)
+    return out
+
+
+# --- gold parsing (only the plain forms this file's golds use) ------------------------
+
+def parse_number(s: str) -> F:
+    s = s.strip()
+    m = re.fullmatch(r"(-?)\\frac\{(\d+)\}\{(\d+)\}", s)
+    if m:
+        v = F(int(m[2]), int(m[3]))
+        return -v if m[1] else v
+    assert re.fullmatch(r"-?\d+(\.\d+)?", s), f"unexpected number gold {s!r}"
+    return F(s)
+
+
+def round_half_up(x: F, k: int) -> F:
+    scale = 10 ** k
+    return F((x * scale + F(1, 2)).__floor__(), scale)
+
+
+def parse_endpoint(s: str):
+    s = s.strip()
+    if s in (r"+\infty", r"\infty"):
+        return INF
+    if s == r"-\infty":
+        return -INF
+    return parse_number(s)
+
+
+def parse_intervals(s: str) -> list:
+    out = []
+    for part in s.split(r"\cup"):
+        m = re.fullmatch(r"\s*([\[(])(.+),(.+)([\])])\s*", part)
+        assert m, f"unexpected interval gold {part!r}"
+        out.append((m[1] == "[", parse_endpoint(m[2]), parse_endpoint(m[3]), m[4] == "]"))
+    return out
+
+
+def in_intervals(ivs, x) -> bool:
+    for lo_closed, lo, hi, hi_closed in ivs:
+        if (lo < x or (lo_closed and x == lo)) and (x < hi or (hi_closed and x == hi)):
+            return True
+    return False
+
+
+def check_interval(gold: str, member, lo: F, hi: F, step: F, extra=()) -> None:
+    """The gold set and the rule agree on a grid, on every gold endpoint and just beside it."""
+    ivs = parse_intervals(gold)
+    pts = set()
+    x = lo
+    while x <= hi:
+        pts.add(x)
+        x += step
+    eps = F(1, 10 ** 6)
+    for _, a, b, _ in ivs:
+        for e in (a, b):
+            if e not in (INF, -INF):
+                pts.update((e, e - eps, e + eps))
+    pts.update(extra)
+    bad = [p for p in sorted(pts) if member(p) != in_intervals(ivs, p)]
+    assert not bad, f"gold {gold} disagrees with the rules at {[str(p) for p in bad[:5]]}"
+
+
+def assert_gold(rid: str, computed) -> None:
+    p = rows()[rid]
+    if p.answer_type is AnswerType.NUMBER:
+        computed = F(computed)
+        gold = parse_number(p.answer)
+        if p.float_round:
+            assert round_half_up(computed, p.float_round) == gold, (rid, str(computed), p.answer)
+        else:
+            assert computed == gold, (rid, str(computed), p.answer)
+    elif p.answer_type.is_choice:
+        assert set(computed) == set(p.answer), (rid, computed, p.answer)
+        if p.answer_type is AnswerType.SINGLE_CHOICE:
+            assert len(p.answer) == 1
+    else:
+        assert computed == p.answer, (rid, computed, p.answer)
+
+
+VERIFIERS: dict = {}
+
+
+def verifies(*ids):
+    def deco(fn):
+        for rid in ids:
+            VERIFIERS[rid] = fn
+        return fn
+    return deco
+
+
+# --- g365s-001: skipped floor labels --------------------------------------------------
+
+def label_list(keep, upto=200):
+    return [n for n in range(1, upto) if keep(n)]
+
+
+def no4_no13(n):
+    return "4" not in str(n) and n != 13
+
+
+@verifies("g365s-001")
+def _(rid):
+    labels = label_list(no4_no13)
+    level = {lab: i + 1 for i, lab in enumerate(labels)}  # ground floor G is level 0
+    trip = [9, 31, 5, 17]
+    floors = sum(abs(level[a] - level[b]) for a, b in zip(trip, trip[1:]))
+    assert_gold(rid, F(floors) * F(7, 2) / F(7, 4) + 10 * (len(trip) - 2))
+
+
+@verifies("g365s-001-v1")
+def _(rid):
+    labels = label_list(lambda n: n != 13)
+    level = {lab: i + 1 for i, lab in enumerate(labels)}  # lobby L is level 0, P1 is -1
+    start = -2                                           # parking level P2
+    climbed = F(2) * 38 / 4                              # 38 s at 2 m/s, 4 m per floor
+    assert climbed.denominator == 1
+    (label,) = [lab for lab, lv in level.items() if lv == start + climbed]
+    assert_gold(rid, label)
+
+
+@verifies("g365s-001-v2")
+def _(rid):
+    labels = label_list(lambda n: "4" not in str(n))
+    level = {lab: i for i, lab in enumerate(labels)}      # label 1 is street level 0
+    level.update({"B1": -1, "B2": -2})
+    assert_gold(rid, (level[52] - level["B2"]) * 18)
+
+
+@verifies("g365s-001-v3")
+def _(rid):
+    numbers = label_list(lambda n: n % 2 == 1 and n != 13 and "4" not in str(n), 60)
+    pos = {num: i for i, num in enumerate(numbers)}
+    route = [7, 59, 21]
+    gaps = sum(abs(pos[a] - pos[b]) for a, b in zip(route, route[1:]))
+    assert_gold(rid, gaps * 15)
+
+
+# --- g365s-002: drawing until a match -------------------------------------------------
+
+def draw_orders(items):
+    """Every order of drawing all the (distinguishable) items, each equally likely."""
+    return list(itertools.permutations(items))
+
+
+def stop_index(order, stop):
+    for k in range(1, len(order) + 1):
+        if stop(order[:k]):
+            return k
+    return None
+
+
+def colour_pair(hand):
+    cols = [c for c, _ in hand]
+    return len(cols) != len(set(cols))
+
+
+@verifies("g365s-002")
+def _(rid):
+    socks = [("R", i) for i in range(3)] + [("B", i) for i in range(2)] + [("G", i) for i in range(2)]
+    orders = draw_orders(socks)
+    blue = 0
+    for o in orders:
+        k = stop_index(o, colour_pair)
+        cols = [c for c, _ in o[:k]]
+        blue += cols.count("B") == 2
+    assert_gold(rid, F(blue, len(orders)))
+
+
+@verifies("g365s-002-v1")
+def _(rid):
+    socks = [("R", i) for i in range(3)] + [("B", i) for i in range(2)] + [("G", 0)]
+    orders = draw_orders(socks)
+    total = sum(stop_index(o, lambda h: len({c for c, _ in h}) == 3) for o in orders)
+    assert_gold(rid, F(total, len(orders)))
+
+
+@verifies("g365s-002-v2")
+def _(rid):
+    marbles = [("R", i) for i in range(3)] + [("B", i) for i in range(3)] + [("W", 0)]
+
+    def match(hand):
+        cols = [c for c, _ in hand]
+        return "W" in cols and len(cols) >= 2 or len(cols) != len(set(cols))
+    orders = draw_orders(marbles)
+    hits = sum(("W", 0) in o[:stop_index(o, match)] for o in orders)
+    assert_gold(rid, F(hits, len(orders)))
+
+
+@verifies("g365s-002-v3")
+def _(rid):
+    gloves = [(c, side) for c in ("black", "brown", "grey") for side in ("L", "R")]
+
+    def match(hand):
+        return any((c, "L") in hand and (c, "R") in hand for c, _ in hand)
+    orders = draw_orders(gloves)
+    hits = sum(stop_index(o, match) > 3 for o in orders)
+    assert_gold(rid, F(hits, len(orders)))
+
+
+# --- g365s-003: take-away game with a no-repeat rule ----------------------------------
+
+def mover_wins(n, moves, last_wins=True, ban="opponent"):
+    """Does the player to move win from n tokens? A player with no legal move loses."""
+    @lru_cache(maxsize=None)
+    def win(n, opp_last, my_last):
+        banned = opp_last if ban == "opponent" else my_last
+        options = [m for m in moves if m <= n and m != banned]
+        if not options:
+            return False
+        for m in options:
+            if n - m == 0:
+                if last_wins:
+                    return True
+                continue          # taking the last token loses: never chosen when avoidable
+            if not win(n - m, m, opp_last):
+                return True
+        return False
+    return win(n, None, None)
+
+
+@verifies("g365s-003")
+def _(rid):
+    assert_gold(rid, sum(mover_wins(n, (1, 2, 3), ban="own") for n in range(1, 31)))
+
+
+@verifies("g365s-003-v1")
+def _(rid):
+    assert_gold(rid, sum(mover_wins(n, (1, 2, 3), last_wins=False, ban="own")
+                         for n in range(1, 31)))
+
+
+@verifies("g365s-003-v2")
+def _(rid):
+    assert_gold(rid, sum(not mover_wins(n, (2, 3, 5)) for n in range(1, 51)))
+
+
+@verifies("g365s-003-v3")
+def _(rid):
+    assert_gold(rid, sum(mover_wins(n, (1, 3, 4), ban="own") for n in range(1, 31)))
+
+
+# --- g365s-004: scheduling two workers and one shared machine -------------------------
+
+def best_makespan(tasks, workers):
+    """Exhaustive search over start orders and worker choices.
+
+    tasks: name -> (minutes, prerequisites, allowed workers (empty: needs nobody), machine).
+    Each worker and each machine does one thing at a time. Placing tasks in every
+    prerequisite-respecting order, each as early as its worker, machine and prerequisites
+    allow, reaches an optimal schedule (order an optimal schedule by start time)."""
+    best = [INF]
+
+    def go(done, free, finish):
+        if len(done) == len(tasks):
+            best[0] = min(best[0], max(finish.values()))
+            return
+        for name, (dur, pre, allowed, machine) in tasks.items():
+            if name in done or not set(pre) <= done:
+                continue
+            ready = max([finish[p] for p in pre], default=0)
+            for w in (allowed or [None]):
+                start = max(ready, free.get(w, 0) if w else 0,
+                            free.get(machine, 0) if machine else 0)
+                if start + dur >= best[0]:
+                    continue
+                f2 = dict(free)
+                if w:
+                    f2[w] = start + dur
+                if machine:
+                    f2[machine] = start + dur
+                go(done | {name}, f2, {**finish, name: start + dur})
+    go(frozenset(), {}, {})
+    return best[0]
+
+
+KITCHEN = {   # name: (minutes, prerequisites, who may do it (empty: nobody needed), machine)
+    "chop": (15, (), ("Ana", "Ben"), None),
+    "dough": (20, (), ("Ana",), None),
+    "rise": (30, ("dough",), (), None),
+    "bread": (25, ("rise",), (), "oven"),
+    "roast": (35, ("chop",), (), "oven"),
+    "sauce": (25, ("chop",), ("Ana", "Ben"), None),
+    "mix": (20, (), ("Ben",), None),
+    "custard": (15, ("mix",), (), "oven"),
+    "cool": (20, ("custard",), (), None),
+    "plate": (10, ("bread", "roast", "sauce", "cool"), ("Ana", "Ben"), None),
+}
+
+
+@verifies("g365s-004")
+def _(rid):
+    assert_gold(rid, best_makespan(KITCHEN, ("Ana", "Ben")))
+
+
+@verifies("g365s-004-v1")
+def _(rid):
+    alone = {k: (d, p, ("Ana",) if who else (), m) for k, (d, p, who, m) in KITCHEN.items()}
+    assert_gold(rid, best_makespan(alone, ("Ana",)))
+
+
+@verifies("g365s-004-v2")
+def _(rid):
+    kl = ("Kai", "Lena")
+    shop = {
+        "brakes A": (35, (), ("Lena",), "lift"),
+        "dry A": (25, ("brakes A",), (), None),
+        "polish A": (10, ("dry A",), kl, None),
+        "parts B": (30, (), (), None),
+        "tyres B": (20, ("parts B",), kl, "lift"),
+        "align B": (15, ("tyres B",), kl, None),
+        "oil C": (15, (), kl, "lift"),
+        "wash C": (20, ("oil C",), ("Kai",), None),
+    }
+    assert_gold(rid, best_makespan(shop, kl))
+
+
+@verifies("g365s-004-v3")
+def _(rid):
+    kitchen = dict(KITCHEN)
+    kitchen["custard"] = (15, ("mix",), (), "small oven")
+    assert_gold(rid, best_makespan(kitchen, ("Ana", "Ben")))
+
+
+# --- g365s-005: catching a bus (sets of speeds and times) -----------------------------
+
+def bus_trip_on_time(at_stop, walk_on, buses, stay, ride, deadline, wait_limit=None):
+    """at_stop: arrival time at the stop; walk_on: arrival time if she walks on instead."""
+    for a in buses:
+        if a <= at_stop <= a + stay:
+            return a + stay + ride <= deadline
+    if wait_limit is not None:
+        for a in buses:
+            if at_stop < a <= at_stop + wait_limit:
+                return a + stay + ride <= deadline
+    return walk_on <= deadline
+
+
+def breakpoints(*groups):
+    return {F(x) for g in groups for x in g if x > 0}
+
+
+@verifies("g365s-005")
+def _(rid):
+    # 2 km to the stop, 3 km more to school; times in minutes after 7:40; v in km/h.
+    buses, stay, ride, deadline = (20, 32, 44), 1, 15, 50
+
+    def member(v):
+        return bus_trip_on_time(F(120) / v, F(300) / v, buses, stay, ride, deadline)
+    crit = breakpoints([F(120, a) for a in buses], [F(120, a + stay) for a in buses], [F(6)])
+    check_interval(rows()[rid].answer, member, F(1, 8), F(30), F(1, 16), crit)
+
+
+@verifies("g365s-005-v1")
+def _(rid):
+    buses, stay, ride, deadline = (20, 32, 44), 1, 15, 50
+
+    def member(v):
+        return bus_trip_on_time(F(120) / v, F(270) / v, buses, stay, ride, deadline,
+                                wait_limit=5)
+    crit = breakpoints([F(120, a) for a in buses], [F(120, a - 5) for a in buses],
+                       [F(120, a + stay) for a in buses], [F(27, 5)])
+    check_interval(rows()[rid].answer, member, F(1, 8), F(30), F(1, 16), crit)
+
+
+def light_green(t, offset, green, period):
+    return (t - offset) % period < green
+
+
+@verifies("g365s-005-v2")
+def _(rid):
+    lights = LIGHTS_V2
+
+    def member(v):
+        if not 3 <= v <= 10:
+            return False
+        return all(light_green(F(x) / v, off, g, p) for x, off, g, p in lights)
+    crit = {F(x, off + k * p + s) for x, off, g, p in lights for k in range(0, 6)
+            for s in (0, g) if off + k * p + s > 0}
+    check_interval(rows()[rid].answer, member, F(1, 8), F(12), F(1, 32), crit)
+
+
+LIGHTS_V2 = ((200, 20, 30, 60), (400, 45, 35, 60), (1300, 40, 30, 60))  # m, offset, green, period
+
+
+@verifies("g365s-005-v3")
+def _(rid):
+    # She walks at 5 km/h: 24 minutes to the stop, 60 minutes all the way; d after 7:00.
+    buses, stay, ride, deadline = (60, 72, 84), 1, 15, 90
+
+    def member(d):
+        if not 0 <= d <= 60:
+            return False
+        return bus_trip_on_time(d + 24, d + 60, buses, stay, ride, deadline)
+    check_interval(rows()[rid].answer, member, F(-5), F(65), F(1, 4))
+
+
+# --- the tests ------------------------------------------------------------------------
+
+def pytest_generate_tests(metafunc):
+    # Collected after every verifier above has registered itself.
+    if "verified_id" in metafunc.fixturenames:
+        metafunc.parametrize("verified_id", sorted(VERIFIERS))
+
+
+def test_verified_answer(verified_id):
+    assert verified_id in rows(), f"verifier for a row that does not exist: {verified_id}"
+    VERIFIERS[verified_id](verified_id)
+
+
+def test_source_field_matches_the_verifiers():
+    claimed = {rid for rid, p in rows().items() if p.source == VERIFIED_SOURCE}
+    assert claimed == set(VERIFIERS)
+    for rid, p in rows().items():
+        assert p.source in (VERIFIED_SOURCE, REVIEWED_SOURCE), rid
+    assert len(VERIFIERS) >= 45
+
+
+def test_ids_variants_and_inheritance():
+    ps = rows()
+    seeds = [f"g365s-{i:03d}" for i in range(1, 16)]
+    expected = [s + suffix for s in seeds for suffix in ("", "-v1", "-v2", "-v3")]
+    assert sorted(ps) == sorted(expected)
+    for rid, p in ps.items():
+        seed = ps[p.seed_id]
+        assert p.seed_id == rid[:9] and p.variant == (int(rid[-1]) if "-v" in rid else 0)
+        assert p.categories == seed.categories and p.answer_type == seed.answer_type
+        assert p.question.strip() and p.answer.strip()
+        assert len(p.reasoning) > 80, f"{rid}: reasoning trace missing or too short"
+    texts = [p.question for p in ps.values()]
+    assert len(set(texts)) == len(texts)
+
+
+def test_category_and_answer_type_mix():
+    seeds = [p for p in rows().values() if p.is_seed]
+    for c in Category:
+        assert sum(c in p.categories for p in seeds) >= 3, c
+    assert sum(len(p.categories) >= 2 for p in seeds) >= 11
+    kinds = [p.answer_type for p in seeds]
+    assert kinds.count(AnswerType.INTERVAL) >= 2
+    assert kinds.count(AnswerType.NUMBER) + kinds.count(AnswerType.INTERVAL) == 10
+    assert kinds.count(AnswerType.SINGLE_CHOICE) == 2
+    assert kinds.count(AnswerType.MULTIPLE_CHOICE) == 2
+    assert kinds.count(AnswerType.TEXT) == 1
+    assert sum(p.float_round > 0 for p in rows().values()) >= 3
+
+
+INSTRUCTION = {
+    AnswerType.NUMBER: "Put your final answer in \\boxed{}.",
+    AnswerType.INTERVAL: "using interval notation.",
+    AnswerType.SINGLE_CHOICE: "Select the one correct option and put its letter in \\boxed{}.",
+    AnswerType.MULTIPLE_CHOICE: "put their letters in \\boxed{}, e.g. \\boxed{AC}.",
+    AnswerType.TEXT: "State your final answer in \\boxed{}.",
+}
+
+
+def test_questions_end_with_their_format_instruction():
+    for rid, p in rows().items():
+        assert p.question.endswith(INSTRUCTION[p.answer_type]), rid
+
+
+def test_choice_golds_name_listed_options():
+    for rid, p in rows().items():
+        if p.answer_type.is_choice:
+            letters = re.findall(r"(?m)^([A-H])\. ", p.question)
+            assert letters == sorted(letters) and len(letters) >= 4, rid
+            assert p.answer == "".join(sorted(set(p.answer))), rid
+            assert set(p.answer) <= set(letters), rid
+
+
+def test_rule_golds_parse_with_math_verify():
+    math_verify = pytest.importorskip("math_verify")
+    for rid, p in rows().items():
+        if p.answer_type.is_rule_graded:
+            parsed = math_verify.parse("$" + p.answer + "$")
+            assert parsed, f"{rid}: math-verify cannot parse {p.answer!r}"
+            assert math_verify.verify(parsed, parsed), rid
+        if p.float_round:
+            assert re.fullmatch(r"-?\d+\.\d{%d}" % p.float_round, p.answer), rid
