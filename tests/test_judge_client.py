@@ -323,3 +323,28 @@ def test_async_api_and_sync_api_inside_a_running_loop(fault_server, tmp_path):
 
     results = asyncio.run(main())
     assert [r.status for r in results] == [Status.CORRECT, Status.INCORRECT]
+
+
+@pytest.mark.parametrize("mode", ["json_schema", "vllm"])
+def test_structured_output_requests(fault_server, tmp_path, mode):
+    fault_server.set_script(lambda req, n: Behaviour.reply(TRUE))
+    [r] = make_judge(fault_server, tmp_path, structured=mode, max_tokens=32,
+                     extra_body={"top_k": 1}).judge_batch([ITEM_RIGHT])
+    assert r.status is Status.CORRECT
+    req = fault_server.requests[0]
+    assert req["max_tokens"] == 32 and req["top_k"] == 1
+    if mode == "json_schema":
+        schema = req["response_format"]["json_schema"]["schema"]
+        assert schema["properties"] == {"accuracy": {"type": "boolean"}}
+        assert "structured_outputs" not in req
+    else:
+        assert req["structured_outputs"] == {"choice": [TRUE, FALSE]}
+        assert "response_format" not in req
+    # and every allowed reply is one the parser accepts
+    from general365.grading.judge_prompt import VERDICT_CHOICES, parse_reply
+    assert [parse_reply(c).accuracy for c in VERDICT_CHOICES] == [True, False]
+
+
+def test_unknown_structured_mode_is_refused():
+    with pytest.raises(UserError, match="structured must be one of"):
+        Judge(MODEL, structured="regex", cache=False)

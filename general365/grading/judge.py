@@ -32,8 +32,8 @@ from typing import Any, Sequence
 from ..errors import MissingExtra, UserError
 from ..schema import Status
 from .judge_cache import CachedVerdict, JudgeCache, cache_key
-from .judge_prompt import (MAX_PREDICTION_CHARS, PROMPT_VERSION, VERDICT_SCHEMA,
-                           build_messages, parse_reply, truncate_prediction)
+from .judge_prompt import (MAX_PREDICTION_CHARS, PROMPT_VERSION, VERDICT_CHOICES,
+                           VERDICT_SCHEMA, build_messages, parse_reply, truncate_prediction)
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ class Judge:
     cache: True (the default path, see judge_cache.default_cache_path), False (none), a
     path, or a JudgeCache.
     structured: None, "json_schema" (OpenAI `response_format`) or "vllm" (vLLM's
-    `structured_outputs`, no free whitespace): constrain the reply to {"accuracy": bool}.
+    `structured_outputs` choice of the two verdict objects): constrain the reply.
     """
 
     def __init__(self, model: str, *, base_url: str | None = None,
@@ -258,8 +258,9 @@ class Judge:
             kw["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": "judge_verdict", "schema": VERDICT_SCHEMA, "strict": True}}
         elif self.structured == "vllm":
-            extra["structured_outputs"] = {"json": VERDICT_SCHEMA,
-                                           "disable_any_whitespace": True}
+            # A choice, not the JSON schema: a schema still lets a weak model emit
+            # whitespace until max_tokens (seen with the tiny test model).
+            extra["structured_outputs"] = {"choice": list(VERDICT_CHOICES)}
         if extra:
             kw["extra_body"] = extra
         return kw

@@ -45,6 +45,7 @@ VERDICT_SCHEMA = {
     "required": ["accuracy"],
     "additionalProperties": False,
 }
+VERDICT_CHOICES = ('{"accuracy": true}', '{"accuracy": false}')
 
 
 def truncate_prediction(prediction: str, limit: int = MAX_PREDICTION_CHARS) -> str:
