@@ -31,7 +31,7 @@ def letters(candidate: str | None) -> frozenset[str] | None:
     """The option letters a candidate names, or None when it names none."""
     if not candidate:
         return None
-    s = normalize(candidate)
+    s = normalize(candidate).replace("$", "")
     s = _PREFIX.sub("", s).strip().rstrip(".").strip()
     if not s:
         return None

@@ -70,8 +70,8 @@ def grade_iter(responses: Iterable, problems=None, *, policy: str = "paper", jud
     check_policy(policy, judge)
     if not (isinstance(timeout, (int, float)) and timeout > 0):
         raise UserError(f"timeout must be a positive number of seconds (got {timeout!r})")
-    lookup = _problem_lookup(problems)
-    golds = _Golds()
+    lookup = problem_lookup(problems)
+    golds = GoldCache()
     bar = None
     if progress:
         from tqdm import tqdm
@@ -102,7 +102,7 @@ def grade_iter(responses: Iterable, problems=None, *, policy: str = "paper", jud
 # --- inputs -------------------------------------------------------------------------
 
 
-def _problem_lookup(problems) -> Mapping[str, Problem] | None:
+def problem_lookup(problems) -> Mapping[str, Problem] | None:
     if problems is None:
         return None
     if isinstance(problems, Mapping):
@@ -130,7 +130,7 @@ def _resolve(responses: Iterable, lookup, path) -> Iterator[tuple[Response, Prob
         yield r, p
 
 
-class _Golds:
+class GoldCache:
     """Each problem's gold parsed once (keyed by the gold itself, so inline golds repeated
     on every response of a problem are parsed once too)."""
 
@@ -163,7 +163,7 @@ class _Golds:
 
 
 class _Chunk:
-    def __init__(self, rows: list[tuple[Response, Problem]], golds: _Golds, policy: str):
+    def __init__(self, rows: list[tuple[Response, Problem]], golds: GoldCache, policy: str):
         self.rows = rows
         self.policy = policy
         self.verdicts: list[Verdict] = [None] * len(rows)  # type: ignore[list-item]
@@ -183,7 +183,7 @@ class _Chunk:
                                    extracted if extracted is not None else ex.candidate,
                                    judge, detail)
 
-    def _plan(self, i: int, resp: Response, prob: Problem, ex: Extraction, golds: _Golds) -> None:
+    def _plan(self, i: int, resp: Response, prob: Problem, ex: Extraction, golds: GoldCache) -> None:
         t = prob.answer_type
         if t.is_rule_graded:
             gold = golds.rule(prob)

@@ -151,15 +151,19 @@ def sympy_gold(gold: GoldAnswer):
     return value, parsed
 
 
-def grade_slow(gold: GoldAnswer, candidate: str) -> RuleResult:
-    """The verdict through math-verify (call in a worker: it may take long)."""
-    fast = grade_fast(gold, candidate)
-    if fast is not None:
-        return fast
+def grade_slow(gold: GoldAnswer, candidate: str, *, fast: bool = True) -> RuleResult:
+    """The verdict through math-verify (call in a worker: it may take long). `fast=False`
+    skips the fast path (the tests use it to check that both paths agree)."""
+    if fast:
+        quick = grade_fast(gold, candidate)
+        if quick is not None:
+            return quick
     from math_verify import verify
 
     from . import symbolic as sets
 
+    if not fast:
+        gold = GoldAnswer(gold.text, gold.answer_type, gold.float_round)
     gold_value, gold_parsed = sympy_gold(gold)
     parsed = _mv_parse(exact.normalize(candidate))
     pred = next((p for p in parsed if not isinstance(p, str)), None)

@@ -1,0 +1,170 @@
+"""`general365 grade RESPONSES.jsonl --out GRADED.jsonl`: wiring only.
+
+The responses file is read twice, line by line and never whole: a first pass checks every
+line (JSON, fields, a problem for each id, each gold parses), so a bad line stops the
+command before any judge call is paid for; the second pass grades in chunks and writes the
+graded rows as they come, to a temporary file renamed at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import DataError, UserError
+from ..schema import Response, graded_record
+from .pool import DEFAULT_TIMEOUT
+from .summary import GradeSummary
+
+
+def add_arguments(p) -> None:
+    from .hybrid import POLICIES
+
+    p.add_argument("responses", help="responses.jsonl (one response a line)")
+    p.add_argument("--out", required=True, help="where to write graded.jsonl")
+    p.add_argument("--dataset", help="the problems: 'sample', a Hub id, a file or a folder "
+                                     "(without it, responses must carry their gold inline)")
+    p.add_argument("--split", default="public", help="dataset split (default: public)")
+    p.add_argument("--policy", choices=POLICIES, default="paper",
+                   help="paper: rule + judge as in the paper; cascade: rule, then the judge "
+                        "where the rule says not correct; rule: no judge (default: paper)")
+    g = p.add_argument_group("LLM judge (policies paper and cascade)")
+    g.add_argument("--judge-model", help="judge model name, e.g. gpt-4.1")
+    g.add_argument("--judge-base-url", help="OpenAI-compatible base URL")
+    g.add_argument("--judge-api-key-env", default="OPENAI_API_KEY",
+                   help="environment variable holding the API key (default: OPENAI_API_KEY)")
+    g.add_argument("--judge-concurrency", type=int, default=16)
+    g.add_argument("--judge-votes", type=int, default=1, help="odd number of votes (majority)")
+    g.add_argument("--judge-cache", help="judge cache file (SQLite); 'none' to switch it off")
+    p.add_argument("--workers", type=int, default=None,
+                   help="rule-grading processes (default: CPU count)")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                   help=f"hard time limit per rule-graded answer, seconds (default {DEFAULT_TIMEOUT:g})")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def read_responses(path: str) -> Iterator[tuple[int, Response]]:
+    """(line number, Response) for each non-blank line; one DataError for a bad line."""
+    try:
+        f = open(path, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror}") from None
+    with f:
+        n = 0
+        while True:
+            try:
+                line = f.readline()
+            except UnicodeDecodeError:
+                raise DataError("not UTF-8 text", path=path, line=n + 1) from None
+            if not line:
+                return
+            n += 1
+            if not line.strip():
+                continue
+            try:
+                d = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"not valid JSON ({exc.msg})", path=path, line=n,
+                                expected="one JSON object a line") from None
+            yield n, Response.from_dict(d, path=path, line=n)
+
+
+def _make_judge(args):
+    if not args.judge_model:
+        return None
+    from .judge import Judge
+
+    cache = True
+    if args.judge_cache:
+        cache = False if args.judge_cache.lower() == "none" else args.judge_cache
+    return Judge(args.judge_model, base_url=args.judge_base_url,
+                 api_key_env=args.judge_api_key_env, concurrency=args.judge_concurrency,
+                 votes=args.judge_votes, cache=cache)
+
+
+def main(args) -> int:
+    from .hybrid import GoldCache, problem_lookup, check_policy, grade_iter
+
+    if args.workers is not None and args.workers < 1:
+        raise UserError(f"--workers must be at least 1 (got {args.workers})")
+    if not args.timeout > 0:
+        raise UserError(f"--timeout must be a positive number of seconds (got {args.timeout})")
+    if args.policy != "rule" and not args.judge_model:
+        raise UserError(f"--policy {args.policy} needs an LLM judge: give --judge-model "
+                        "(and --judge-base-url for a server other than OpenAI's), or use "
+                        "--policy rule")
+    if not os.path.isfile(args.responses):
+        raise UserError(f"{args.responses}: no such file")
+    problems = None
+    if args.dataset:
+        from ..data.load import load_problems
+
+        problems = problem_lookup(load_problems(source=args.dataset, split=args.split))
+
+    # Pass 1: every line checked before anything is graded or written.
+    golds = GoldCache()
+    count = 0
+    for n, resp in read_responses(args.responses):
+        count += 1
+        if problems is not None:
+            prob = problems.get(resp.id)
+            if prob is None:
+                raise DataError("no problem with this id in the dataset", path=args.responses,
+                                line=n, row_id=resp.id, field="id",
+                                expected=f"an id of dataset {args.dataset!r}")
+        else:
+            prob = resp.inline_problem(path=args.responses, line=n)
+            if prob is None:
+                raise DataError("no gold answer in the response and no --dataset given",
+                                path=args.responses, line=n, row_id=resp.id, field="answer",
+                                expected="inline 'answer' and 'answer_type', or --dataset")
+        if prob.answer_type.is_rule_graded:
+            try:
+                golds.rule(prob)
+            except DataError as exc:
+                raise DataError(exc.detail, path=args.responses, line=n, row_id=resp.id,
+                                field="answer", value=prob.answer, expected=exc.expected) from None
+    if count == 0:
+        raise UserError(f"{args.responses}: no responses in the file")
+
+    judge = _make_judge(args)
+    check_policy(args.policy, judge)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    summary = GradeSummary()
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            stream = (r for _, r in read_responses(args.responses))
+            for g in grade_iter(_Sized(stream, count), problems, policy=args.policy, judge=judge,
+                                workers=args.workers, timeout=args.timeout,
+                                progress=not args.no_progress, path=args.responses):
+                f.write(json.dumps(graded_record(g.response, g.verdict, g.problem),
+                                   ensure_ascii=False) + "\n")
+                summary.add(g.verdict, g.problem)
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+        if judge is not None and hasattr(judge, "close"):
+            judge.close()
+    print(f"graded {count} responses -> {out}  (policy {args.policy})")
+    print(summary.render())
+    sys.stdout.flush()
+    return 0
+
+
+class _Sized:
+    """An iterator that knows its length (for the progress bar), read lazily."""
+
+    def __init__(self, it, n: int):
+        self._it, self._n = it, n
+
+    def __iter__(self):
+        return self._it
+
+    def __len__(self) -> int:
+        return self._n

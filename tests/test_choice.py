@@ -1,0 +1,60 @@
+"""The deterministic option-letter grader (choice.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from general365.grading.choice import grade_choice, letters
+from general365.schema import Status
+
+BD = frozenset("BD")
+
+
+@pytest.mark.parametrize("cand", [
+    "B, D", "B and D", "(B)(D)", r"\text{BD}", "BD", "DB", "D, B", "B/D", "B; D.", "(B), (D)",
+    "Options B and D", "$B$, $D$", "**B, D**", "B & D", "Both B and D", "[B] [D]",
+])
+def test_all_and_only_the_gold_letters_any_order(cand):
+    assert letters(cand) == BD
+    assert grade_choice(BD, cand, single=False).status is Status.CORRECT
+
+
+@pytest.mark.parametrize("cand", ["B", "B, C, D", "A", "BCD", "D"])
+def test_missing_or_extra_letters_are_incorrect(cand):
+    assert grade_choice(BD, cand, single=False).status is Status.INCORRECT
+
+
+@pytest.mark.parametrize("cand,want", [
+    ("Option B", "B"), ("B", "B"), (r"\text{(B)}", "B"), ("B. 42", "B"), ("(B) Paris", "B"),
+    ("The correct option is C", "C"), ("Choice: D", "D"), (r"\textbf{A}", "A"),
+])
+def test_single_letters(cand, want):
+    assert letters(cand) == frozenset(want)
+
+
+@pytest.mark.parametrize("cand", [
+    "Paris", "I think B", "NO", "YES", "b", "ABBA", "The Eiffel Tower", "42", "",
+    "A bridge", "It is A",
+])
+def test_words_and_option_text_are_not_letters(cand):
+    assert letters(cand) is None
+    assert grade_choice(frozenset("A"), cand or None, single=True).status in (
+        Status.INCORRECT, Status.NO_ANSWER)
+
+
+def test_letter_list_means_letters():
+    assert letters("A and B") == frozenset("AB")
+
+
+def test_single_choice_with_two_letters_is_incorrect():
+    res = grade_choice(frozenset("B"), "B, D", single=True)
+    assert res.status is Status.INCORRECT and "single" in res.detail
+
+
+def test_no_candidate_is_no_answer():
+    assert grade_choice(BD, None, single=False).status is Status.NO_ANSWER
+
+
+def test_option_text_gives_a_reason():
+    res = grade_choice(frozenset("A"), "Paris", single=True)
+    assert res.status is Status.INCORRECT and "no option letter" in res.detail

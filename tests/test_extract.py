@@ -1,0 +1,85 @@
+"""Step 1 (the final-answer region) and step 2 (the candidate answer) of GRADING.md."""
+
+from __future__ import annotations
+
+import pytest
+
+from general365.grading.extract import NO_CANDIDATE, NO_REGION, extract, final_region, last_boxed
+from general365.markers import REASONING_MARKERS
+
+
+def test_region_is_after_the_last_closing_marker():
+    assert final_region(r"<think>a \boxed{7}</think>b</think> c") == " c"
+
+
+@pytest.mark.parametrize("open_,close", REASONING_MARKERS)
+def test_every_shared_marker_closes_a_block(open_, close):
+    ex = extract(f"{open_}thinking \\boxed{{7}}{close} so \\boxed{{12}}")
+    assert ex.candidate == "12"
+    cut = extract(f"{open_}thinking \\boxed{{7}}")
+    assert cut.region is None and cut.candidate is None and cut.detail == NO_REGION
+
+
+def test_close_without_open_is_a_closed_block():
+    # Chat templates often put <think> in the prompt, so only the close is in the output.
+    assert extract(r"\boxed{7} reasoning</think>\boxed{12}").candidate == "12"
+
+
+def test_no_marker_means_the_whole_response():
+    assert extract(r"so \boxed{12}").region == r"so \boxed{12}"
+
+
+def test_last_boxed_wins_and_braces_balance():
+    assert last_boxed(r"\boxed{1} then \boxed{\frac{1}{2}}") == r"\frac{1}{2}"
+    assert last_boxed(r"\boxed{\{1,2\}}") == r"\{1,2\}"
+    assert last_boxed(r"\boxed{[2,5)}") == "[2,5)"
+    # An unclosed last \boxed{ (cut off) falls back to the last complete one.
+    assert last_boxed(r"\boxed{3} and \boxed{\frac{1}{2}") == "3"
+
+
+@pytest.mark.parametrize("text,want", [
+    (r"\fbox{4}", "4"), (r"\boxed 5", "5"), (r"\boxed {6}", "6"), (r"$\boxed{7}$.", "7"),
+    (r"\boxed{\text{B}}", r"\text{B}"),
+])
+def test_boxed_variants(text, want):
+    assert extract(text).candidate == want
+
+
+def test_boxed_is_not_a_prefix_match():
+    assert last_boxed(r"\boxedtext{4}") is None
+
+
+@pytest.mark.parametrize("text,want", [
+    ("Final answer: 3,600 seconds", "3,600 seconds"),
+    ("The answer is 12.", "12"),
+    ("The answer is 3.75.", "3.75"),
+    ("**Answer:** 42", "42"),
+    ("**Answer**: 42", "42"),
+    ("**Final Answer:** $\\frac{1}{2}$ because ...", "\\frac{1}{2}"),
+    ("The final answer is: **12**", "12"),
+    ("Work.\n\nAnswer: B and D", "B and D"),
+    ("The answer is 5. Check: 2 + 3 = 5.", "5"),
+    ("the answer is 12\nFinal answer: 13", "13"),
+    ("final answer is \\(x = 4\\)", "x = 4"),
+])
+def test_final_answer_statements(text, want):
+    ex = extract(text)
+    assert ex.candidate == want and ex.source == "statement"
+
+
+def test_boxed_beats_a_later_statement():
+    assert extract(r"\boxed{12}. The answer is 13").candidate == "12"
+
+
+@pytest.mark.parametrize("text", [
+    "I think it is twelve", "Let us answer this question first. We get 5.", "",
+    "No answer here: none", "<think>long</think>   ",
+])
+def test_no_candidate(text):
+    ex = extract(text)
+    assert ex.candidate is None and ex.detail in (NO_CANDIDATE,)
+
+
+def test_statement_inside_reasoning_is_not_used():
+    ex = extract("<think>The answer is 12.</think> I am not sure.")
+    assert ex.candidate is None

@@ -1,0 +1,198 @@
+"""The rule grader (rule.py, exact.py, symbolic.py) on real math-verify, in this process."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from general365.grading import exact
+from general365.grading.rule import GoldAnswer, grade_fast, grade_slow, parse_gold
+from general365.schema import AnswerType, Status
+
+N, I = AnswerType.NUMBER, AnswerType.INTERVAL
+
+
+def verdict(gold, candidate, k=0, t=N, fast=True):
+    return grade_slow(parse_gold(gold, t, k), candidate, fast=fast).status
+
+
+# --- parse_gold (the dataset importer's entry point) ---------------------------------
+
+
+def test_parse_gold_plain_number_takes_the_fast_path():
+    g = parse_gold("3,600", N, 0)
+    assert isinstance(g, GoldAnswer) and g.number.value == 3600 and not g.number.percent
+    assert parse_gold(r"-\frac{3}{4}", N, 2).number.value == Fraction(-3, 4)
+    assert parse_gold("25\\%", N, 0).number.percent
+
+
+def test_parse_gold_interval_spans():
+    g = parse_gold(r"(4,+\infty)\cup(-\infty,3)", I, 0)
+    assert g.spans == (exact.Span(None, False, Fraction(3), False),
+                       exact.Span(Fraction(4), False, None, False))
+
+
+@pytest.mark.parametrize("gold,t", [(r"\sqrt{2}", N), (r"\{1,2\}", I), ("2\\le x<5", I),
+                                    (r"x\in[2,5)", I), ("1,2,3", N), (r"\frac{\pi}{2}", N)])
+def test_parse_gold_accepts_what_math_verify_reads(gold, t):
+    g = parse_gold(gold, t, 0)
+    assert g.text == gold and g.answer_type is t
+
+
+@pytest.mark.parametrize("gold,t,reason", [
+    ("[2,5", I, "cannot read"), ("abc", N, "not a number"), ("abc", I, "not an interval"),
+    ("", N, "empty"), ("   ", I, "empty"), ("x+1", N, "not a number"),
+])
+def test_parse_gold_raises_value_error_with_the_reason(gold, t, reason):
+    with pytest.raises(ValueError, match=reason):
+        parse_gold(gold, t, 0)
+
+
+def test_parse_gold_rejects_a_bad_float_round():
+    with pytest.raises(ValueError, match="float_round"):
+        parse_gold("1", N, -1)
+    with pytest.raises(ValueError, match="float_round"):
+        parse_gold("1", N, "2")
+
+
+def test_parse_gold_for_judged_types_keeps_the_text():
+    g = parse_gold("Paris", AnswerType.TEXT, 0)
+    assert g.text == "Paris" and g.number is None and g.spans is None
+
+
+# --- math-verify traps the grader must avoid ----------------------------------------
+
+
+def test_bare_interval_and_set_golds_are_read():
+    # math-verify alone parses a bare `[2,5)` or `\{1,2\}` to nothing.
+    from math_verify import parse
+
+    assert parse("[2,5)", parsing_timeout=None) == []
+    assert verdict("[2,5)", "[2,5)", t=I, fast=False) is Status.CORRECT
+    assert verdict(r"\{1,2\}", r"\{2,1\}", t=I) is Status.CORRECT
+    assert verdict(r"\{1,2\}", r"\{1,3\}", t=I) is Status.INCORRECT
+
+
+def test_bare_list_is_a_list_not_a_decimal():
+    # math-verify reads a bare `1,2,3` as 1.2.
+    assert verdict("1,2,3", "3, 2, 1") is Status.CORRECT
+    assert verdict("1,2,3", "1.2") is Status.INCORRECT
+    assert verdict("1,2,3", "1,2") is Status.INCORRECT
+
+
+def test_float_round_rounds_the_prediction_half_up_not_both_sides_to_six_places():
+    # math-verify's float_rounding=6 would call 3.0000001 equal to 3.
+    assert verdict("3", "3.0000001") is Status.INCORRECT
+    assert verdict("3", "3.0000001", fast=False) is Status.INCORRECT
+    assert verdict("2.68", "2.675", 2) is Status.CORRECT     # binary 2.675 is below the half
+    assert verdict("2.68", "2.675", 2, fast=False) is Status.CORRECT
+    assert verdict("-2.68", "-2.675", 2) is Status.CORRECT   # halves away from zero
+    assert verdict("0.33", r"\frac{1}{3}", 2) is Status.CORRECT
+    assert verdict("1.41", r"\sqrt{2}", 2) is Status.CORRECT
+    assert verdict("1.42", r"\sqrt{2}", 2) is Status.INCORRECT
+    assert verdict(r"\sqrt{2}", "1.414") is Status.INCORRECT  # k = 0 is exact
+    assert verdict(r"\sqrt{8}", r"2\sqrt{2}") is Status.CORRECT
+
+
+def test_gold_itself_is_rounded_to_k_places():
+    # A gold given with more places than k still compares at k places.
+    assert verdict("3.14159", "3.14", 2) is Status.CORRECT
+    assert verdict("3.145", "3.15", 2) is Status.CORRECT
+
+
+def test_percent_rules():
+    assert verdict("25", r"25\%") is Status.CORRECT
+    assert verdict("0.25", r"25\%") is Status.CORRECT     # the same quantity
+    assert verdict(r"25\%", "25") is Status.CORRECT
+    assert verdict("25", "0.25") is Status.INCORRECT      # no percent sign: a different number
+    assert verdict("2.5", r"2.5\%") is Status.CORRECT
+    assert verdict("33.33", r"33.333\%", 2) is Status.CORRECT
+
+
+def test_scientific_and_thousands_notation():
+    # math-verify alone reads `1.2e4` as 1.2 * e * 4; the fast path reads the number.
+    assert verdict("12000", "1.2e4") is Status.CORRECT
+    assert verdict("12000", "1.2E4") is Status.CORRECT
+    assert verdict("12000", r"12\,000") is Status.CORRECT
+    assert verdict("1234", "1,234") is Status.CORRECT
+    assert verdict("-5", "\u22125") is Status.CORRECT     # unicode minus
+    assert verdict("-5", r"\text{$-5$}") is Status.CORRECT
+
+
+def test_units_do_not_turn_letters_into_numbers():
+    assert verdict("30", "30 cm") is Status.CORRECT
+    assert verdict("30", "30 km/h") is Status.CORRECT
+    assert verdict("30", "30 m^2") is Status.CORRECT
+    assert verdict("30", "30e") is Status.INCORRECT      # 30 times e, not a unit
+    assert exact.plain_number("3x") is None
+
+
+def test_infinity_spellings_agree():
+    for s in [r"(4,\infty)", r"(4,+\infty)", "(4,\u221e)", r"x > 4"]:
+        assert verdict(r"(4,+\infty)", s, t=I) is Status.CORRECT, s
+
+
+def test_unions_compare_as_sets():
+    assert verdict(r"[1,3]", r"[1,2]\cup[2,3]", t=I) is Status.CORRECT
+    assert verdict(r"[1,3]", r"[1,2)\cup(2,3]", t=I) is Status.INCORRECT
+    assert verdict(r"[1,3]", r"[1,2)\cup[2,3]", t=I) is Status.CORRECT
+    assert verdict(r"(0,1)\cup(2,3)", r"(2,3)\cup(0,1)", t=I) is Status.CORRECT
+    assert verdict(r"(0,1)\cup(2,3)", r"(0,3)", t=I) is Status.INCORRECT
+    assert verdict(r"\mathbb{R}", r"(-\infty,\infty)", t=I) is Status.CORRECT
+    assert verdict(r"[0.5,1]", r"[\frac{1}{2},1]", t=I) is Status.CORRECT
+
+
+def test_interval_endpoints_round_with_float_round():
+    assert verdict("[1.41, 2)", r"[\sqrt{2}, 2)", 2, t=I) is Status.CORRECT
+    assert verdict("[1.41, 2)", r"[1.414, 2)", 2, t=I) is Status.CORRECT
+    assert verdict("[1.41, 2)", r"[1.414, 2]", 2, t=I) is Status.INCORRECT
+
+
+def test_unreadable_candidate_is_incorrect_with_a_reason():
+    res = grade_slow(parse_gold("12", N, 0), "")
+    assert res.status is Status.INCORRECT
+
+
+# --- the fast path agrees with the math-verify path ---------------------------------
+
+AGREE = [
+    ("12", 0, c) for c in ["12", "12.0", "13", "-12", r"\frac{24}{2}", "24/2", "0012"]
+] + [
+    ("2.67", 2, c) for c in ["2.666", "2.665", "2.6749", "2.675", "2.6", r"\frac{8}{3}", "2.67"]
+] + [
+    ("0.75", 2, c) for c in [r"\frac{3}{4}", "0.749", "0.7449", "3/4", r"75\%"]
+] + [
+    ("25", 0, c) for c in [r"25\%", "25", "0.25", r"\frac{50}{2}"]
+] + [
+    ("12000", 0, c) for c in ["12,000", r"1.2\times10^{4}", "12000.0", "11999"]
+] + [
+    ("[2,5)", 0, c) for c in ["[2,5)", "[2, 5]", "(2,5)", r"x\in[2,5)", r"[2,5)\cup[3,4]"]
+] + [
+    (r"(-\infty,3)\cup(4,+\infty)", 0, c) for c in [
+        r"(4,\infty)\cup(-\infty,3)", r"(-\infty,3]\cup(4,\infty)", r"(-\infty,4)", r"(-\infty,3)\cup[4,\infty)"]
+]
+
+
+@pytest.mark.parametrize("gold,k,candidate", AGREE)
+def test_fast_path_verdict_equals_math_verify_path(gold, k, candidate):
+    t = I if ("[" in gold or "infty" in gold) else N
+    g = parse_gold(gold, t, k)
+    quick = grade_fast(g, candidate)
+    assert quick is not None, "this candidate should take the fast path"
+    assert quick.status is grade_slow(g, candidate, fast=False).status
+
+
+def test_fast_path_declines_what_it_cannot_be_sure_of():
+    g = parse_gold("12", N, 0)
+    for cand in [r"2^{2}\cdot 3", r"\sqrt{144}", "9^{9^{9^{9}}}", "1" * 500, "1e100000"]:
+        assert grade_fast(g, cand) is None, cand
+
+
+def test_round_half_up_on_exact_values():
+    r = exact.round_half_up
+    assert r(Fraction("420.755"), 2) == Fraction("420.76")
+    assert r(Fraction("2.665"), 2) == Fraction("2.67")
+    assert r(Fraction("-0.125"), 2) == Fraction("-0.13")
+    assert r(Fraction("0.124999"), 2) == Fraction("0.12")
+    assert r(Fraction(7, 2), 0) == 4
