@@ -37,15 +37,18 @@ def _size_category(n: int) -> str:
     return "100K<n<1M"
 
 
-def _configs(splits: list[str]) -> list[dict[str, Any]]:
-    def files(config):
-        return [{"split": s, "path": f"data/{config}/{s}-*.parquet"} for s in splits]
-
-    both = [{"split": s, "path": [f"data/seed/{s}-*.parquet", f"data/variant/{s}-*.parquet"]}
-            for s in splits]
-    return [{"config_name": "seed", "data_files": files("seed")},
-            {"config_name": "variant", "data_files": files("variant")},
-            {"config_name": "all", "data_files": both, "default": True}]
+def _configs(info) -> list[dict[str, Any]]:
+    """seed, variant, all; each lists only the splits where it has rows (a config with no
+    rows at all is left out: `datasets` cannot load an empty split)."""
+    out = []
+    for config in ("seed", "variant"):
+        if info[config]:
+            out.append({"config_name": config, "data_files": [
+                {"split": s, "path": f"data/{config}/{s}-*.parquet"} for s in info[config]]})
+    both = [{"split": s, "path": [f"data/{c}/{s}-*.parquet" for c in ("seed", "variant")
+                                  if s in info[c]]} for s in info["all"]]
+    out.append({"config_name": "all", "data_files": both, "default": True})
+    return out
 
 
 def _dataset_info(info, features) -> list[dict[str, Any]]:
@@ -55,6 +58,8 @@ def _dataset_info(info, features) -> list[dict[str, Any]]:
 
     infos = DatasetInfosDict()
     for config, per_split in info.items():
+        if not per_split:
+            continue
         sd = SplitDict()
         for split, (rows, nbytes, _) in per_split.items():
             sd.add(SplitInfo(name=split, num_bytes=nbytes, num_examples=rows))
@@ -70,7 +75,7 @@ def _dataset_info(info, features) -> list[dict[str, Any]]:
 def _statistics(info, problems: list[Problem]) -> str:
     lines = ["| split | seed | variant | all |", "|---|---|---|---|"]
     for split in info["all"]:
-        lines.append(f"| `{split}` | " + " | ".join(str(info[c][split][0])
+        lines.append(f"| `{split}` | " + " | ".join(str(info[c].get(split, (0,))[0])
                                                     for c in ("seed", "variant", "all")) + " |")
     types = Counter(p.answer_type.value for p in problems)
     lines += ["", "Answer types (all rows): " + ", ".join(
@@ -128,14 +133,15 @@ def _examples() -> str:
 
 
 def _source_note(source: str, notes: list[str]) -> str:
-    lines = [f"Built from: `{source}`." if source != "sample" else
+    shown = Path(source).name if Path(source).exists() else source  # no local paths
+    lines = [f"Built from: `{shown}`." if source != "sample" else
              "Built from the toolkit's bundled sample (problems written for the toolkit in "
              "the style of General365; not the official problems)."]
     lines += [f"- {n}" for n in notes]
     return "\n".join(lines)
 
 
-def render_card(*, splits, info, features, problems: list[Problem], source: str,
+def render_card(*, info, features, problems: list[Problem], source: str,
                 license: str | None, notes: list[str]) -> str:
     import yaml
 
@@ -147,7 +153,7 @@ def render_card(*, splits, info, features, problems: list[Problem], source: str,
     body = TEMPLATE.read_text(encoding="utf-8").split("\n---", 1)[1].split("\n", 1)[1]
     meta["license"] = license or ("cc-by-4.0" if source == "sample" else "other")
     meta["size_categories"] = [_size_category(len(problems))]
-    meta["configs"] = _configs(list(splits))
+    meta["configs"] = _configs(info)
     meta["dataset_info"] = _dataset_info(info, features)
     front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=100)
     body = (body.replace("<!-- general365:source -->", _source_note(source, notes))

@@ -46,7 +46,7 @@ def base_schema():
     ])
 
 
-def problems_table(problems: Iterable[Problem], extra_keys: list[str] | None = None):
+def problems_table(problems: Iterable[Problem]):
     """An Arrow table with the Hub folder's columns: the Problem fields, then the source's
     extra fields (each typed by Arrow; a field with mixed types is stored as JSON text)."""
     pa = _pa()
@@ -58,9 +58,7 @@ def problems_table(problems: Iterable[Problem], extra_keys: list[str] | None = N
             columns[k].append(v)
     arrays = [pa.array(columns[n], type=schema.field(n).type) for n in schema.names]
     names = list(schema.names)
-    if extra_keys is None:
-        extra_keys = sorted({k for p in problems for k in p.extra})
-    for key in extra_keys:
+    for key in sorted({k for p in problems for k in p.extra}):
         values = [p.extra.get(key) for p in problems]
         try:
             arr = pa.array(values)
@@ -117,29 +115,35 @@ def build_folder(out: str | Path, splits: dict[str, list[Problem]], *, source: s
     if out.is_dir() and any(out.iterdir()) and not overwrite:
         raise UserError(f"{out}: folder is not empty; choose another --out or pass --overwrite")
     out.parent.mkdir(parents=True, exist_ok=True)
-    extra_keys = sorted({k for ps in splits.values() for p in ps for k in p.extra})
+    # One table for every row, then slices of it: every file gets the same schema (an
+    # extra column that is all null in one split still has the other split's type).
+    everything = [p for ps in splits.values() for p in ps]
+    table = problems_table(everything)
+    features = features_of(table)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     try:
         result = BuildResult(out=out, files=["README.md"])
         info: dict[str, dict[str, tuple[int, int, int]]] = {c: {} for c in CONFIGS}
-        features = None
+        start = 0
         for split, problems in splits.items():
-            parts = {"seed": [p for p in problems if p.variant == 0],
-                     "variant": [p for p in problems if p.variant > 0]}
-            result.rows[split] = {"seed": len(parts["seed"]), "variant": len(parts["variant"]),
+            idx = {"seed": [start + i for i, p in enumerate(problems) if p.variant == 0],
+                   "variant": [start + i for i, p in enumerate(problems) if p.variant > 0]}
+            start += len(problems)
+            result.rows[split] = {"seed": len(idx["seed"]), "variant": len(idx["variant"]),
                                   "all": len(problems)}
-            for config, rows in parts.items():
-                table = problems_table(rows, extra_keys)
-                features = features or features_of(table)
+            for config, rows in idx.items():
+                if not rows:  # `datasets` cannot read an empty split: no file, no entry
+                    continue
+                part = table.take(_pa().array(rows, type=_pa().int64()))
                 target = tmp / _file(config, split)
                 target.parent.mkdir(parents=True, exist_ok=True)
-                pq.write_table(table, target)
+                pq.write_table(part, target)
                 result.files.append(_file(config, split))
-                info[config][split] = (len(rows), table.nbytes, target.stat().st_size)
-            info["all"][split] = tuple(info["seed"][split][i] + info["variant"][split][i]
-                                       for i in range(3))
-        card = render_card(splits=list(splits), info=info, features=features,
-                           problems=[p for ps in splits.values() for p in ps], source=source,
+                info[config][split] = (len(rows), part.nbytes, target.stat().st_size)
+            parts = [info[c][split] for c in ("seed", "variant") if split in info[c]]
+            info["all"][split] = tuple(sum(v[i] for v in parts) for i in range(3))
+        card = render_card(info=info, features=features,
+                           problems=everything, source=source,
                            license=license, notes=notes or [])
         (tmp / "README.md").write_text(card, encoding="utf-8")
         _swap_into_place(tmp, out)
@@ -163,12 +167,16 @@ def _swap_into_place(tmp: Path, out: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+def _declared_splits(config: dict) -> list[str]:
+    return [d.get("split") for d in config.get("data_files") or [] if isinstance(d, dict)]
+
+
 def folder_splits(folder: Path) -> list[str]:
     """The splits a built folder holds (from its card's `all` config)."""
     meta = read_front_matter(folder / "README.md")
     for c in meta.get("configs") or []:
         if isinstance(c, dict) and c.get("config_name") == "all":
-            return [d.get("split") for d in c.get("data_files") or [] if isinstance(d, dict)]
+            return _declared_splits(c)
     return []
 
 
@@ -186,19 +194,18 @@ def validate_folder(folder: str | Path) -> list[str]:
         raise UserError(f"{folder}: no README.md (the dataset card); build the folder with "
                         "`general365 dataset build`")
     meta = read_front_matter(readme)
-    names = [c.get("config_name") for c in meta.get("configs") or [] if isinstance(c, dict)]
-    missing = [c for c in CONFIGS if c not in names]
+    declared = {c.get("config_name"): c for c in meta.get("configs") or []
+                if isinstance(c, dict)}
+    missing = [c for c in ("seed", "all") if c not in declared]
     if missing:
         raise DataError("configs missing: " + ", ".join(missing), path=str(readme),
-                        field="configs", expected="configs seed, variant and all")
-    splits = folder_splits(folder)
-    if not splits:
-        raise DataError("the config 'all' names no split", path=str(readme), field="configs")
+                        field="configs", expected="configs seed, variant (when there are "
+                                                  "variants) and all")
     errors: list[DataError] = []
     named: set[Path] = set()
     wanted = set(base_schema().names)
-    for config in CONFIGS:
-        for split in splits:
+    for config in (c for c in CONFIGS if c in declared):
+        for split in _declared_splits(declared[config]):
             try:
                 files, _ = config_files(folder, meta, config, split)
             except UserError as exc:

@@ -40,15 +40,16 @@ def _official(split: str) -> None:
     require_hub(OFFICIAL_HUB_ID)
 
 
-def _built_folder(source: str) -> Path | None:
-    """The folder when `source` is a folder with a card that defines our configs."""
+def _built_folder(source: str) -> tuple[Path, set[str]] | None:
+    """(folder, its configs) when `source` is a folder whose card defines the `all` config
+    (a folder written by `dataset build`)."""
     path = Path(source).expanduser()
     readme = path / "README.md"
     if not (path.is_dir() and readme.is_file()):
         return None
     names = {c.get("config_name") for c in read_front_matter(readme).get("configs") or []
              if isinstance(c, dict)}
-    return path if set(CONFIGS) <= names else None
+    return (path, names) if "all" in names else None
 
 
 def load_problems(source: str | None = None, split: str = "public",
@@ -74,11 +75,17 @@ def load_dataset(config: str = "all", split: str = "public", source: str | None 
         _official(split)
         return to_dataset(load_problems(OFFICIAL_HUB_ID, split, config))
     source = str(source)
-    folder = _built_folder(source)
-    if folder is not None or (looks_like_hub_id(source) and _hub_has_configs(source)):
+    built = _built_folder(source)
+    if built is not None or (looks_like_hub_id(source) and _hub_has_configs(source)):
         import datasets
 
-        target = str(folder) if folder is not None else source
+        if built is not None:
+            target, names = str(built[0]), built[1]
+            if config not in names:  # the builder leaves out a config that has no rows
+                raise UserError(f"{source} has no {config!r} rows (its configs: "
+                                f"{', '.join(sorted(names))})")
+        else:
+            target = source
         try:
             return datasets.load_dataset(target, config, split=split, **kwargs)
         except ValueError as exc:  # e.g. an unknown split: say which ones exist
@@ -94,4 +101,4 @@ def _hub_has_configs(hub_id: str) -> bool:
         names = set(datasets.get_dataset_config_names(hub_id))
     except Exception as exc:  # the Hub's errors are many; the user needs the one line
         raise UserError(f"could not read {hub_id} from the Hub: {exc}") from None
-    return set(CONFIGS) <= names
+    return "all" in names and "seed" in names

@@ -66,15 +66,23 @@ def import_rows(rows: list[RawRow], *, source: str, split: str,
     half-done."""
     derived, methods, errors = derive(rows, linkage or {})
     pairs: list[tuple[RawRow, Problem]] = []
+    first: dict[str, RawRow] = {}
     for raw, row in zip(rows, derived):
         if row is None:
             continue
+        pid = str(row.get("id"))
+        if row.get("id") is not None and pid in first:
+            f = first[pid]
+            errors.append(DataError("duplicated id", path=raw.path, line=raw.line, row_id=pid,
+                                    field="id",
+                                    expected=f"each id once (first at {f.path}:{f.line})"))
+            continue
+        first.setdefault(pid, raw)
         try:
             pairs.append((raw, Problem.from_dict(row, path=raw.path, line=raw.line)))
         except DataError as exc:
             errors.append(exc)
-    pairs, set_errors = _check_set(pairs)
-    errors.extend(set_errors)
+    errors.extend(_check_set(pairs))
     golds, gold_errors = _parse_golds(pairs)
     errors.extend(gold_errors)
     if errors:
@@ -115,18 +123,9 @@ def _at(raw: RawRow, problem: Problem) -> dict[str, Any]:
 
 
 def _check_set(pairs: list[tuple[RawRow, Problem]]):
-    """Ids unique, every variant's seed present, each (seed, variant) slot used once.
-    Returns the rows with unique ids, and the errors."""
+    """Every variant's seed present, each (seed, variant) slot used once."""
     errors: list[DataError] = []
-    by_id: dict[str, tuple[RawRow, Problem]] = {}
-    for raw, p in pairs:
-        if p.id in by_id:
-            f = by_id[p.id][0]
-            errors.append(DataError("duplicated id", field="id",
-                                    expected=f"each id once (first at {f.path}:{f.line})",
-                                    **_at(raw, p)))
-        else:
-            by_id[p.id] = (raw, p)
+    by_id = {p.id: (raw, p) for raw, p in pairs}
     slots: dict[tuple[str, int], str] = {}
     for raw, p in by_id.values():
         if p.variant > 0:
@@ -146,7 +145,7 @@ def _check_set(pairs: list[tuple[RawRow, Problem]]):
                 **_at(raw, p)))
         else:
             slots[slot] = p.id
-    return list(by_id.values()), errors
+    return errors
 
 
 def _parse_golds(pairs: list[tuple[RawRow, Problem]]):
