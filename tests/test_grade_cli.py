@@ -1,0 +1,133 @@
+"""`general365 grade`: wiring, output, summary, and one clear error with nothing written."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from general365.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+INLINE = [
+    {"id": "a", "run": 0, "response": r"<think>\boxed{7}</think> so \boxed{12}", "answer": "12",
+     "answer_type": "number", "float_round": "0", "model": "m"},
+    {"id": "b", "run": 0, "response": "Final answer: 3,600 seconds", "answer": "3600",
+     "answer_type": "number", "categories": ["Spatial & Temporal"]},
+    {"id": "c", "run": 2, "response": r"\boxed{B}", "answer": "BD", "answer_type": "multiple_choice"},
+    {"id": "d", "run": 0, "response": "Paris", "answer": "Paris", "answer_type": "text"},
+    {"id": "e", "run": 0, "response": r"<think>\boxed{[1,2)}", "answer": "[1,2)", "answer_type": "interval"},
+]
+
+
+def write_jsonl(path: Path, rows, extra_lines=()):
+    with open(path, "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+        for line in extra_lines:
+            f.write(line + "\n")
+    return path
+
+
+def read_jsonl(path: Path):
+    return [json.loads(l) for l in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_rule_policy_with_inline_gold(tmp_path, capsys):
+    src = write_jsonl(tmp_path / "responses.jsonl", INLINE)
+    out = tmp_path / "sub" / "graded.jsonl"
+    rc = main(["grade", str(src), "--policy", "rule", "--out", str(out), "--workers", "1"])
+    assert rc == 0
+    rows = read_jsonl(out)
+    assert [(r["id"], r["run"]) for r in rows] == [(r["id"], r["run"]) for r in INLINE]
+    assert [r["status"] for r in rows] == ["correct", "correct", "incorrect", "ungraded", "no_answer"]
+    assert rows[0]["method"] == "rule" and rows[0]["extracted"] == "12" and rows[0]["correct"] is True
+    assert rows[0]["model"] == "m" and rows[0]["response"] == INLINE[0]["response"]
+    assert rows[2]["method"] == "choice"
+    assert rows[4]["detail"] and rows[4]["correct"] is False
+    printed = capsys.readouterr().out
+    assert "accuracy 50.0%" in printed and "coverage 80.0%" in printed
+    assert [p.name for p in out.parent.iterdir()] == ["graded.jsonl"]  # no temp file left
+
+
+def test_dataset_sample(tmp_path, capsys):
+    from general365.data.load import load_problems
+
+    problems = load_problems(source="sample")[:6]
+    rows = [{"id": p.id, "run": 0, "response": f"\\boxed{{{p.answer}}}"} for p in problems]
+    rows.append({"id": problems[0].id, "run": 1, "response": r"\boxed{-1}"})
+    src = write_jsonl(tmp_path / "r.jsonl", rows)
+    out = tmp_path / "g.jsonl"
+    assert main(["grade", str(src), "--dataset", "sample", "--policy", "rule", "--out", str(out)]) == 0
+    graded = read_jsonl(out)
+    assert [g["status"] for g in graded] == ["correct"] * 6 + ["incorrect"]
+    assert graded[0]["answer"] == problems[0].answer and graded[0]["seed_id"] == problems[0].seed_id
+
+
+@pytest.mark.parametrize("bad_line,needle", [
+    ("{not json", "r.jsonl:3: not valid JSON"),
+    ('{"id": "z", "run": 0}', "r.jsonl:3, id 'z', field 'response'"),
+    ('{"id": "z", "run": -1, "response": "x", "answer": "1", "answer_type": "number"}', "field 'run'"),
+    ('{"id": "z", "run": 0, "response": "x", "answer": "1", "answer_type": "numeric"}', "field 'answer_type'"),
+    ('{"id": "z", "run": 0, "response": "x"}', "r.jsonl:3, id 'z', field 'answer'"),
+    ('{"id": "z", "run": 0, "response": "x", "answer": "[2,5", "answer_type": "interval"}',
+     "r.jsonl:3, id 'z', field 'answer'"),
+])
+def test_bad_line_is_one_error_and_nothing_is_written(tmp_path, capsys, bad_line, needle):
+    src = write_jsonl(tmp_path / "r.jsonl", INLINE[:2], [bad_line] + [json.dumps(INLINE[2])])
+    out = tmp_path / "g.jsonl"
+    out.write_text("previous\n")
+    rc = main(["grade", str(src), "--policy", "rule", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert needle in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert out.read_text() == "previous\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.jsonl", "r.jsonl"]
+
+
+def test_unknown_id_with_a_dataset(tmp_path, capsys):
+    src = write_jsonl(tmp_path / "r.jsonl", [{"id": "no-such-problem", "run": 0, "response": "1"}])
+    rc = main(["grade", str(src), "--dataset", "sample", "--policy", "rule", "--out", str(tmp_path / "g.jsonl")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "no-such-problem" in err and "r.jsonl:1" in err
+    assert not (tmp_path / "g.jsonl").exists()
+
+
+@pytest.mark.parametrize("policy", ["paper", "cascade"])
+def test_judge_policy_without_judge_flags(tmp_path, capsys, policy):
+    src = write_jsonl(tmp_path / "r.jsonl", INLINE)
+    rc = main(["grade", str(src), "--policy", policy, "--out", str(tmp_path / "g.jsonl")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--judge-model" in err and "--policy rule" in err
+
+
+def test_missing_and_empty_files(tmp_path, capsys):
+    assert main(["grade", str(tmp_path / "nope.jsonl"), "--policy", "rule", "--out", str(tmp_path / "g")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    (tmp_path / "empty.jsonl").write_text("\n")
+    assert main(["grade", str(tmp_path / "empty.jsonl"), "--policy", "rule", "--out", str(tmp_path / "g")]) == 2
+    assert "no responses" in capsys.readouterr().err
+
+
+def test_bad_numeric_flags(tmp_path, capsys):
+    src = write_jsonl(tmp_path / "r.jsonl", INLINE)
+    assert main(["grade", str(src), "--policy", "rule", "--workers", "0", "--out", str(tmp_path / "g")]) == 2
+    assert main(["grade", str(src), "--policy", "rule", "--timeout", "0", "--out", str(tmp_path / "g")]) == 2
+
+
+def test_console_entry_point_with_progress_bar(tmp_path):
+    src = write_jsonl(tmp_path / "r.jsonl", INLINE * 3)
+    out = tmp_path / "g.jsonl"
+    exe = Path(sys.executable).with_name("general365")
+    proc = subprocess.run([str(exe), "grade", str(src), "--policy", "rule", "--out", str(out)],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert "grading" in proc.stderr and "15/15" in proc.stderr   # tqdm, on stderr
+    assert "accuracy" in proc.stdout
+    assert len(read_jsonl(out)) == 15

@@ -1,0 +1,99 @@
+"""The persistent rule-grading pool: a hard per-item limit, killed and replaced workers,
+order kept, no threads around math-verify."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from general365.grading.pool import RulePool, RuleTask
+from general365.grading.rule import parse_gold
+from general365.schema import AnswerType, Status
+
+GOLD = parse_gold("12", AnswerType.NUMBER, 0)
+INTERVAL = parse_gold("[2,5)", AnswerType.INTERVAL, 0)
+SLOW = "9^{9^{9^{9}}}"          # math-verify takes far longer than any limit here
+NESTED = "(" * 400 + "1" + ")" * 400
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with RulePool(2) as p:
+        yield p
+
+
+def test_results_in_order_and_correct(pool):
+    tasks = [RuleTask(GOLD, r"2^{2}\cdot 3"), RuleTask(GOLD, r"\sqrt{145}"),
+             RuleTask(INTERVAL, r"2\le x<5"), RuleTask(INTERVAL, r"2< x\le 5")] * 3
+    res = pool.map(tasks, timeout=30)
+    assert [r.status for r in res] == [Status.CORRECT, Status.INCORRECT,
+                                       Status.CORRECT, Status.INCORRECT] * 3
+
+
+def test_item_past_its_limit_is_killed_with_its_worker_and_the_batch_goes_on(pool):
+    pool.map([RuleTask(GOLD, "12")], timeout=30)  # workers started and warm
+    before = set(pool.pids())
+    replaced = pool.replaced
+    tasks = [RuleTask(GOLD, r"\sqrt{144}"), RuleTask(GOLD, SLOW), RuleTask(GOLD, r"\frac{24}{2}"),
+             RuleTask(GOLD, NESTED), RuleTask(GOLD, r"13")]
+    res = pool.map(tasks, timeout=1.0)
+    assert [r.status for r in res] == [Status.CORRECT, Status.TIMEOUT, Status.CORRECT,
+                                       Status.TIMEOUT, Status.INCORRECT]
+    assert "limit" in res[1].detail
+    assert pool.replaced == replaced + 2
+    after = set(pool.pids())
+    assert len(after) == 2 and after != before
+    for pid in before - after:  # the killed workers are gone, not left running
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    # The replaced workers keep grading.
+    assert pool.map([RuleTask(GOLD, r"\sqrt{144}")] * 4, timeout=30)[0].status is Status.CORRECT
+
+
+def test_a_worker_that_dies_marks_its_item_and_is_replaced(pool):
+    pool.map([RuleTask(GOLD, "12")], timeout=30)
+    replaced = pool.replaced
+
+    def kill_busy_worker():
+        time.sleep(1.0)
+        for w in pool._workers:
+            if w.index is not None:
+                os.kill(w.proc.pid, signal.SIGKILL)
+
+    t = threading.Thread(target=kill_busy_worker)
+    t.start()
+    res = pool.map([RuleTask(GOLD, SLOW)], timeout=60)
+    t.join()
+    assert res[0].status is Status.TIMEOUT and "died" in res[0].detail
+    assert pool.replaced == replaced + 1
+    assert pool.map([RuleTask(GOLD, "12")], timeout=30)[0].status is Status.CORRECT
+
+
+def test_workers_are_single_threaded_processes(pool):
+    # math-verify's SIGALRM timeouts only work in a main thread; ours are switched off and
+    # each worker grades in its own process main thread.
+    pool.map([RuleTask(GOLD, "12")], timeout=30)
+    for pid in pool.pids():
+        assert pid != os.getpid()
+        with open(f"/proc/{pid}/status") as f:
+            threads = int(next(l for l in f if l.startswith("Threads:")).split()[1])
+        assert threads == 1
+
+
+def test_empty_batch_starts_nothing():
+    p = RulePool(1)
+    assert p.map([]) == [] and p.pids() == []
+    p.close()
+
+
+def test_close_stops_the_workers():
+    p = RulePool(1)
+    p.map([RuleTask(GOLD, "12")], timeout=30)
+    [pid] = p.pids()
+    p.close()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
