@@ -1,0 +1,243 @@
+"""A runner on transformers' `generate`, for small models and machines without vLLM.
+
+- Prompts are the model's own chat template (with `chat_template_kwargs`, e.g.
+  enable_thinking), tokenized without extra special tokens, as vLLM's chat does.
+- Prompts are batched (sorted by length to waste little on padding) with left padding.
+- Sampling is per row: each request draws from its own `torch.Generator` seeded with the
+  request's seed, so a response depends on its seed, not on what shares its batch or on the
+  global RNG. The row sampler runs as the last logits processor and leaves one finite
+  logit, so that `generate` (greedy over it) takes exactly the sampled token.
+- Each row stops at its own max_tokens: the sampler forces the stop token there, which is
+  then reported as finish_reason "length" (a natural stop token before it is "stop").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from ..errors import MissingExtra, UserError
+from .base import Generation, GenerationRequest, batched
+from .limits import Budget, plan_budgets
+from .outputs import ReasoningCounter, make_generation
+
+SUPPORTED_EXTRA = ("chat_template_kwargs", "logit_bias")
+
+
+def _import():
+    try:
+        import torch
+        import transformers
+    except ImportError:
+        raise MissingExtra("transformers", "transformers") from None
+    return torch, transformers
+
+
+def _extra(req: GenerationRequest) -> dict[str, Any]:
+    extra = dict(req.sampling.extra)
+    unknown = sorted(set(extra) - set(SUPPORTED_EXTRA))
+    if unknown:
+        raise UserError(f"id {req.problem_id!r}: the transformers backend does not support the "
+                        f"sampling option(s) {', '.join(unknown)}; supported: "
+                        f"{', '.join(SUPPORTED_EXTRA)}")
+    return extra
+
+
+def _logit_bias(req: GenerationRequest, vocab_size: int) -> dict[int, float]:
+    raw = _extra(req).get("logit_bias") or {}
+    out = {}
+    for token, bias in dict(raw).items():
+        try:
+            tid = int(token)
+        except (TypeError, ValueError):
+            tid = -1
+        if not 0 <= tid < vocab_size:
+            raise UserError(f"id {req.problem_id!r}: logit_bias token {token!r} is not a token id "
+                            f"of this model (0..{vocab_size - 1})")
+        out[tid] = float(bias)
+    return out
+
+
+class _Row:
+    """One request's sampling state inside a batch."""
+
+    def __init__(self, torch, req: GenerationRequest, budget: Budget, device: str,
+                 bias: dict[int, float]):
+        s = req.sampling
+        self.temperature, self.top_p, self.top_k = s.temperature, s.top_p, s.top_k
+        self.max_tokens = budget.max_tokens
+        self.bias = bias
+        self.generator = None
+        if s.seed is not None:
+            self.generator = torch.Generator(device=device)
+            self.generator.manual_seed(int(s.seed) % (2 ** 63))
+
+
+def _row_sampler_class(torch, transformers):
+    class RowSampler(transformers.LogitsProcessor):
+        def __init__(self, rows: list[_Row], prompt_len: int, stop_id: int):
+            self.rows, self.prompt_len, self.stop_id = rows, prompt_len, stop_id
+
+        def __call__(self, input_ids, scores):
+            step = input_ids.shape[1] - self.prompt_len
+            chosen = torch.empty(len(self.rows), dtype=torch.long, device=scores.device)
+            for i, row in enumerate(self.rows):
+                if step >= row.max_tokens:
+                    chosen[i] = self.stop_id  # this row's budget is spent
+                    continue
+                logits = scores[i].float()
+                for tid, b in row.bias.items():
+                    logits[tid] += b
+                if row.temperature == 0:
+                    chosen[i] = torch.argmax(logits)
+                    continue
+                logits = logits / row.temperature
+                if 0 < row.top_k < logits.shape[-1]:
+                    kth = torch.topk(logits, row.top_k).values[-1]
+                    logits = logits.masked_fill(logits < kth, float("-inf"))
+                probs = torch.softmax(logits, dim=-1)
+                if row.top_p < 1.0:
+                    sorted_p, order = torch.sort(probs, descending=True)
+                    # keep the smallest head whose mass reaches top_p (the first token always)
+                    drop = torch.cumsum(sorted_p, dim=-1) - sorted_p >= row.top_p
+                    probs = probs.scatter(0, order, sorted_p.masked_fill(drop, 0.0))
+                chosen[i] = torch.multinomial(probs, 1, generator=row.generator)[0]
+            out = torch.full_like(scores, float("-inf"))
+            out.scatter_(1, chosen[:, None], 0.0)
+            return out
+
+    return RowSampler
+
+
+class TransformersRunner:
+    backend = "transformers"
+
+    def __init__(self, model: str, *, revision: str | None = None, dtype: str = "auto",
+                 device: str = "cpu", batch_size: int = 8,
+                 chat_template_kwargs: dict[str, Any] | None = None):
+        from .store import model_key
+
+        torch, transformers = _import()
+        if batch_size < 1:
+            raise UserError(f"batch_size must be at least 1 (got {batch_size})")
+        self.model_name, self.revision, self.device = model, revision, device
+        self.model_id = model_key(model, revision)
+        self.dtype, self.batch_size = dtype, batch_size
+        self.chat_template_kwargs = dict(chat_template_kwargs or {})
+        if dtype != "auto" and not isinstance(getattr(torch, str(dtype), None), torch.dtype):
+            raise UserError(f"dtype {dtype!r} is not a torch dtype; expected auto, float32, "
+                            f"bfloat16 or float16")
+        try:
+            self.tokenizer = transformers.AutoTokenizer.from_pretrained(model, revision=revision)
+            self.model = transformers.AutoModelForCausalLM.from_pretrained(
+                model, revision=revision, dtype="auto" if dtype == "auto" else getattr(torch, dtype))
+        except OSError as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise UserError(f"cannot load model {model!r} with transformers: {first}") from None
+        if not getattr(self.tokenizer, "chat_template", None):
+            raise UserError(f"model {model!r} has no chat template; a chat model is needed")
+        self.model.to(device).eval()
+        self.tokenizer.padding_side = "left"
+        self.max_model_len = self._context_length()
+        self.stop_ids = self._stop_ids()
+        self.pad_id = (self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None
+                       else self.stop_ids[0])
+        self.counter = ReasoningCounter(self.tokenizer)
+        self._rendered: dict[tuple[str, str], list[int]] = {}
+
+    def _context_length(self) -> int:
+        n = getattr(self.model.config, "max_position_embeddings", None)
+        if not n:
+            n = getattr(self.tokenizer, "model_max_length", None)
+            if not n or n > 10_000_000:  # transformers' "unknown" sentinel is ~1e30
+                raise UserError(f"model {self.model_name!r} states no context length")
+        return int(n)
+
+    def _stop_ids(self) -> list[int]:
+        ids = getattr(self.model.generation_config, "eos_token_id", None)
+        ids = [ids] if isinstance(ids, int) else list(ids or [])
+        if self.tokenizer.eos_token_id is not None and self.tokenizer.eos_token_id not in ids:
+            ids.append(self.tokenizer.eos_token_id)
+        if not ids:
+            raise UserError(f"model {self.model_name!r} has no end-of-sequence token")
+        return ids
+
+    # --- before anything is generated -------------------------------------------------
+
+    def _prompt_ids(self, req: GenerationRequest) -> list[int]:
+        kwargs = {**self.chat_template_kwargs, **(_extra(req).get("chat_template_kwargs") or {})}
+        key = (req.prompt_hash(), json.dumps(kwargs, sort_keys=True, default=str))
+        ids = self._rendered.get(key)
+        if ids is None:
+            text = self.tokenizer.apply_chat_template(
+                list(req.messages), tokenize=False, add_generation_prompt=True, **kwargs)
+            ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+            self._rendered[key] = ids
+        return ids
+
+    def prepare(self, requests: list[GenerationRequest]) -> list[Budget]:
+        """Render and count every prompt and refuse any that cannot fit (UserError)."""
+        vocab = len(self.tokenizer)
+        for req in requests:
+            _logit_bias(req, vocab)
+        return plan_budgets(requests, [len(self._prompt_ids(r)) for r in requests],
+                            self.max_model_len)
+
+    # --- generating ---------------------------------------------------------------------
+
+    def generate(self, requests: list[GenerationRequest]) -> Iterator[Generation]:
+        budgets = self.prepare(requests)  # all refusals happen here, before any output
+        order = sorted(range(len(requests)), key=lambda i: len(self._prompt_ids(requests[i])))
+        for chunk in batched(order, self.batch_size):
+            yield from self._generate_batch([requests[i] for i in chunk],
+                                            [budgets[i] for i in chunk])
+
+    def _generate_batch(self, reqs: list[GenerationRequest], budgets: list[Budget]
+                        ) -> Iterator[Generation]:
+        torch, transformers = _import()
+        prompts = [self._prompt_ids(r) for r in reqs]
+        width = max(len(p) for p in prompts)
+        input_ids = torch.full((len(reqs), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(reqs), width), dtype=torch.long)
+        for i, p in enumerate(prompts):
+            input_ids[i, width - len(p):] = torch.tensor(p, dtype=torch.long)
+            mask[i, width - len(p):] = 1
+        vocab = len(self.tokenizer)
+        rows = [_Row(torch, r, b, self.device, _logit_bias(r, vocab)) for r, b in zip(reqs, budgets)]
+        sampler = _row_sampler_class(torch, transformers)(rows, width, self.stop_ids[0])
+        config = transformers.GenerationConfig(
+            max_new_tokens=max(b.max_tokens for b in budgets), do_sample=False,
+            eos_token_id=self.stop_ids, pad_token_id=self.pad_id,
+        )
+        with torch.no_grad():
+            out = self.model.generate(
+                input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device),
+                generation_config=config,
+                logits_processor=transformers.LogitsProcessorList([sampler]),
+            )
+        stops = set(self.stop_ids)
+        for i, (req, budget) in enumerate(zip(reqs, budgets)):
+            new = out[i, width:].tolist()
+            end = next((k for k, t in enumerate(new) if t in stops), None)
+            if end is not None and end < budget.max_tokens:
+                tokens, reason = new[: end + 1], "stop"
+            else:
+                tokens, reason = new[: budget.max_tokens], "length"
+            text = self.tokenizer.decode(tokens, skip_special_tokens=True)
+            yield make_generation(req, text=text, token_ids=tokens, finish_reason=reason,
+                                  budget=budget, counter=self.counter)
+
+    def close(self) -> None:
+        self.model = None
+        self._rendered.clear()
+
+    def provenance(self) -> dict[str, Any]:
+        torch, transformers = _import()
+        return {
+            "backend": self.backend, "model": self.model_name, "revision": self.revision,
+            "dtype": self.dtype, "device": self.device, "batch_size": self.batch_size,
+            "max_model_len": self.max_model_len,
+            "chat_template_kwargs": self.chat_template_kwargs or None,
+            "transformers": transformers.__version__, "torch": torch.__version__,
+        }

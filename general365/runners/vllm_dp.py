@@ -1,0 +1,186 @@
+"""Data parallelism for the vLLM runner: one engine process per GPU group.
+
+Each worker process sees only its GPUs (CUDA_VISIBLE_DEVICES set before vLLM is imported
+there), runs a whole `Engine` (tensor parallel inside it if asked), and gets a fixed shard
+of the requests (round robin). The parent talks to the workers over pipes in two phases,
+so that refusals stay up front across all shards:
+
+    count:  each worker renders and counts its shard; the parent plans every budget and
+            refuses the run before any worker generates anything;
+    run:    each worker generates its shard and sends each Generation back as it
+            finishes; the parent yields them as they arrive from any worker.
+
+Workers are started with "spawn" (CUDA cannot be forked), so a script that builds a
+runner needs the `if __name__ == "__main__":` guard.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import traceback
+from collections.abc import Iterator
+from multiprocessing.connection import wait
+from typing import Any
+
+from ..errors import UserError
+from .base import Generation, GenerationRequest
+from .limits import Budget, plan_budgets
+
+START_TIMEOUT_S = 1800.0
+
+
+def gpu_groups(data_parallel_size: int, tensor_parallel_size: int) -> list[str | None]:
+    """The CUDA_VISIBLE_DEVICES value of each worker (None where there are no GPUs)."""
+    try:
+        import torch
+
+        n_gpus = torch.cuda.device_count()
+    except Exception:
+        n_gpus = 0
+    if n_gpus == 0:
+        return [None] * data_parallel_size
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    devices = [d.strip() for d in visible.split(",") if d.strip()] if visible else \
+        [str(i) for i in range(n_gpus)]
+    need = data_parallel_size * tensor_parallel_size
+    if len(devices) < need:
+        raise UserError(f"data_parallel_size {data_parallel_size} x tensor_parallel_size "
+                        f"{tensor_parallel_size} needs {need} GPUs; {len(devices)} visible")
+    return [",".join(devices[r * tensor_parallel_size:(r + 1) * tensor_parallel_size])
+            for r in range(data_parallel_size)]
+
+
+def _worker(rank: int, cuda_devices: str | None, model: str, revision: str | None,
+            engine_args: dict[str, Any], chat_template_kwargs: dict[str, Any] | None,
+            conn) -> None:
+    if cuda_devices is not None:
+        os.environ["CUDA_VISIBLE_DEVICES"] = cuda_devices
+    from .vllm import Engine
+
+    try:
+        engine = Engine(model, revision, engine_args, chat_template_kwargs)
+        conn.send(("ready", engine.max_model_len))
+    except UserError as exc:
+        conn.send(("user_error", str(exc)))
+        return
+    except BaseException:
+        conn.send(("error", traceback.format_exc()))
+        return
+    try:
+        while True:
+            command, payload = conn.recv()
+            if command == "stop":
+                break
+            try:
+                if command == "count":
+                    conn.send(("counts", engine.count(payload)))
+                elif command == "run":
+                    requests, budgets = payload
+                    for generation in engine.run(requests, budgets):
+                        conn.send(("generation", generation))
+                    conn.send(("done", None))
+            except UserError as exc:
+                conn.send(("user_error", str(exc)))
+    except BaseException:
+        try:
+            conn.send(("error", traceback.format_exc()))
+        except OSError:
+            pass
+    finally:
+        engine.close()
+
+
+class EnginePool:
+    def __init__(self, model: str, revision: str | None, engine_args: dict[str, Any],
+                 chat_template_kwargs: dict[str, Any] | None, data_parallel_size: int):
+        groups = gpu_groups(data_parallel_size, int(engine_args.get("tensor_parallel_size", 1)))
+        ctx = mp.get_context("spawn")
+        # Not daemonic: a vLLM engine starts processes of its own (engine core, TP workers).
+        self.workers: list[tuple[Any, Any]] = []
+        for rank, devices in enumerate(groups):
+            parent, child = ctx.Pipe()
+            process = ctx.Process(
+                target=_worker, name=f"general365-vllm-dp{rank}",
+                args=(rank, devices, model, revision, engine_args, chat_template_kwargs, child))
+            process.start()
+            child.close()
+            self.workers.append((process, parent))
+        try:
+            lengths = [self._expect(rank, "ready", START_TIMEOUT_S)
+                       for rank in range(len(self.workers))]
+        except BaseException:
+            self.close()
+            raise
+        self.max_model_len = min(lengths)
+
+    def _expect(self, rank: int, kind: str, timeout: float | None = None) -> Any:
+        process, conn = self.workers[rank]
+        if not conn.poll(timeout):
+            raise RuntimeError(f"vLLM worker {rank} sent nothing for {timeout:.0f}s")
+        return self._check(rank, kind, self._recv(rank))
+
+    def _recv(self, rank: int) -> tuple[str, Any]:
+        process, conn = self.workers[rank]
+        try:
+            return conn.recv()
+        except EOFError:
+            process.join(5)
+            raise RuntimeError(f"vLLM worker {rank} died (exit code {process.exitcode})") from None
+
+    @staticmethod
+    def _check(rank: int, kind: str, message: tuple[str, Any]) -> Any:
+        got, payload = message
+        if got == "user_error":
+            raise UserError(payload)
+        if got == "error":
+            raise RuntimeError(f"vLLM worker {rank} failed:\n{payload}")
+        if got != kind:
+            raise RuntimeError(f"vLLM worker {rank}: expected {kind!r}, got {got!r}")
+        return payload
+
+    def _shards(self, requests: list[GenerationRequest]) -> list[list[int]]:
+        n = len(self.workers)
+        return [list(range(rank, len(requests), n)) for rank in range(n)]
+
+    def prepare(self, requests: list[GenerationRequest]) -> list[Budget]:
+        shards = self._shards(requests)
+        for rank, shard in enumerate(shards):
+            self.workers[rank][1].send(("count", [requests[i] for i in shard]))
+        counts = [0] * len(requests)
+        for rank, shard in enumerate(shards):
+            for i, n in zip(shard, self._expect(rank, "counts")):
+                counts[i] = n
+        return plan_budgets(requests, counts, self.max_model_len)
+
+    def generate(self, requests: list[GenerationRequest]) -> Iterator[Generation]:
+        budgets = self.prepare(requests)  # all shards are counted and checked first
+        shards = self._shards(requests)
+        for rank, shard in enumerate(shards):
+            payload = ([requests[i] for i in shard], [budgets[i] for i in shard])
+            self.workers[rank][1].send(("run", payload))
+        busy = {self.workers[rank][1]: rank for rank in range(len(self.workers))}
+        while busy:
+            for conn in wait(list(busy)):
+                rank = busy[conn]
+                kind, payload = self._recv(rank)
+                if kind == "generation":
+                    yield payload
+                elif kind == "done":
+                    del busy[conn]
+                else:
+                    self._check(rank, "generation", (kind, payload))
+
+    def close(self) -> None:
+        for process, conn in self.workers:
+            try:
+                conn.send(("stop", None))
+            except OSError:
+                pass
+        for process, conn in self.workers:
+            process.join(60)
+            if process.is_alive():
+                process.terminate()
+                process.join(10)
+            conn.close()
+        self.workers = []
