@@ -432,6 +432,168 @@ def _(rid):
     check_interval(rows()[rid].answer, member, F(-5), F(65), F(1, 4))
 
 
+# --- g365s-006: a barrel filled and drained on a timetable ----------------------------
+
+def levels(v0, flows, horizon, cap=None):
+    """Level at every moment the total rate can change (it is linear in between).
+
+    flows: (start, end, litres per hour). With `cap`, inflow stops while the level is at
+    or above cap (a float switch / battery saver), so a rising level stops at cap."""
+    cuts = sorted({F(0), F(horizon)} | {F(x) for s, e, _ in flows for x in (s, e)})
+    out, v = [(F(0), F(v0))], F(v0)
+    for a, b in zip(cuts, cuts[1:]):
+        rate = sum(F(r) for s, e, r in flows if s <= a and b <= e)
+        if cap is not None and rate > 0:
+            v = v if v >= cap else min(F(cap), v + rate * (b - a))
+        else:
+            v = v + rate * (b - a)
+        out.append((b, v))
+    return out
+
+
+BARREL = ((0, F(5, 2), 50), (1, 6, -30), (4, 5, 40), (0, 7, -5))   # hours after 6:00
+
+
+@verifies("g365s-006")
+def _(rid):
+    def member(v0):
+        if not 0 <= v0 <= 120:
+            return False
+        pts = levels(v0, BARREL, 7)
+        return all(0 < v <= 120 for _, v in pts) and pts[-1][1] >= 25
+    check_interval(rows()[rid].answer, member, F(-5), F(125), F(1, 4))
+
+
+@verifies("g365s-006-v1")
+def _(rid):
+    def member(r):
+        if r < 0:
+            return False
+        flows = [f if f[2] != -30 else (f[0], f[1], -r) for f in BARREL]
+        pts = levels(50, flows, 7)
+        return all(0 < v <= 120 for _, v in pts) and pts[-1][1] >= 25
+    check_interval(rows()[rid].answer, member, F(-1), F(60), F(1, 6))
+
+
+@verifies("g365s-006-v2")
+def _(rid):
+    # Battery, percent, hours after 8:00: charger, use, navigation, charger, use.
+    flows = ((0, 1, 40), (1, 4, -15), (2, 3, -20), (4, F(9, 2), 40), (F(9, 2), 6, -15))
+
+    def member(b0):
+        if not 0 <= b0 <= 100:
+            return False
+        pts = levels(b0, flows, 6, cap=80)
+        return all(v > 0 for _, v in pts) and pts[-1][1] >= 20
+    check_interval(rows()[rid].answer, member, F(-5), F(105), F(1, 4))
+
+
+@verifies("g365s-006-v3")
+def _(rid):
+    pts = levels(30, BARREL, 7)
+
+    def member(t):
+        if not 0 <= t <= 7:
+            return False
+        for (a, va), (b, vb) in zip(pts, pts[1:]):
+            if a <= t <= b:
+                return va + (vb - va) * (t - a) / (b - a) > 46
+    check_interval(rows()[rid].answer, member, F(-1), F(8), F(1, 40))
+
+
+# --- g365s-007: the Green and Grey guilds ---------------------------------------------
+
+def claim_true(claim, guild, thieves):
+    kind, subject, value = claim
+    if kind == "guild":
+        return guild[subject] == value
+    return (subject in thieves) == value          # value True: "... took it"
+
+
+def guild_worlds(people, statements, n_thieves=1, honest=None):
+    """Every (guilds, thieves) world in which each statement obeys its speaker's guild.
+
+    honest(guild_of_speaker, speaker, claim, statement_extra) -> must the claim be true?"""
+    out = []
+    for guilds in itertools.product(("Green", "Grey"), repeat=len(people)):
+        guild = dict(zip(people, guilds))
+        for thieves in itertools.combinations(people, n_thieves):
+            if all(claim_true(c, guild, set(thieves)) == honest(guild[s], s, c, x)
+                   for s, c, x in statements):
+                out.append((guild, set(thieves)))
+    return out
+
+
+def green_grey(g, speaker, claim, _):
+    # Greens are truthful about others and lie about themselves; Greys the reverse.
+    about_self = claim[1] == speaker
+    return (g == "Green") != about_self
+
+
+def answer_letter(worlds, options):
+    """options: letter -> set of thieves, or None for 'cannot be determined'."""
+    found = {frozenset(th) for _, th in worlds}
+    assert worlds, "the statements admit no world at all"
+    pick = next(iter(found)) if len(found) == 1 else None
+    (letter,) = [k for k, v in options.items() if (v and frozenset(v)) == pick]
+    return letter
+
+
+FIVE = ("Aldo", "Bea", "Cato", "Dara", "Emil")
+
+
+def thief_options(order):
+    return {**{chr(65 + i): {p} for i, p in enumerate(order)}, "F": None}
+
+
+@verifies("g365s-007")
+def _(rid):
+    st = [("Aldo", ("guild", "Cato", "Grey"), None), ("Aldo", ("thief", "Aldo", True), None),
+          ("Bea", ("guild", "Emil", "Green"), None), ("Cato", ("thief", "Dara", False), None),
+          ("Cato", ("thief", "Emil", False), None), ("Dara", ("thief", "Emil", True), None),
+          ("Emil", ("guild", "Bea", "Green"), None)]
+    worlds = guild_worlds(FIVE, st, 1, green_grey)
+    assert_gold(rid, answer_letter(worlds, thief_options(("Bea", "Emil", "Aldo", "Dara", "Cato"))))
+
+
+@verifies("g365s-007-v1")
+def _(rid):
+    def sunny_moony(g, _speaker, _claim, when):   # "Green" = Sunny: truthful in the morning
+        return (g == "Green") == (when == "morning")
+    st = [("Aldo", ("thief", "Bea", True), "afternoon"),
+          ("Bea", ("thief", "Aldo", False), "afternoon"), ("Bea", ("thief", "Bea", False), "morning"),
+          ("Cato", ("guild", "Dara", "Grey"), "morning"),
+          ("Dara", ("thief", "Dara", False), "afternoon"),
+          ("Dara", ("guild", "Bea", "Grey"), "afternoon"),
+          ("Emil", ("guild", "Aldo", "Grey"), "morning")]
+    worlds = guild_worlds(FIVE, st, 1, sunny_moony)
+    assert_gold(rid, answer_letter(worlds, thief_options(("Aldo", "Cato", "Dara", "Bea", "Emil"))))
+
+
+@verifies("g365s-007-v2")
+def _(rid):
+    st = [("Aldo", ("thief", "Dara", False), None), ("Aldo", ("thief", "Emil", False), None),
+          ("Bea", ("guild", "Emil", "Green"), None), ("Bea", ("thief", "Cato", True), None),
+          ("Cato", ("thief", "Bea", True), None), ("Dara", ("thief", "Dara", True), None),
+          ("Emil", ("thief", "Aldo", False), None), ("Emil", ("guild", "Aldo", "Grey"), None)]
+    worlds = guild_worlds(FIVE, st, 2, green_grey)
+    pairs = {"A": {"Aldo", "Cato"}, "B": {"Bea", "Dara"}, "C": {"Aldo", "Bea"},
+             "D": {"Cato", "Emil"}, "E": {"Aldo", "Emil"}, "F": {"Bea", "Cato"}, "G": None}
+    assert_gold(rid, answer_letter(worlds, pairs))
+
+
+@verifies("g365s-007-v3")
+def _(rid):
+    st = [("Aldo", ("guild", "Dara", "Green"), None), ("Bea", ("thief", "Aldo", False), None),
+          ("Cato", ("thief", "Aldo", True), None), ("Dara", ("thief", "Bea", True), None),
+          ("Emil", ("guild", "Cato", "Grey"), None)]
+    worlds = [w for w in guild_worlds(FIVE, st, 1, green_grey)
+              if list(w[0].values()).count("Green") == 1]
+    # Without the 'exactly one Green' fact the thief would not be determined.
+    assert len({frozenset(th) for _, th in guild_worlds(FIVE, st, 1, green_grey)}) > 1
+    assert_gold(rid, answer_letter(worlds, thief_options(("Cato", "Aldo", "Emil", "Bea", "Dara"))))
+
+
 # --- the tests ------------------------------------------------------------------------
 
 def pytest_generate_tests(metafunc):
