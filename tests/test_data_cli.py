@@ -109,6 +109,7 @@ def test_a_bad_source_writes_nothing(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv,message", [
     (["validate", "--source", "nowhere/at/all.jsonl"], "no such file or folder"),
+    (["validate", "--source", "meituan-longcat/General365_Public"], "HF_HUB_OFFLINE=1 is set"),
     (["build", "--source", "sample", "--split", "test", "--out", "{tmp}/x"],
      "only the 'public' split"),
     (["build", "--source", "sample", "--out", "{tmp}/x", "--add"], "--add:"),

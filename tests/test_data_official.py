@@ -107,6 +107,13 @@ def test_missing_source_and_unsupported_files(tmp_path):
         official.import_source(str(empty))
 
 
+def test_a_binary_file_is_one_clear_error(tmp_path):
+    path = tmp_path / "g.jsonl"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    with pytest.raises(UserError, match=r"g\.jsonl: not UTF-8 text"):
+        official.import_source(str(path))
+
+
 def test_bad_json_line_names_the_line(tmp_path):
     path = tmp_path / "g.jsonl"
     path.write_text(json.dumps(OFFICIAL[0]) + "\n{not json\n")
@@ -196,10 +203,10 @@ def test_a_linkage_file_links_rows_and_gives_categories(tmp_path, fmt):
     rows = [dict(r, id=f"q{i}") for i, r in enumerate(OFFICIAL[:4])]
     links = [("q0", "q0", 0, "Complex Constraints;Optimal Strategy"), ("q1", "q0", 1, ""),
              ("q2", "q0", 2, ""), ("q3", "q0", 3, "Semantic Interference")]
-    if fmt == "csv":
+    if fmt == "csv":  # as a spreadsheet saves it: with a byte-order mark
         lf = tmp_path / "links.csv"
-        lf.write_text("id,seed_id,variant,categories\n" +
-                      "".join(f"{a},{b},{c},{d}\n" for a, b, c, d in links))
+        lf.write_text("\ufeffid,seed_id,variant,categories\n" +
+                      "".join(f"{a},{b},{c},{d}\n" for a, b, c, d in links), encoding="utf-8")
     else:
         lf = write_jsonl(tmp_path / "links.jsonl", [
             {"id": a, "seed_id": b, "variant": c, "categories": d.split(";") if d else []}

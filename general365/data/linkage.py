@@ -91,7 +91,9 @@ def read_linkage_file(path: str) -> dict[str, Linkage]:
     if not p.is_file():
         raise UserError(f"{path}: linkage file not found")
     records: list[tuple[int, Any]] = []
-    text = p.read_text(encoding="utf-8")
+    from .readers import read_text
+
+    text = read_text(p, encoding="utf-8-sig")  # -sig: a CSV saved by a spreadsheet has a BOM
     if p.suffix.lower() == ".csv":
         reader = csv.DictReader(text.splitlines())
         missing = {"id", "seed_id", "variant"} - set(reader.fieldnames or [])

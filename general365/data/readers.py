@@ -98,7 +98,7 @@ def read_front_matter(readme: Path) -> dict[str, Any]:
     """The YAML front matter of a dataset card ({} when it has none)."""
     import yaml
 
-    text = readme.read_text(encoding="utf-8")
+    text = read_text(readme)
     if not text.startswith("---"):
         return {}
     end = text.find("\n---", 3)
@@ -142,6 +142,15 @@ def config_files(folder: Path, meta: dict[str, Any], config: str | None,
     return files, notes
 
 
+def read_text(path: Path, encoding: str = "utf-8") -> str:
+    try:
+        return path.read_text(encoding=encoding)
+    except UnicodeDecodeError as exc:
+        raise DataError(f"not UTF-8 text (byte {exc.start})", path=str(path)) from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
 def read_file(path: Path) -> list[RawRow]:
     suffix = path.suffix.lower()
     if suffix == ".parquet":
@@ -154,7 +163,7 @@ def read_file(path: Path) -> list[RawRow]:
         return [RawRow(r, str(path), i) for i, r in enumerate(table.to_pylist(), start=1)]
     if suffix not in (".jsonl", ".json"):
         raise UserError(f"{path}: unsupported file type; expected .parquet, .jsonl or .json")
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     if suffix == ".json":
         try:
             whole = json.loads(text)
