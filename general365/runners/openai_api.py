@@ -184,8 +184,9 @@ class OpenAIRunner:
                     return
                 body: dict[str, Any] = {"model": self.model, "messages": list(req.messages),
                                         "add_generation_prompt": True}
-                if self.chat_template_kwargs:
-                    body["chat_template_kwargs"] = self.chat_template_kwargs
+                template = self._template_kwargs(req)
+                if template:
+                    body["chat_template_kwargs"] = template
                 async with sem:
                     try:
                         reply = await http.post(url, json=body)
@@ -238,13 +239,22 @@ class OpenAIRunner:
         if s.seed is not None:
             kwargs["seed"] = s.seed
         extra = dict(self.extra_body)
+        # Backend options carried in the settings (e.g. logit_bias) are API parameters too.
+        extra.update({k: v for k, v in s.extra if k != "chat_template_kwargs"})
         if s.top_k is not None and s.top_k != -1:   # -1 = off: the OpenAI API has no top_k
             extra["top_k"] = s.top_k
-        if self.chat_template_kwargs:
-            extra["chat_template_kwargs"] = self.chat_template_kwargs
+        template = self._template_kwargs(req)
+        if template:
+            extra["chat_template_kwargs"] = template
         if extra:
             kwargs["extra_body"] = extra
         return kwargs
+
+    def _template_kwargs(self, req: GenerationRequest) -> dict[str, Any]:
+        # The settings' own kwargs win: they are part of the store key (same rule as the
+        # vllm and transformers runners).
+        own = dict(req.sampling.extra).get("chat_template_kwargs") or {}
+        return {**(self.chat_template_kwargs or {}), **own}
 
     def generate(self, requests: list[GenerationRequest]) -> Iterator[Generation]:
         if not requests:

@@ -1,0 +1,192 @@
+"""`general365 generate` end to end: the transformers backend on the tiny model (real
+generation), resume, and bad inputs (one line, exit 2, nothing written); failed requests
+with the API backend (exit 1, rerun resumes them)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from general365.cli import main
+from general365.runners.base import run_seed
+from general365.runners.store import iter_records
+from general365.schema import Response
+from support.servers import Behaviour
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["generate", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def error_line(err: str) -> str:
+    lines = [ln for ln in err.splitlines() if ln.startswith("general365 generate: error:")]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+@pytest.fixture
+def dataset(tmp_path) -> Path:
+    """Three problems, one far too long for the tiny model's 2048 positions."""
+    rows = [
+        {"id": "q-add", "question": "What is 2+3? Put the answer in \\boxed{}.", "answer": "5",
+         "answer_type": "number", "categories": ["Complex Constraints"]},
+        {"id": "q-pick", "question": "Which is larger, A) 3 or B) 7? Answer with a letter.",
+         "answer": "B", "answer_type": "single_choice"},
+        {"id": "q-long", "question": "Count the words. " + "word " * 4000, "answer": "4003",
+         "answer_type": "number"},
+    ]
+    path = tmp_path / "problems.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def ids_file(tmp_path, *ids: str) -> Path:
+    path = tmp_path / "ids.txt"
+    path.write_text("\n".join(ids) + "\n")
+    return path
+
+
+@pytest.mark.slow
+def test_transformers_end_to_end_and_resume(tiny_model_dir, dataset, tmp_path, capsys):
+    out = tmp_path / "run"
+    ids = ids_file(tmp_path, "q-add", "q-pick")
+    base = ["--backend", "transformers", "--model", tiny_model_dir, "--dataset", dataset,
+            "--ids", ids, "--max-tokens", "8", "--seed", "3", "--dtype", "float32",
+            "--out", out]
+    code, stdout, err = run_cli(capsys, *base, "--runs", "2")
+    assert code == 0, err
+    assert "written 4, already done 0, failed 0" in stdout
+    assert "generate" in err and "tok/s" in err          # the progress bar, on stderr
+    records = list(iter_records(str(out / "responses.jsonl")))
+    assert sorted((r["id"], r["run"]) for r in records) == [
+        ("q-add", 0), ("q-add", 1), ("q-pick", 0), ("q-pick", 1)]
+    for r in records:
+        resp = Response.from_dict(r)
+        assert resp.model == str(tiny_model_dir)
+        assert resp.sampling["seed"] == run_seed(3, resp.run)
+        assert resp.sampling["temperature"] == 1.0 and resp.sampling["preset"] == "reasoning"
+        assert 1 <= resp.output_tokens <= 8
+        assert resp.finish_reason in ("stop", "length")
+        assert resp.inline_problem() is not None           # gradable without the dataset
+    assert {r["answer"] for r in records if r["id"] == "q-pick"} == {"B"}
+    run_json = json.loads((out / "run.json").read_text())
+    assert run_json["status"] == "complete" and run_json["backend"] == "transformers"
+    assert run_json["versions"]["torch"] and run_json["versions"]["transformers"]
+    assert run_json["hardware"]["gpu_count"] == 0
+    assert run_json["dataset"]["problems"] == 2 and run_json["dataset"]["fingerprint"]
+    assert run_json["counts"]["written"] == 4
+
+    # The same command again: nothing to do, and the model is not even loaded.
+    before = (out / "responses.jsonl").read_bytes()
+    code, stdout, _ = run_cli(capsys, *base, "--runs", "2")
+    assert code == 0 and "written 0, already done 4" in stdout
+    assert (out / "responses.jsonl").read_bytes() == before
+
+    # One more run per problem: only run 2 is generated.
+    code, stdout, err = run_cli(capsys, *base, "--runs", "3")
+    assert code == 0, err
+    assert "written 2, already done 4" in stdout
+    assert (out / "responses.jsonl").read_bytes().startswith(before)
+
+    # Other settings into the same folder are refused, not mixed.
+    code, _, err = run_cli(capsys, *base, "--runs", "3", "--preset", "chat")
+    assert code == 2
+    assert "use a new --out" in error_line(err)
+
+
+@pytest.mark.slow
+def test_over_long_prompt_is_refused_before_anything_is_written(tiny_model_dir, dataset,
+                                                                tmp_path, capsys):
+    out = tmp_path / "run"
+    code, _, err = run_cli(capsys, "--backend", "transformers", "--model", tiny_model_dir,
+                           "--dataset", dataset, "--max-tokens", "8", "--out", out)
+    assert code == 2
+    line = error_line(err)
+    assert "'q-long'" in line and "max_model_len 2048" in line
+    assert not out.exists()
+
+
+def test_unknown_backend(dataset, tmp_path, capsys):
+    code, _, err = run_cli(capsys, "--backend", "tgi", "--model", "m", "--dataset", dataset,
+                           "--out", tmp_path / "run")
+    assert code == 2
+    assert "unknown backend 'tgi'; expected one of vllm, openai, transformers" in error_line(err)
+    assert not (tmp_path / "run").exists()
+
+
+def test_missing_dataset(tmp_path, capsys):
+    code, _, err = run_cli(capsys, "--backend", "openai", "--model", "m", "--dataset",
+                           tmp_path / "nope.jsonl", "--out", tmp_path / "run")
+    assert code == 2
+    assert "nope.jsonl" in error_line(err)
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--runs", "0"], "--runs must be at least 1"),
+    (["--top-p", "1.5"], "--top-p must be in (0, 1]"),
+    (["--top-k", "0"], "--top-k must be -1 (off) or a positive integer"),
+    (["--preset", "creative"], "unknown preset 'creative'"),
+    (["--chat-template-kwargs", "{oops"], "--chat-template-kwargs is not valid JSON"),
+    (["--chat-template-kwargs", "[1]"], "must be a JSON object"),
+    (["--base-url", "http://x/v1", "--backend", "vllm"], "--base-url is for --backend openai"),
+])
+def test_bad_options(dataset, tmp_path, capsys, extra, message):
+    argv = ["--backend", "openai", "--model", "m", "--dataset", dataset,
+            "--out", tmp_path / "run", *extra]
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2
+    assert message in error_line(err)
+    assert not (tmp_path / "run").exists()
+
+
+def test_ids_file_naming_an_unknown_id(dataset, tmp_path, capsys):
+    ids = ids_file(tmp_path, "q-add", "q-missing")
+    code, _, err = run_cli(capsys, "--backend", "openai", "--model", "m", "--dataset", dataset,
+                           "--ids", ids, "--out", tmp_path / "run")
+    assert code == 2
+    assert "ids.txt: id 'q-missing' is not in the dataset" in error_line(err)
+
+
+def test_api_without_context_length_needs_max_tokens(fault_server, dataset, tmp_path, capsys):
+    code, _, err = run_cli(capsys, "--backend", "openai", "--model", fault_server.model,
+                           "--base-url", fault_server.base_url, "--dataset", dataset,
+                           "--limit", "1", "--out", tmp_path / "run")
+    assert code == 2 and "pass --max-tokens" in error_line(err)
+    assert fault_server.requests == [] and not (tmp_path / "run").exists()
+
+
+def test_failed_requests_exit_1_and_rerun_resumes_them(fault_server, dataset, tmp_path,
+                                                       capsys):
+    broken = {"on": True}
+    fault_server.set_script(
+        lambda r, n: Behaviour.error(500) if broken["on"] and "2+3" in
+        r["messages"][-1]["content"] else Behaviour.reply(f"\\boxed{{{r['seed']}}}"))
+    out = tmp_path / "run"
+    argv = ["--backend", "openai", "--model", fault_server.model, "--base-url",
+            fault_server.base_url, "--dataset", dataset, "--limit", "2", "--runs", "2",
+            "--max-tokens", "16", "--max-attempts", "2", "--concurrency", "4",
+            "--system-prompt", "Think step by step.", "--out", out]
+    code, stdout, _ = run_cli(capsys, *argv)
+    assert code == 1
+    assert "written 2, already done 0, failed 2" in stdout
+    assert "rerun the same command" in stdout
+    assert {r["id"] for r in iter_records(str(out / "responses.jsonl"))} == {"q-pick"}
+    assert json.loads((out / "run.json").read_text())["status"] == "failed"
+    assert fault_server.requests[0]["messages"][0] == {"role": "system",
+                                                       "content": "Think step by step."}
+
+    broken["on"] = False
+    code, stdout, _ = run_cli(capsys, *argv)
+    assert code == 0
+    assert "written 2, already done 2, failed 0" in stdout
+    records = list(iter_records(str(out / "responses.jsonl")))
+    assert sorted((r["id"], r["run"]) for r in records) == [
+        ("q-add", 0), ("q-add", 1), ("q-pick", 0), ("q-pick", 1)]
+    run_json = json.loads((out / "run.json").read_text())
+    assert run_json["status"] == "complete" and len(run_json["sessions"]) == 2
+    assert run_json["prompt"]["system_prompt"] == "Think step by step."
