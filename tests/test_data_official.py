@@ -114,6 +114,18 @@ def test_a_binary_file_is_one_clear_error(tmp_path):
         official.import_source(str(path))
 
 
+def test_rows_that_are_not_objects(tmp_path):
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps([OFFICIAL[0], [1, 2], "text"]))
+    links = tmp_path / "links.csv"
+    links.write_text("id,seed_id,variant\na,a,0\n")
+    with pytest.raises(DataErrors) as info:
+        official.import_source(str(path), linkage_file=str(links))
+    assert [line.split(": ", 1)[1] for line in bad_rows(info)] == [
+        "not an object (got [1, 2]); expected a JSON object (one row)",
+        "not an object (got 'text'); expected a JSON object (one row)"]
+
+
 def test_bad_json_line_names_the_line(tmp_path):
     path = tmp_path / "g.jsonl"
     path.write_text(json.dumps(OFFICIAL[0]) + "\n{not json\n")

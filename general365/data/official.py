@@ -103,7 +103,7 @@ def import_source(source: str, *, split: str = "public",
     rows, described, notes = read_source(source, split=split)
     linkage = read_linkage_file(linkage_file) if linkage_file else None
     if linkage:
-        ids = {str(r.data.get("id")) for r in rows}
+        ids = {str(r.data.get("id")) for r in rows if isinstance(r.data, dict)}
         unknown = [lk for lk in linkage.values() if lk.id not in ids]
         if unknown:
             raise DataErrors([DataError("id not in the source", path=lk.path, line=lk.line,
