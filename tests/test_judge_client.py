@@ -151,7 +151,9 @@ def test_dropped_connection_is_retried(fault_server, tmp_path):
 
 
 @pytest.mark.parametrize("behaviour, problem", [
-    (Behaviour.malformed(), "unreadable response body"),
+    (Behaviour.malformed(), "unreadable response body (not JSON)"),
+    (Behaviour.malformed(b'{"object": "error", "detail": "x"}'),
+     "unreadable response body (not a chat completion)"),
     (Behaviour.empty(), "empty reply"),
     (Behaviour.reply('{"accuracy": "true"}'), "not boolean"),
     (Behaviour.reply("It is correct."), "no JSON object"),
