@@ -113,17 +113,17 @@ def parse_row(d: Any, *, path: str, line: int, model: str) -> GradedRow:
     if not isinstance(d, Mapping):
         raise DataError("not a JSON object", value=d, expected="one JSON object per line",
                         **where)
+    rid = d.get("id")
+    if isinstance(rid, int) and not isinstance(rid, bool):
+        rid = str(rid)
+    if rid is not None and (not isinstance(rid, str) or not rid):
+        raise DataError("wrong type", field="id", value=rid, expected="a non-empty string",
+                        **where)
+    where["row_id"] = rid
     for key in REQUIRED:
         if key not in d or d[key] is None:
             raise DataError("missing field", field=key,
                             expected="a graded row (run `general365 grade` first)", **where)
-    rid = d["id"]
-    if isinstance(rid, int) and not isinstance(rid, bool):
-        rid = str(rid)
-    if not isinstance(rid, str) or not rid:
-        raise DataError("wrong type", field="id", value=rid, expected="a non-empty string",
-                        **where)
-    where["row_id"] = rid
     run = d["run"]
     if isinstance(run, bool) or not isinstance(run, int) or run < 0:
         raise DataError("wrong type", field="run", value=run, expected="an integer >= 0",

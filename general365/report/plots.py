@@ -51,7 +51,8 @@ def _color(s: ModelSummary) -> str:
     return COLORS["run"] if s.kind == "run" else COLORS.get(s.group, COLORS["other"])
 
 
-def leaderboard_figure(models: Sequence[ModelSummary], out_dir: str) -> Figure:
+def draw_leaderboard(models: Sequence[ModelSummary]):
+    """The figure and its axes (tests check the layout before it is saved)."""
     plt = _plt()
     ms = [m for m in leaderboard_order(models) if m.accuracy is not None]
     n = max(len(ms), 1)
@@ -89,6 +90,12 @@ def leaderboard_figure(models: Sequence[ModelSummary], out_dir: str) -> Figure:
     ax_height_in = fig.get_figheight() * (fig.subplotpars.top - fig.subplotpars.bottom)
     ax.legend(handles=handles, loc="upper center", ncol=4, fontsize=8, frameon=False,
               bbox_to_anchor=(0.5, -0.45 / ax_height_in))
+    return fig, ax
+
+
+def leaderboard_figure(models: Sequence[ModelSummary], out_dir: str) -> Figure:
+    plt = _plt()
+    fig, _ = draw_leaderboard(models)
     png, svg = _save(fig, out_dir, "leaderboard")
     plt.close(fig)
     return Figure("leaderboard", "Overall accuracy, ranked (Figure 1)", png, svg)
@@ -104,6 +111,7 @@ def _spread_labels(ax, texts, points, iterations: int = 200) -> None:
     pos = [list(to_disp(t.get_position())) for t in texts]
     boxes = [t.get_window_extent(renderer) for t in texts]
     sizes = [(b.width, b.height) for b in boxes]
+    anchors = [to_disp(p)[1] for p in points]
     for _ in range(iterations):
         moved = False
         for i in range(len(texts)):
@@ -113,7 +121,8 @@ def _spread_labels(ax, texts, points, iterations: int = 200) -> None:
                 wj, hj = sizes[j]
                 if xi < xj + wj and xj < xi + wi and yi < yj + hj and yj < yi + hi:
                     push = (min(yi + hi, yj + hj) - max(yi, yj)) / 2 + 1
-                    if yi >= yj:
+                    # The label of the higher point goes up, so labels keep the points' order.
+                    if (anchors[i], i) >= (anchors[j], j):
                         pos[i][1] += push
                         pos[j][1] -= push
                     else:
@@ -129,7 +138,7 @@ def _spread_labels(ax, texts, points, iterations: int = 200) -> None:
             ax.plot([px, x], [py, y], color="grey", lw=0.5, zorder=1)
 
 
-def tokens_figure(models: Sequence[ModelSummary], out_dir: str) -> Figure:
+def draw_tokens(models: Sequence[ModelSummary]):
     plt = _plt()
     ms = [m for m in models if m.accuracy is not None and m.tokens is not None
           and m.tokens.avg_output is not None]
@@ -164,6 +173,12 @@ def tokens_figure(models: Sequence[ModelSummary], out_dir: str) -> Figure:
     ax.set_ylabel("Overall accuracy (%)")
     ax.set_title("Accuracy versus output length (Figure 4)", fontsize=10)
     ax.grid(alpha=0.3)
+    return fig, ax, note
+
+
+def tokens_figure(models: Sequence[ModelSummary], out_dir: str) -> Figure:
+    plt = _plt()
+    fig, _, note = draw_tokens(models)
     png, svg = _save(fig, out_dir, "accuracy_vs_tokens")
     plt.close(fig)
     return Figure("accuracy_vs_tokens", "Accuracy versus average output tokens (Figure 4)",
@@ -187,7 +202,7 @@ def radar_selection(models: Sequence[ModelSummary], limit: int = RADAR_MAX) -> l
     return runs + [pub[i] for i in idx]
 
 
-def radar_figure(models: Sequence[ModelSummary], out_dir: str) -> Figure:
+def draw_radar(models: Sequence[ModelSummary]):
     plt = _plt()
     chosen = radar_selection(models)
     cats = [c.value for c in Category]
@@ -215,6 +230,12 @@ def radar_figure(models: Sequence[ModelSummary], out_dir: str) -> Figure:
     ax.set_title("Accuracy by challenge category (Figure 5)", fontsize=10, pad=24)
     # Outside the polar axes, on the right: it never covers a polygon.
     ax.legend(loc="center left", bbox_to_anchor=(1.12, 0.5), fontsize=8, frameon=False)
+    return fig, ax, chosen
+
+
+def radar_figure(models: Sequence[ModelSummary], out_dir: str) -> Figure:
+    plt = _plt()
+    fig, _, chosen = draw_radar(models)
     png, svg = _save(fig, out_dir, "radar")
     plt.close(fig)
     shown = sum(m.kind == "published" for m in chosen)

@@ -107,9 +107,10 @@ def provenance(m: ModelRuns) -> dict[str, Any]:
     if methods:
         out["grading_methods"] = methods
     for rj in m.run_json:
-        for key in ("backend", "model", "dataset", "source", "split", "config", "judge",
-                    "sampling", "preset", "revision", "created", "general365_version"):
-            if key in rj and key not in ("model",):
+        # The run store's keys (runners/provenance.py); anything else stays in run_json.
+        for key in ("backend", "revision", "dataset", "sampling", "prompt", "runs",
+                    "versions", "started", "ended", "status", "judge"):
+            if rj.get(key) is not None:
                 out.setdefault(f"run.json {key}", _display(rj[key]))
     if m.run_json:
         out["run_json"] = m.run_json
