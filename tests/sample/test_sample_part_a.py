@@ -594,6 +594,120 @@ def _(rid):
     assert_gold(rid, answer_letter(worlds, thief_options(("Cato", "Aldo", "Emil", "Bea", "Dara"))))
 
 
+# --- g365s-008: round-table seating, what must be true --------------------------------
+
+def arrangements(people, seats, rules):
+    """All seatings (person -> seat number) satisfying every rule; seats may stay empty."""
+    out = []
+    for chosen in itertools.permutations(range(seats), len(people)):
+        at = dict(zip(people, chosen))
+        if all(rule(at) for rule in rules):
+            out.append(at)
+    return out
+
+
+def must_be_true(worlds, statements):
+    assert worlds, "the rules admit no seating"
+    return "".join(k for k, s in sorted(statements.items()) if all(s(w) for w in worlds))
+
+
+def could_be_true(worlds, statements):
+    assert worlds, "the rules admit no seating"
+    return "".join(k for k, s in sorted(statements.items()) if any(s(w) for w in worlds))
+
+
+def table(n):
+    """Helpers for n seats numbered clockwise (seen from above), everyone facing the centre.
+
+    Facing the centre, a diner's left hand points clockwise, so the seat on X's left is
+    X's seat + 1."""
+    def left_of(a, b):            # a sits immediately to b's left
+        return lambda at: at[a] == (at[b] + 1) % n
+    def next_to(a, b):
+        return lambda at: (at[a] - at[b]) % n in (1, n - 1)
+    def opposite(a, b):
+        return lambda at: (at[a] - at[b]) % n == n // 2
+    return left_of, next_to, opposite
+
+
+@verifies("g365s-008")
+def _(rid):
+    left_of, next_to, opposite = table(6)
+    rules = [opposite("Ava", "Ben"), left_of("Cy", "Dot"),
+             lambda at: not next_to("Eli", "Ava")(at), lambda at: not next_to("Fay", "Cy")(at)]
+    worlds = arrangements(("Ava", "Ben", "Cy", "Dot", "Eli", "Fay"), 6, rules)
+    statements = {
+        "A": next_to("Eli", "Ben"),
+        "B": left_of("Dot", "Ava"),
+        "C": lambda at: opposite("Eli", "Cy")(at) or opposite("Eli", "Dot")(at),
+        "D": lambda at: at["Cy"] == (at["Ben"] - 1) % 6,          # on Ben's right
+        "E": left_of("Fay", "Ava"),
+        "F": next_to("Fay", "Ava"),
+    }
+    assert_gold(rid, must_be_true(worlds, statements))
+
+
+@verifies("g365s-008-v1")
+def _(rid):
+    # Seats 0..6 from left to right as the viewers see them; X's left is the lower number.
+    def left_of(a, b):
+        return lambda at: at[a] == at[b] - 1
+
+    def next_to(a, b):
+        return lambda at: abs(at[a] - at[b]) == 1
+    empty = lambda at: (set(range(7)) - set(at.values())).pop()
+    rules = [left_of("Hana", "Ivo"), lambda at: abs(at["Gus"] - at["Leo"]) == 3,
+             lambda at: not next_to("Jen", "Kim")(at), lambda at: at["Kim"] in (0, 6),
+             lambda at: not next_to("Gus", "Hana")(at), lambda at: at["Jen"] < at["Leo"]]
+    worlds = arrangements(("Gus", "Hana", "Ivo", "Jen", "Kim", "Leo"), 7, rules)
+    statements = {
+        "A": lambda at: at["Ivo"] == 3,
+        "B": left_of("Hana", "Jen"),
+        "C": lambda at: empty(at) in (0, 6),
+        "D": next_to("Jen", "Hana"),
+        "E": lambda at: at["Gus"] == 6,
+        "F": left_of("Leo", "Gus"),
+    }
+    assert_gold(rid, could_be_true(worlds, statements))
+
+
+@verifies("g365s-008-v2")
+def _(rid):
+    left_of, next_to, opposite = table(8)
+    empty = lambda at: (set(range(8)) - set(at.values())).pop()
+    rules = [lambda at: (at["Mo"] - empty(at)) % 8 == 4, left_of("Nia", "Oz"),
+             opposite("Pia", "Nia"), lambda at: (at["Quin"] - empty(at)) % 8 not in (1, 7),
+             next_to("Rex", "Mo"), lambda at: not next_to("Sol", "Pia")(at)]
+    worlds = arrangements(("Mo", "Nia", "Oz", "Pia", "Quin", "Rex", "Sol"), 8, rules)
+    statements = {
+        "A": lambda at: at["Rex"] == (at["Mo"] - 1) % 8,          # on Mo's right
+        "B": opposite("Quin", "Oz"),
+        "C": next_to("Nia", "Mo"),
+        "D": opposite("Sol", "Rex"),
+        "E": lambda at: (at["Pia"] - empty(at)) % 8 in (1, 7),
+        "F": lambda at: at["Oz"] == (at["Nia"] - 1) % 8,          # on Nia's right
+    }
+    assert_gold(rid, must_be_true(worlds, statements))
+
+
+@verifies("g365s-008-v3")
+def _(rid):
+    left_of, next_to, opposite = table(6)
+    rules = [left_of("Tom", "Uma"), lambda at: not next_to("Vic", "Tom")(at),
+             lambda at: not opposite("Wes", "Tom")(at), lambda at: not next_to("Xia", "Yan")(at)]
+    worlds = arrangements(("Tom", "Uma", "Vic", "Wes", "Xia", "Yan"), 6, rules)
+    statements = {
+        "A": left_of("Uma", "Tom"),
+        "B": opposite("Vic", "Tom"),
+        "C": opposite("Xia", "Uma"),
+        "D": lambda at: next_to("Wes", "Uma")(at) and next_to("Vic", "Uma")(at),
+        "E": lambda at: next_to("Wes", "Tom")(at) and next_to("Wes", "Vic")(at),
+        "F": opposite("Yan", "Xia"),
+    }
+    could = could_be_true(worlds, statements)
+    assert_gold(rid, "".join(k for k in sorted(statements) if k not in could))
+
+
 # --- the tests ------------------------------------------------------------------------
 
 def pytest_generate_tests(metafunc):
