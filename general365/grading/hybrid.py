@@ -24,7 +24,7 @@ from ..schema import AnswerType, Method, Problem, Response, Status, Verdict, ind
 from . import choice
 from .extract import Extraction, extract
 from .pool import DEFAULT_TIMEOUT, RulePool, RuleTask, shared_pool
-from .rule import GoldAnswer, grade_fast, parse_gold
+from .rule import GoldAnswer, RuleResult, grade_fast, parse_gold
 
 POLICIES = ("paper", "cascade", "rule")
 CHUNK_SIZE = 1000
@@ -86,8 +86,13 @@ def grade_iter(responses: Iterable, problems=None, *, policy: str = "paper", jud
                 return
             work = _Chunk(chunk, golds, policy)
             if work.rule_tasks:
+                # Each distinct (gold, candidate) goes to the pool once: many responses to
+                # one problem give the same answer.
+                unique = list(dict.fromkeys(t for _, t in work.rule_tasks))
                 p = pool if pool is not None else shared_pool(workers)
-                work.finish_rule(p.map([t for _, t in work.rule_tasks], timeout))
+                found = dict(zip(unique, p.map(unique, timeout)))
+                golds.remember(found)
+                work.finish_rule([found[t] for _, t in work.rule_tasks])
             if work.judge_rows:
                 work.finish_judge(judge)
             for (resp, prob), verdict in zip(chunk, work.verdicts):
@@ -137,6 +142,17 @@ class GoldCache:
     def __init__(self):
         self._rule: dict[tuple, GoldAnswer] = {}
         self._letters: dict[str, frozenset[str] | None] = {}
+        self._verdicts: dict[RuleTask, RuleResult] = {}  # math-verify verdicts already paid for
+
+    def known(self, gold: GoldAnswer, candidate: str) -> RuleResult | None:
+        return self._verdicts.get(RuleTask(gold, candidate))
+
+    def remember(self, found: dict[RuleTask, RuleResult]) -> None:
+        if len(self._verdicts) > 50_000:
+            self._verdicts.clear()
+        for task, res in found.items():
+            if res.status is not Status.TIMEOUT:  # a timeout may pass on a calmer machine
+                self._verdicts[task] = res
 
     def rule(self, p: Problem) -> GoldAnswer:
         key = (p.answer, p.answer_type, p.float_round)
@@ -191,7 +207,7 @@ class _Chunk:
                 self._verdict(i, Status.NO_ANSWER, Method.RULE, ex.detail)
                 self._maybe_cascade(i)
                 return
-            fast = grade_fast(gold, ex.candidate)
+            fast = grade_fast(gold, ex.candidate) or golds.known(gold, ex.candidate)
             if fast is None:
                 self.rule_tasks.append((i, RuleTask(gold, ex.candidate)))
             else:

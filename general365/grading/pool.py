@@ -27,8 +27,7 @@ from ..schema import Status
 from .rule import GoldAnswer, RuleResult
 
 DEFAULT_TIMEOUT = 5.0
-_PRELOAD = ["general365.grading.pool", "general365.grading.rule",
-            "general365.grading.symbolic", "math_verify"]
+_PRELOAD = ["general365.grading.pool", "general365.grading._warm"]
 
 
 @dataclass(frozen=True)
@@ -50,8 +49,8 @@ def _grade_one(task: RuleTask) -> tuple[str, str | None]:
 
 
 def _worker(conn) -> None:
-    # Warm the parser once per worker, before the first timed item.
-    _grade_one(RuleTask(GoldAnswer("1", _number_type(), 0), "\\sqrt{4}"))
+    from . import _warm  # noqa: F401  (already imported in the forkserver: then free)
+
     conn.send(("ready", None, None))
     while True:
         try:
@@ -66,12 +65,6 @@ def _worker(conn) -> None:
             conn.send((index, status, detail))
         except (BrokenPipeError, OSError):
             return
-
-
-def _number_type():
-    from ..schema import AnswerType
-
-    return AnswerType.NUMBER
 
 
 class _Worker:
@@ -104,6 +97,7 @@ class RulePool:
             self._ctx = mp.get_context("spawn")
         self._workers: list[_Worker] = []
         self.replaced = 0  # workers killed and replaced (timeouts, crashes)
+        self.graded = 0    # items sent to the workers
 
     def _ensure_started(self) -> None:
         while len(self._workers) < self.size:
@@ -114,6 +108,7 @@ class RulePool:
         if not tasks:
             return []
         self._ensure_started()
+        self.graded += len(tasks)
         pending = deque(range(len(tasks)))
         while pending or any(w.index is not None for w in self._workers):
             now = time.monotonic()
