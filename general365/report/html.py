@@ -14,7 +14,7 @@ from typing import Any, Sequence
 from .. import __version__
 from .plots import Figure
 from .summary import ModelSummary
-from .tables import INT, NUM, PCT, Table, _fmt, leaderboard_table
+from .tables import INT, NUM, PCT, Table, fmt, leaderboard_table
 
 # The page may load nothing from anywhere: only inline styles, inline script, data: images.
 CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
@@ -104,7 +104,7 @@ def table_html(t: Table, *, table_id: str, sortable: bool = True,
             if c.kind in (PCT, NUM, INT):
                 raw = "" if v is None else repr(float(v))
                 cells.append(f'<td class="num" data-v="{_e(raw)}">'
-                             f'{_e(_fmt(v, c.kind, digits=1))}</td>')
+                             f'{_e(fmt(v, c.kind, digits=1))}</td>')
             else:
                 cells.append(f"<td>{_e('' if v is None else v)}</td>")
         is_run = _is_run_row(row, t, run_names or set())

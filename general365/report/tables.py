@@ -48,7 +48,7 @@ class Table:
         raise KeyError(row_label)
 
 
-def _fmt(value: Any, kind: str, *, digits: int) -> str:
+def fmt(value: Any, kind: str, *, digits: int) -> str:
     if value is None:
         return ""
     if kind == PCT:
@@ -73,7 +73,7 @@ def to_markdown(t: Table) -> str:
         if group and group != last_group:
             out.append("| **" + esc(group) + "** |" + " |" * (len(t.columns) - 1))
             last_group = group
-        out.append("| " + " | ".join(esc(_fmt(v, c.kind, digits=1))
+        out.append("| " + " | ".join(esc(fmt(v, c.kind, digits=1))
                                      for v, c in zip(row, t.columns)) + " |")
     return "\n".join(out) + "\n"
 
@@ -85,7 +85,7 @@ def to_csv(t: Table) -> str:
     has_groups = any(t.groups)
     w.writerow((["group"] if has_groups else []) + headers)
     for i, row in enumerate(t.rows):
-        cells = [_fmt(v, c.kind, digits=2) for v, c in zip(row, t.columns)]
+        cells = [fmt(v, c.kind, digits=2) for v, c in zip(row, t.columns)]
         w.writerow(([t.groups[i] or ""] if has_groups else []) + cells)
     return buf.getvalue()
 
