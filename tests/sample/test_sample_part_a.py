@@ -708,6 +708,87 @@ def _(rid):
     assert_gold(rid, "".join(k for k in sorted(statements) if k not in could))
 
 
+# --- g365s-009: which probability claims are right ------------------------------------
+
+def prob(space, event, given=lambda o: True):
+    num = sum(p for o, p in space if event(o) and given(o))
+    den = sum(p for o, p in space if given(o))
+    return num / den
+
+
+def expect(space, value):
+    return sum(p * value(o) for o, p in space)
+
+
+def true_claims(claims):
+    return "".join(k for k, (computed, claimed) in sorted(claims.items()) if computed == claimed)
+
+
+def uniform(outcomes):
+    outcomes = list(outcomes)
+    return [(o, F(1, len(outcomes))) for o in outcomes]
+
+
+@verifies("g365s-009")
+def _(rid):
+    roll = uniform(itertools.product(range(1, 7), repeat=2))
+    dbl = lambda o: abs(o[0] - o[1]) == 1           # this game's "double"
+    two = uniform(itertools.product(list(itertools.product(range(1, 7), repeat=2)), repeat=2))
+    assert_gold(rid, true_claims({
+        "A": (prob(roll, dbl), F(5, 18)),
+        "B": (prob(roll, dbl, lambda o: sum(o) == 7), F(0)),
+        "C": (prob(two, lambda o: dbl(o[0]) or dbl(o[1])), F(5, 9)),
+        "D": (prob(roll, lambda o: sum(o) % 2 == 1, dbl), F(1)),
+        "E": (prob(roll, dbl, lambda o: min(o) >= 3), F(3, 8)),
+        "F": (prob(roll, dbl, lambda o: 6 in o), F(1, 6)),
+    }))
+
+
+@verifies("g365s-009-v1")
+def _(rid):
+    space = uniform(itertools.product("HT", repeat=4))
+    runs = lambda o: 1 + sum(a != b for a, b in zip(o, o[1:]))
+    longest = lambda o: max(len(list(g)) for _, g in itertools.groupby(o))
+    assert_gold(rid, true_claims({
+        "A": (expect(space, runs), F(5, 2)),
+        "B": (prob(space, lambda o: runs(o) == 2), F(3, 8)),
+        "C": (prob(space, lambda o: longest(o) >= 3), F(1, 4)),
+        "D": (prob(space, lambda o: o[0] == "H", lambda o: runs(o) == 2), F(1, 2)),
+        "E": (prob(space, lambda o: runs(o) == 2, lambda o: len(set(o)) == 2), F(3, 7)),
+        "F": (prob(space, lambda o: runs(o) == 4), F(1, 4)),
+    }))
+
+
+@verifies("g365s-009-v2")
+def _(rid):
+    # A first roll of 6 is rerolled once; the last roll made is the final number.
+    space = [((d,), F(1, 6)) for d in range(1, 6)] + [((6, d), F(1, 36)) for d in range(1, 7)]
+    final = lambda o: o[-1]
+    rerolled = lambda o: len(o) == 2
+    assert_gold(rid, true_claims({
+        "A": (prob(space, lambda o: final(o) == 6), F(1, 36)),
+        "B": (expect(space, final), F(37, 12)),
+        "C": (prob(space, lambda o: final(o) == 1), F(1, 5)),
+        "D": (prob(space, rerolled, lambda o: final(o) == 6), F(1, 6)),
+        "E": (prob(space, rerolled, lambda o: final(o) == 3), F(1, 7)),
+        "F": (prob(space, lambda o: final(o) % 2 == 0), F(1, 2)),
+    }))
+
+
+@verifies("g365s-009-v3")
+def _(rid):
+    spin = [(k, F(k, 10)) for k in range(1, 5)]                 # chance proportional to k
+    space = [((a, b), pa * pb) for a, pa in spin for b, pb in spin]
+    assert_gold(rid, true_claims({
+        "A": (prob(space, lambda o: sum(o) == 5), F(1, 4)),
+        "B": (prob(space, lambda o: o[0] == o[1]), F(3, 10)),
+        "C": (prob(space, lambda o: o[0] == 4, lambda o: sum(o) == 7), F(1, 2)),
+        "D": (expect(space, sum), F(6)),
+        "E": (prob(space, lambda o: 1 in o), F(1, 5)),
+        "F": (prob(space, lambda o: o[1] > o[0]), F(7, 20)),
+    }))
+
+
 # --- the tests ------------------------------------------------------------------------
 
 def pytest_generate_tests(metafunc):
