@@ -74,6 +74,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-model-len", type=int, help="context length (vllm; also caps the API's)")
     g.add_argument("--gpu-memory-utilization", type=float, default=0.9)
     g.add_argument("--dtype", default="auto")
+    g.add_argument("--enforce-eager", action="store_true",
+                   help="vllm: no CUDA graphs (faster start, slower decoding; the CPU build)")
     g.add_argument("--device", default="cpu", help="transformers: cpu, cuda, cuda:0, ...")
     g.add_argument("--batch-size", type=int, default=8, help="transformers: prompts per batch")
     g.add_argument("--chat-template-kwargs", metavar="JSON",
@@ -200,7 +202,7 @@ def runner_options(args: argparse.Namespace, chat_kwargs: dict[str, Any] | None
                 "data_parallel_size": args.data_parallel_size,
                 "max_model_len": args.max_model_len,
                 "gpu_memory_utilization": args.gpu_memory_utilization, "dtype": args.dtype,
-                "chat_template_kwargs": chat_kwargs}
+                "enforce_eager": args.enforce_eager, "chat_template_kwargs": chat_kwargs}
     return {"revision": args.revision, "dtype": args.dtype, "device": args.device,
             "batch_size": args.batch_size, "chat_template_kwargs": chat_kwargs}
 

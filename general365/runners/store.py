@@ -95,6 +95,7 @@ def write_json_atomic(path: str, data: Any) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=folder)
     try:
+        os.fchmod(fd, 0o644)   # mkstemp makes it private; run.json is meant to be shared
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(data, f, indent=2, ensure_ascii=False, default=str)
             f.write("\n")
