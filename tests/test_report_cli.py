@@ -174,3 +174,25 @@ def test_rerun_replaces_report_files_and_keeps_others(tmp_path):
     second = json.loads((out / "report.json").read_text())
     assert [m["name"] for m in second["models"]] == ["alpha", "beta", "gamma"]
     assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_a_model_with_nothing_graded_is_shown_not_ranked_as_zero(tmp_path):
+    rows = [dict(r, status="ungraded", correct=False, model="pending")
+            for r in alpha_rows()]
+    paths = [write_jsonl(str(tmp_path / "p.jsonl"), rows)] + small_case(str(tmp_path / "g"))
+    out = tmp_path / "report"
+    assert main(["report", *paths, "--out", str(out), "--published", "none",
+                 "--bootstrap", "200"]) == 0
+    doc = json.loads((out / "report.json").read_text())
+    pending = next(m for m in doc["models"] if m["name"] == "pending")
+    assert pending["accuracy"] is None and pending["interval"] is None
+    assert pending["coverage"] == 0.0 and pending["statuses"]["ungraded"] == 10
+    board = (out / "tables/leaderboard.csv").read_text().splitlines()
+    assert board[-1].startswith("4,pending,your run,reasoning,,")   # last, blank accuracy
+
+
+def test_name_count_must_match_files(tmp_path, capsys):
+    paths = small_case(str(tmp_path / "g"))
+    assert main(["report", *paths, "--name", "only-one", "--out", str(tmp_path / "r")]) == 2
+    assert "--name was given 1 time(s) for 2 file(s)" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
