@@ -789,6 +789,89 @@ def _(rid):
     }))
 
 
+# --- g365s-010: rolling a die across a board ------------------------------------------
+
+def roll(die, direction):
+    """Tip the die over its bottom edge on the `direction` side ('N', 'E', 'S', 'W')."""
+    t, b, n, s, e, w = (die[k] for k in ("top", "bottom", "N", "S", "E", "W"))
+    d = dict(die)
+    if direction == "N":
+        d.update(N=t, top=s, S=b, bottom=n)
+    elif direction == "S":
+        d.update(S=t, top=n, N=b, bottom=s)
+    elif direction == "E":
+        d.update(E=t, top=w, W=b, bottom=e)
+    else:
+        d.update(W=t, top=e, E=b, bottom=w)
+    return d
+
+
+def standard_die(top, north, east):
+    # A standard die: opposite faces add up to 7.
+    return {"top": top, "bottom": 7 - top, "N": north, "S": 7 - north, "E": east, "W": 7 - east}
+
+
+def all_orientations(die):
+    seen, todo = {}, [die]
+    while todo:
+        d = todo.pop()
+        key = tuple(sorted(d.items()))
+        if key not in seen:
+            seen[key] = d
+            todo.extend(roll(d, x) for x in "NESW")
+    return list(seen.values())
+
+
+def roll_path(die, path):
+    for step in path:
+        die = roll(die, step)
+    return die
+
+
+def number_option(n, order=(1, 2, 3, 4, 5, 6)):
+    return "ABCDEF"[order.index(n)]
+
+
+@verifies("g365s-010")
+def _(rid):
+    path = "NNN" + "EEE" + "SSS" + "WWW"        # clockwise round a 4x4 board's edge
+    end = roll_path(standard_die(1, 2, 3), path)
+    assert_gold(rid, number_option(end["top"], (4, 2, 6, 1, 5, 3)))
+
+
+@verifies("g365s-010-v1")
+def _(rid):
+    path = "NEESWN"
+    start_tops = {d["top"] for d in all_orientations(standard_die(1, 2, 3))
+                  if {k: roll_path(d, path)[k] for k in ("top", "N", "E")} == {"top": 6, "N": 4, "E": 5}}
+    (top,) = start_tops
+    assert_gold(rid, number_option(top, (3, 5, 1, 6, 2, 4)))
+
+
+@verifies("g365s-010-v2")
+def _(rid):
+    # 5x5 board, columns a-e (west to east), rows 1-5 (south to north).
+    ice = {("b", 1), ("c", 1), ("e", 3), ("c", 5)}
+    cols = "abcde"
+    pos, die = ("a", 1), standard_die(1, 2, 3)
+    for step in "EEEENNNNWWWW":
+        c, r = cols.index(pos[0]), pos[1]
+        c, r = {"N": (c, r + 1), "S": (c, r - 1), "E": (c + 1, r), "W": (c - 1, r)}[step]
+        pos = (cols[c], r)
+        if pos not in ice:        # a move onto an ice cell is a slide: the die does not turn
+            die = roll(die, step)
+    assert_gold(rid, number_option(die["bottom"], (5, 3, 1, 2, 6, 4)))
+
+
+@verifies("g365s-010-v3")
+def _(rid):
+    cube = {"top": "red", "bottom": "white", "N": "blue", "S": "yellow", "E": "green",
+            "W": "black"}
+    end = roll_path(cube, "ENWWSSEEN")
+    colours = ("black", "blue", "green", "red", "white", "yellow")
+    assert_gold(rid, "ABCDEF"[colours.index(end["bottom"])])
+
+
 # --- the tests ------------------------------------------------------------------------
 
 def pytest_generate_tests(metafunc):
