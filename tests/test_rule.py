@@ -167,10 +167,12 @@ AGREE = [
 ] + [
     ("12000", 0, c) for c in ["12,000", r"1.2\times10^{4}", "12000.0", "11999"]
 ] + [
-    ("[2,5)", 0, c) for c in ["[2,5)", "[2, 5]", "(2,5)", r"x\in[2,5)", r"[2,5)\cup[3,4]"]
+    ("[2,5)", 0, c) for c in ["[2,5)", "[2, 5]", "(2,5)", r"x\in[2,5)", r"[2,5)\cup[3,4]",
+                              r"2\le x<5", "2<x<5", r"x\ge 2", r"5 > x \geq 2", r"2\le x\le 5"]
 ] + [
     (r"(-\infty,3)\cup(4,+\infty)", 0, c) for c in [
-        r"(4,\infty)\cup(-\infty,3)", r"(-\infty,3]\cup(4,\infty)", r"(-\infty,4)", r"(-\infty,3)\cup[4,\infty)"]
+        r"(4,\infty)\cup(-\infty,3)", r"(-\infty,3]\cup(4,\infty)", r"(-\infty,4)", r"(-\infty,3)\cup[4,\infty)",
+        r"x<3 \text{ or } x>4", r"x\le 3 \text{ or } x>4", r"x>4 \text{ or } x<3", "x<3"]
 ]
 
 
@@ -181,6 +183,20 @@ def test_fast_path_verdict_equals_math_verify_path(gold, k, candidate):
     quick = grade_fast(g, candidate)
     assert quick is not None, "this candidate should take the fast path"
     assert quick.status is grade_slow(g, candidate, fast=False).status
+
+
+def test_inequality_fast_path_declines_mixed_or_two_variable_forms():
+    for cand in ["2<x>3", "x<3, y>4", r"1<x<\infty", r"x<\sqrt{2}"]:
+        assert exact.plain_intervals(cand) is None, cand
+
+
+def test_and_intersects_or_unites():
+    # math-verify alone reads "x >= 2 and x < 5" as the set {x >= 2, x < 5}, which would
+    # unite; the fast path intersects.
+    assert verdict("[2,5)", r"x\ge 2 \text{ and } x<5", t=I) is Status.CORRECT
+    assert verdict("[2,5)", r"x\ge 2 \text{ or } x<5", t=I) is Status.INCORRECT
+    assert verdict(r"(-\infty,2)\cup[5,\infty)", r"x<2 \text{ or } x\ge 5", t=I) is Status.CORRECT
+    assert verdict(r"\emptyset", r"x>5 \text{ and } x<2", t=I) is Status.CORRECT
 
 
 def test_fast_path_declines_what_it_cannot_be_sure_of():

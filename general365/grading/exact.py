@@ -181,6 +181,8 @@ def plain_intervals(text: str) -> tuple[Span, ...] | None:
         return ()
     if s in ("\\mathbb{R}", "\\mathbb R", "\\R"):
         return (Span(None, False, None, False),)
+    if "<" in s or ">" in s or "\\l" in s or "\\g" in s:
+        return plain_inequalities(s)
     spans = []
     for part in _UNION_SPLIT.split(s):
         m = _INTERVAL_RE.match(part)
@@ -196,6 +198,94 @@ def plain_intervals(text: str) -> tuple[Span, ...] | None:
             hi, hi_closed = INF, False
         spans.append((lo, lo_closed, hi, hi_closed))
     return canonical_spans(spans)
+
+
+_OPS = {"<": ("<", False), "\\lt": ("<", False), "\\le": ("<", True),
+        ">": (">", False), "\\gt": (">", False), "\\ge": (">", True)}
+_OP = r"(<|>|(?:\\lt|\\gt|\\le|\\ge)(?![A-Za-z]))"
+_BOUND = r"([+-]?[\d.]+(?:/\d+)?|[+-]?\\frac\s*\{[^{}]*\}\s*\{[^{}]*\}|[+-]?\\infty)"
+_CHAIN_RE = re.compile(rf"^{_BOUND}\s*{_OP}\s*([A-Za-z])\s*{_OP}\s*{_BOUND}$")
+_LEFT_RE = re.compile(rf"^([A-Za-z])\s*{_OP}\s*{_BOUND}$")
+_RIGHT_RE = re.compile(rf"^{_BOUND}\s*{_OP}\s*([A-Za-z])$")
+_OR_SPLIT = re.compile(r"\s*(?:\bor\b|\\lor|\\vee|;|,)\s*")
+_AND_SPLIT = re.compile(r"\s*(?:\band\b|\\land|\\wedge)\s*")
+
+
+def _bound(text: str):
+    t = text.replace(" ", "")
+    if t in ("\\infty", "+\\infty"):
+        return "+inf"
+    if t == "-\\infty":
+        return "-inf"
+    return _fraction(t)
+
+
+def _half(var_on_left: bool, op: str, value) -> tuple | None:
+    """x op v (var_on_left) or v op x, as (lo, lo_closed, hi, hi_closed) with None = inf."""
+    direction, closed = _OPS[op]
+    if not var_on_left:  # v < x  is  x > v
+        direction = ">" if direction == "<" else "<"
+    if value in ("+inf", "-inf"):
+        return None
+    if direction == "<":
+        return (None, False, value, closed)
+    return (value, closed, None, False)
+
+
+def plain_inequalities(s: str) -> tuple[Span, ...] | None:
+    """`2\\le x<5`, `x > 4`, `x<3 or x>4` with plain bounds, as canonical spans, or None.
+    Only a single variable, and only chains that go one way (`a < x < b`)."""
+    spans, var = [], None
+    for disjunct in _OR_SPLIT.split(s):
+        # math-verify reads "x>2 and x<5" like "x>2 or x<5" (a set of relations); here
+        # "and" intersects.
+        both = None
+        for part in _AND_SPLIT.split(disjunct):
+            got = _one_relation(part)
+            if got is None or (var is not None and got[0] != var):
+                return None
+            var, span = got
+            both = span if both is None else _intersect(both, span)
+        if both is not None:
+            spans.append(both)
+    return canonical_spans(spans)
+
+
+def _intersect(a: tuple, b: tuple) -> tuple:
+    lo, lc = a[0], a[1]
+    if b[0] is not None and (lo is None or b[0] > lo or (b[0] == lo and not b[1])):
+        lo, lc = b[0], b[1]
+    hi, hc = a[2], a[3]
+    if b[2] is not None and (hi is None or b[2] < hi or (b[2] == hi and not b[3])):
+        hi, hc = b[2], b[3]
+    return (lo, lc, hi, hc)  # possibly empty: canonical_spans drops it
+
+
+def _one_relation(part: str):
+    """(variable, span) for `a < x < b`, `x > a` or `a < x`, else None."""
+    m = _CHAIN_RE.match(part)
+    if m:
+        lo, op1, v, op2, hi = m.groups()
+        (d1, c1), (d2, c2) = _OPS[op1], _OPS[op2]
+        a, b = _bound(lo), _bound(hi)
+        if d1 != d2 or a is None or b is None or {a, b} & {"+inf", "-inf"}:
+            return None
+        if d1 == ">":  # b > x > a
+            a, b, c1, c2 = b, a, c2, c1
+        return v, (a, c1, b, c2)
+    m = _LEFT_RE.match(part)
+    if m:
+        v, op, bound = m.groups()
+        var_on_left = True
+    else:
+        m = _RIGHT_RE.match(part)
+        if not m:
+            return None
+        bound, op, v = m.groups()
+        var_on_left = False
+    b = _bound(bound)
+    span = None if b is None else _half(var_on_left, op, b)
+    return None if span is None else (v, span)
 
 
 def canonical_spans(spans) -> tuple[Span, ...]:
