@@ -350,3 +350,35 @@ def test_structured_output_requests(fault_server, tmp_path, mode):
 def test_unknown_structured_mode_is_refused():
     with pytest.raises(UserError, match="structured must be one of"):
         Judge(MODEL, structured="regex", cache=False)
+
+
+def test_empty_batch_asks_nothing(fault_server, tmp_path):
+    judge = make_judge(fault_server, tmp_path)
+    assert judge.judge_batch([]) == [] and fault_server.requests == []
+
+
+def test_backoff_bounds():
+    judge = Judge(MODEL, cache=False, backoff_base=0.5, backoff_max=3.0, retry_after_max=10.0)
+    plain = Exception("no response attached")
+    for n, top in [(1, 0.5), (2, 1.0), (3, 2.0), (4, 3.0), (9, 3.0)]:
+        delays = [judge._backoff(n, plain) for _ in range(200)]
+        assert all(top / 2 <= d <= top for d in delays)
+        assert len(set(delays)) > 1          # jittered, so clients spread out
+
+    class Resp:
+        headers = {"retry-after": "600"}
+
+    class Limited(Exception):
+        response = Resp()
+
+    assert judge._backoff(1, Limited()) == 10.0   # honoured, up to retry_after_max
+
+
+def test_judge_is_usable_after_close(fault_server, tmp_path):
+    fault_server.set_script(honest)
+    judge = make_judge(fault_server, tmp_path)
+    judge.judge_batch([ITEM_RIGHT])
+    judge.close()
+    [r] = judge.judge_batch([ITEM_RIGHT])
+    assert r.cached and len(fault_server.requests) == 1
+    judge.close()

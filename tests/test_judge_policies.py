@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from general365.grading.hybrid import grade
 from general365.grading.judge import Judge
 from general365.schema import Method, Problem, Response, Status, graded_record
@@ -74,6 +76,22 @@ def test_paper_policy_judges_choice_and_text_on_the_final_region_only(fault_serv
     assert sent["Question: Which city hosts the Louvre?"].strip() == "It is in Lyon."
     row = graded_record(responses[2], text, PROBLEMS[2])
     assert row["judge"]["raw"] == FALSE and row["status"] == "incorrect"
+
+
+def test_graded_rows_never_carry_the_api_key(fault_server, tmp_path, monkeypatch):
+    sentinel = "sk-SENTINEL-graded-rows-5521"
+    monkeypatch.setenv("POLICY_JUDGE_KEY", sentinel)
+    fault_server.set_script(lambda req, n: Behaviour.error(400, message=f"key {sentinel} denied")
+                            if n == 0 else Behaviour.reply(TRUE))
+    responses = [Response("t1", 0, "Paris."), Response("c1", 0, "\\boxed{B}")]
+    judge = make_judge(fault_server, tmp_path, api_key_env="POLICY_JUDGE_KEY")
+    verdicts = grade(responses, PROBLEMS, policy="paper", judge=judge)
+    judge.close()
+    rows = json.dumps([graded_record(r, v, p) for r, v, p in
+                       zip(responses, verdicts, [PROBLEMS[2], PROBLEMS[1]])])
+    assert fault_server.calls[0].headers["authorization"] == f"Bearer {sentinel}"
+    assert "judge_failed" in rows and "***" in rows     # the echoed key was scrubbed
+    assert sentinel not in rows
 
 
 def test_judge_failures_surface_as_judge_failed(fault_server, tmp_path):

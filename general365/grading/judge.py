@@ -161,8 +161,12 @@ class Judge:
         return self._cache
 
     def close(self) -> None:
+        """Commit and close the cache; a later batch reopens it."""
         if self._cache is not None:
             self._cache.close()
+            if isinstance(self._cache_spec, JudgeCache):
+                self._cache_spec = self._cache_spec.path
+            self._cache = None
 
     # --- public API ---------------------------------------------------------------------
 
