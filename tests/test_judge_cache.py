@@ -178,3 +178,15 @@ def test_concurrent_batches_share_the_cache(fault_server, tmp_path):
     assert len(judge.cache) == 20
     judge.judge_batch(ITEMS)
     assert len(fault_server.requests) == 20
+
+
+def test_two_connections_share_one_file(tmp_path):
+    # as two grading processes would: WAL lets both write and each see the other's rows
+    path = tmp_path / "shared.sqlite"
+    a, b = JudgeCache(path, commit_every=1), JudgeCache(path, commit_every=1)
+    for i in range(20):
+        (a if i % 2 else b).put(f"k{i}", verdict(i % 3 == 0), "v")
+    assert len(a) == len(b) == 20
+    assert a.get("k3") == verdict(True) and b.get("k4") == verdict(False)
+    a.close()
+    b.close()

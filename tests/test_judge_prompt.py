@@ -100,3 +100,16 @@ def test_refused_replies(reply, problem):
     parsed = parse_reply(reply)
     assert not parsed.ok and parsed.accuracy is None
     assert problem in parsed.problem
+
+
+def test_read_completion():
+    from general365.grading.judge_prompt import UnreadableReply, read_completion
+
+    body = b'{"model": "gpt-4.1-2025-04-14", "choices": [{"message": {"content": "{}"}}]}'
+    assert read_completion(body) == ("gpt-4.1-2025-04-14", "{}")
+    assert read_completion(b'{"choices": [{"message": {"content": null}}]}') == (None, None)
+    for bad, why in [(b"<html>busy</html>", "not JSON"), (b'{"choices": []}', "not a chat"),
+                     (b"[1, 2]", "not a chat"), (b'{"error": {}}', "not a chat"),
+                     (b'{"choices": [{"message": {"content": 5}}]}', "not text")]:
+        with pytest.raises(UnreadableReply, match=why):
+            read_completion(bad)

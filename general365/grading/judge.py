@@ -35,7 +35,8 @@ from ..errors import MissingExtra, UserError
 from ..schema import Status
 from .judge_cache import CachedVerdict, JudgeCache, cache_key
 from .judge_prompt import (MAX_PREDICTION_CHARS, PROMPT_VERSION, VERDICT_CHOICES,
-                           VERDICT_SCHEMA, build_messages, parse_reply, truncate_prediction)
+                           VERDICT_SCHEMA, UnreadableReply, build_messages, parse_reply,
+                           read_completion, truncate_prediction)
 
 log = logging.getLogger(__name__)
 
@@ -309,7 +310,7 @@ class Judge:
                     # the typed-params transform that costs ~1 ms of CPU per request.
                     resp = await client.post("/chat/completions", cast_to=httpx.Response,
                                              body={**body, "messages": msgs})
-                served, raw = _read_completion(resp.content)
+                served, raw = read_completion(resp.content)
             except openai.APIError as exc:
                 status = getattr(exc, "status_code", None)
                 if status in (401, 403, 404):
@@ -331,7 +332,7 @@ class Judge:
                 log.info("judge: %s; retry %d in %.2fs", what, failures, delay)
                 await asyncio.sleep(delay)
                 continue
-            except _Unreadable as exc:
+            except UnreadableReply as exc:
                 problem = f"unreadable response body ({exc})"
             else:
                 parsed = parse_reply(raw)
@@ -370,26 +371,6 @@ class Judge:
             text = f"{type(exc).__name__}: {str(exc)[:200]}"
         key = os.environ.get(self.api_key_env)
         return text.replace(key, "***") if key else text
-
-
-class _Unreadable(ValueError):
-    pass
-
-
-def _read_completion(content: bytes) -> tuple[str | None, str | None]:
-    """(served model id, reply text) of a chat completion body."""
-    try:
-        data = json.loads(content)
-        message = data["choices"][0]["message"]
-        text = message.get("content")
-        served = data.get("model")
-    except ValueError:
-        raise _Unreadable("not JSON") from None
-    except (KeyError, IndexError, TypeError, AttributeError):
-        raise _Unreadable("not a chat completion") from None
-    if text is not None and not isinstance(text, str):
-        raise _Unreadable("content is not text")
-    return (served if isinstance(served, str) else None), text
 
 
 def _retry_after(exc: Exception) -> float | None:

@@ -141,3 +141,23 @@ def parse_reply(content: str | None) -> ParsedReply:
     if not isinstance(obj["accuracy"], bool):
         return ParsedReply(None, f"'accuracy' is {type(obj['accuracy']).__name__}, not boolean")
     return ParsedReply(obj["accuracy"])
+
+
+class UnreadableReply(ValueError):
+    """A response body that is not a chat completion."""
+
+
+def read_completion(content: bytes) -> tuple[str | None, str | None]:
+    """(served model id, reply text) of a chat completion body."""
+    try:
+        data = json.loads(content)
+        message = data["choices"][0]["message"]
+        text = message.get("content")
+        served = data.get("model")
+    except ValueError:
+        raise UnreadableReply("not JSON") from None
+    except (KeyError, IndexError, TypeError, AttributeError):
+        raise UnreadableReply("not a chat completion") from None
+    if text is not None and not isinstance(text, str):
+        raise UnreadableReply("content is not text")
+    return (served if isinstance(served, str) else None), text
