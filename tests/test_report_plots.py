@@ -92,7 +92,9 @@ def test_radar_shows_every_run_and_a_readable_number_of_polygons(models):
     fig.canvas.draw()
     r = fig.canvas.get_renderer()
     assert len(ax.get_legend().get_texts()) == plots.RADAR_MAX
-    assert not overlaps(ax.get_legend().get_window_extent(r), ax.get_window_extent(r))
+    legend = ax.get_legend().get_window_extent(r)
+    assert not overlaps(legend, ax.get_window_extent(r))
+    assert not any(overlaps(legend, t.get_window_extent(r)) for t in ax.get_xticklabels())
     matplotlib.pyplot.close(fig)
 
 

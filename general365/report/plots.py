@@ -161,8 +161,9 @@ def draw_tokens(models: Sequence[ModelSummary]):
         points.append((x, y))
     if ms:
         xs = [p[0] for p in points]
-        span = (max(xs) - min(xs)) or max(xs) or 1.0
-        ax.set_xlim(max(0, min(xs) - 0.1 * span), max(xs) + 0.45 * span)
+        # From zero, as lengths compare by ratio; room on the right for the labels.
+        span = max(xs) or 1.0
+        ax.set_xlim(0, 1.35 * span)
         ys = [p[1] for p in points]
         ax.set_ylim(max(0, min(ys) - 10), min(100, max(ys) + 10))
         # Labels start a few points to the right of their marker.
@@ -223,13 +224,16 @@ def draw_radar(models: Sequence[ModelSummary]):
                         label=m.label, marker="o" if m.kind == "run" else None, ms=3)
         ax.fill(angles + angles[:1], vals + vals[:1], alpha=0.06, color=line.get_color())
     ax.set_xticks(angles)
-    ax.set_xticklabels([c.replace(" & ", " &\n") for c in cats], fontsize=8)
+    # Two lines each, so that the side labels stay clear of the legend.
+    ax.set_xticklabels([c.replace(" & ", " &\n") if " & " in c else c.replace(" ", "\n", 1)
+                        for c in cats], fontsize=8)
+    ax.xaxis.set_tick_params(pad=10)
     ax.set_ylim(0, 100)
     ax.set_yticks([20, 40, 60, 80])
     ax.set_yticklabels(["20%", "40%", "60%", "80%"], fontsize=7, color="grey")
     ax.set_title("Accuracy by challenge category (Figure 5)", fontsize=10, pad=24)
     # Outside the polar axes, on the right: it never covers a polygon.
-    ax.legend(loc="center left", bbox_to_anchor=(1.12, 0.5), fontsize=8, frameon=False)
+    ax.legend(loc="center left", bbox_to_anchor=(1.3, 0.5), fontsize=8, frameon=False)
     return fig, ax, chosen
 
 
