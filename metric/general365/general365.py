@@ -1,0 +1,105 @@
+"""General365: the benchmark's hybrid grader as an `evaluate` metric.
+
+A thin wrapper over the `general365` package (pip install general365), which does the work:
+math-verify with each problem's `float_round` for number/interval answers, a deterministic
+option-letter grader or the official LLM-judge prompt for choice answers, and the judge for
+text answers. See README.md (the metric card) for inputs, outputs and policies.
+"""
+
+import importlib
+import os
+import sys
+
+import datasets
+import evaluate
+
+
+def _load_package():
+    # This script is named like the package. Loaded from its own folder (cwd on sys.path),
+    # `import general365` would import this file again instead of the package, so the
+    # package is imported with the folders that hold a general365.py left out of the path.
+    found = sys.modules.get("general365")
+    if found is not None and hasattr(found, "__path__"):
+        return found
+    saved_path = list(sys.path)
+    saved_module = sys.modules.pop("general365", None)
+    try:
+        sys.path[:] = [
+            p for p in sys.path
+            if not os.path.isfile(os.path.join(os.path.abspath(p or os.curdir), "general365.py"))
+        ]
+        return importlib.import_module("general365")
+    except ImportError as exc:
+        if saved_module is not None:
+            sys.modules["general365"] = saved_module
+        raise ImportError(
+            "The General365 metric needs the general365 package: pip install general365"
+        ) from exc
+    finally:
+        sys.path[:] = saved_path
+
+
+_general365 = _load_package()
+_core = importlib.import_module("general365.metric")
+
+_CITATION = _core.CITATION
+_DESCRIPTION = _core.DESCRIPTION
+_KWARGS_DESCRIPTION = _core.KWARGS_DESCRIPTION
+
+
+def _features():
+    # Every option has the same keys (evaluate reads the input names off the first one);
+    # float_round may come as an int or, as in the official release, as a string.
+    options = []
+    for float_round in (datasets.Value("int64"), datasets.Value("string")):
+        options.append(datasets.Features({
+            "predictions": datasets.Value("string"),
+            "references": datasets.Value("string"),
+            "answer_type": datasets.Value("string"),
+            "float_round": float_round,
+            "question": datasets.Value("string"),
+            "categories": datasets.Sequence(datasets.Value("string")),
+        }))
+    return options
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class General365(evaluate.Metric):
+    """Accuracy on General365 with the benchmark's own grading rules."""
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=_features(),
+            homepage="https://general365.github.io",
+            reference_urls=["https://general365.github.io"],
+        )
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Add a batch; `question` and `categories` may be left out."""
+        kwargs = _core.fill_optional_inputs(predictions, kwargs)
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """Add one prediction; `question` and `categories` may be left out."""
+        kwargs.setdefault("question", "")
+        kwargs.setdefault("categories", [])
+        return super().add(prediction=prediction, reference=reference, **kwargs)
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Grade the predictions (plus any added with add/add_batch) and return accuracy."""
+        if predictions is not None:
+            kwargs = _core.fill_optional_inputs(predictions, kwargs)
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
+    def _compute(self, predictions, references, answer_type, float_round, question=None,
+                 categories=None, policy=None, judge=None, workers=None, timeout=None,
+                 return_details=False):
+        return _core.compute(
+            predictions=predictions, references=references, answer_type=answer_type,
+            float_round=float_round, question=question, categories=categories,
+            policy=policy, judge=judge, workers=workers, timeout=timeout,
+            return_details=return_details,
+        )
