@@ -92,10 +92,16 @@ class Engine:
         if prompt is None:
             conversation = [dict(m) for m in req.messages]
             preprocess = getattr(self.llm, "_preprocess_chat", None)
-            if preprocess is not None:  # exactly what LLM.chat renders
-                (prompt,) = preprocess([conversation], chat_template_kwargs=kwargs or None)
-                prompt = dict(prompt)
-            else:  # older vLLM: the tokenizer's own template, as LLM.chat used
+            try:
+                if preprocess is not None:  # exactly what LLM.chat renders
+                    (prompt,) = preprocess([conversation], chat_template_kwargs=kwargs or None)
+                    prompt = dict(prompt)
+            except Exception as exc:  # VLLMValidationError
+                # vLLM refuses a prompt over the context, counting only up to the limit; it
+                # is counted in full below so that the refusal can say how long it is.
+                if getattr(exc, "parameter", None) != "input_tokens":
+                    raise
+            if prompt is None:  # older vLLM, or over-long: the tokenizer's own template
                 text = self.tokenizer.apply_chat_template(
                     conversation, tokenize=False, add_generation_prompt=True, **kwargs)
                 ids = self.tokenizer.encode(text, add_special_tokens=False)
@@ -108,13 +114,16 @@ class Engine:
         option is refused here, before generation, with the problem's id."""
         lengths = []
         for req in requests:
+            n = len(self._render(req)["prompt_token_ids"])
+            room = max(1, min(req.sampling.max_tokens or self.max_model_len - n,
+                              self.max_model_len))
             try:
-                self.SamplingParams(**_sampling_kwargs(req, 1))
-            except (TypeError, ValueError) as exc:
+                self.SamplingParams(**_sampling_kwargs(req, room))
+            except Exception as exc:  # TypeError, ValueError, VLLMValidationError
                 first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
                 raise UserError(f"id {req.problem_id!r}: vLLM refuses the sampling settings: "
                                 f"{first}") from None
-            lengths.append(len(self._render(req)["prompt_token_ids"]))
+            lengths.append(n)
         return lengths
 
     # --- generating ---------------------------------------------------------------------

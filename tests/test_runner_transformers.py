@@ -1,0 +1,119 @@
+"""The transformers runner on the tiny model (real transformers generate, CPU)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from general365.errors import MissingExtra, UserError
+from general365.runners.base import Runner
+from support import runner_cases as cases
+
+
+@pytest.fixture(scope="module")
+def runner(tiny_model_dir):
+    from general365.runners.transformers import TransformersRunner
+
+    r = TransformersRunner(str(tiny_model_dir), batch_size=4)
+    yield r
+    r.close()
+
+
+@pytest.fixture(scope="module")
+def tokenizer(runner):
+    return runner.tokenizer
+
+
+def test_is_a_runner(runner, tiny_model_dir):
+    assert isinstance(runner, Runner)
+    assert (runner.backend, runner.model_id) == ("transformers", str(tiny_model_dir))
+    assert runner.max_model_len == 2048
+    prov = runner.provenance()
+    assert prov["backend"] == "transformers" and prov["transformers"] and prov["torch"]
+    assert prov["batch_size"] == 4 and prov["max_model_len"] == 2048
+
+
+def test_seeds(runner):
+    cases.runs_with_distinct_seeds_differ_and_a_seed_reproduces(runner)
+
+
+def test_length(runner):
+    cases.small_max_tokens_finishes_with_length(runner)
+
+
+def test_stop(runner, tokenizer):
+    cases.a_stop_token_finishes_with_stop(runner, tokenizer)
+
+
+def test_token_counts_and_reasoning(runner, tokenizer):
+    cases.token_counts_match_the_tokenizer_and_reasoning_is_split(runner, tokenizer)
+
+
+def test_cut_off_reasoning(runner, tokenizer):
+    cases.cut_off_inside_reasoning_stays_length(runner, tokenizer)
+
+
+def test_chat_template_kwargs_per_request(runner):
+    cases.chat_template_kwargs_reach_the_template(runner)
+
+
+def test_chat_template_kwargs_of_the_runner(tiny_model_dir, runner):
+    from general365.runners.transformers import TransformersRunner
+
+    off = TransformersRunner(str(tiny_model_dir), chat_template_kwargs={"enable_thinking": False})
+    try:
+        (a,) = runner.generate([cases.request(max_tokens=1)])
+        (b,) = off.generate([cases.request(max_tokens=1)])
+        assert b.prompt_tokens == a.prompt_tokens + 6
+        assert off.provenance()["chat_template_kwargs"] == {"enable_thinking": False}
+    finally:
+        off.close()
+
+
+def test_unset_max_tokens(runner, tokenizer):
+    cases.unset_max_tokens_is_the_rest_of_the_context(runner, tokenizer)
+
+
+def test_greedy(runner):
+    cases.greedy_and_top_k_1_ignore_the_seed(runner)
+
+
+def test_top_p(runner, tokenizer):
+    cases.top_p_keeps_only_the_head(runner, tokenizer)
+
+
+def test_over_long_refused(runner):
+    cases.over_long_requests_are_refused_before_anything_is_generated(runner)
+
+
+def test_unsupported_sampling_option_is_refused(runner):
+    with pytest.raises(UserError, match=r"'p'.*does not support.*min_p"):
+        runner.prepare([cases.request(min_p=0.1)])
+    with pytest.raises(UserError, match=r"logit_bias token 99999 is not a token id"):
+        runner.prepare([cases.request(logit_bias={99999: 1.0})])
+
+
+def test_bad_model_path_is_one_clear_line(tmp_path):
+    from general365.runners.transformers import TransformersRunner
+
+    with pytest.raises(UserError, match="cannot load model") as err:
+        TransformersRunner(str(tmp_path / "no-such-model"))
+    assert "\n" not in str(err.value)
+
+
+def test_bad_dtype(tiny_model_dir):
+    from general365.runners.transformers import TransformersRunner
+
+    with pytest.raises(UserError, match="dtype 'float33'"):
+        TransformersRunner(str(tiny_model_dir), dtype="float33")
+
+
+def test_missing_transformers_names_the_extra(monkeypatch, tiny_model_dir):
+    from general365.runners.transformers import TransformersRunner
+
+    monkeypatch.setitem(sys.modules, "transformers", None)  # `import transformers` fails
+    with pytest.raises(MissingExtra) as err:
+        TransformersRunner(str(tiny_model_dir))
+    assert str(err.value) == ("transformers is not installed; install it with: "
+                              "pip install 'general365[transformers]'")
