@@ -11,6 +11,7 @@ nothing written).
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import sys
@@ -314,6 +315,9 @@ def _generate(runner: Any, pending: list[GenerationRequest], problems: list[Prob
 
     by_id = {p.id: p for p in problems}
     by_key = {(r.problem_id, r.run): r for r in pending}
+    # A problem is done when all its runs are in the file (earlier sessions included).
+    left = collections.Counter(r.problem_id for r in pending)
+    problems_done = len(problems) - len(left)
     start = time.monotonic()
     bar = tqdm(total=len(pending), unit="resp", file=sys.stderr, dynamic_ncols=True,
                desc="generate", mininterval=0.5)
@@ -329,8 +333,11 @@ def _generate(runner: Any, pending: list[GenerationRequest], problems: list[Prob
                              RecordKey.of(req, model))
                 tally.written += 1
                 tally.output_tokens += gen.output_tokens or 0
+                left[req.problem_id] -= 1
+                problems_done += left[req.problem_id] == 0
             elapsed = max(time.monotonic() - start, 1e-9)
-            bar.set_postfix_str(f"{tally.output_tokens / elapsed:,.0f} tok/s, "
+            bar.set_postfix_str(f"problems {problems_done}/{len(problems)}, "
+                                f"{tally.output_tokens / elapsed:,.0f} tok/s, "
                                 f"{tally.failed} failed", refresh=False)
             bar.update(1)
     finally:
