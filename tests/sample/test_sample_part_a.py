@@ -872,6 +872,105 @@ def _(rid):
     assert_gold(rid, "ABCDEF"[colours.index(end["bottom"])])
 
 
+# --- g365s-011: fewest button presses -------------------------------------------------
+
+def reverse_digits(n):
+    return int(str(n)[::-1])
+
+
+def shortest_sequences(start, goal, buttons, limit=999, no_repeat=False):
+    """All shortest button sequences from start to goal (BFS over (value, last button))."""
+    first = (start, None)
+    dist, ways = {first: 0}, {first: [""]}
+    queue = deque([first])
+    while queue:
+        state = queue.popleft()
+        value, last = state
+        if value == goal:
+            continue
+        for name, op in buttons.items():
+            if no_repeat and name == last:
+                continue
+            nxt = op(value)
+            if nxt is None or not 0 <= nxt <= limit:
+                continue
+            key = (nxt, name if no_repeat else None)
+            if key not in dist:
+                dist[key] = dist[state] + 1
+                ways[key] = []
+                queue.append(key)
+            if dist[key] == dist[state] + 1 and len(ways[key]) < 3:
+                ways[key].extend(w + name for w in ways[state][:3 - len(ways[key])])
+    ends = [k for k in dist if k[0] == goal]
+    best = min(dist[k] for k in ends)
+    return sorted({w for k in ends if dist[k] == best for w in ways[k]})
+
+
+def unique_shortest(*args, **kw):
+    found = shortest_sequences(*args, **kw)
+    assert len(found) == 1, f"shortest sequence not unique: {found}"
+    return found[0]
+
+
+LOCK = {"A": lambda n: n + 3, "B": lambda n: n * 2, "C": reverse_digits, "D": lambda n: n - 1}
+
+
+def maze_moves(rows):
+    """rows: top row first; '#' wall, 'S' start, 'G' goal, a digit: a pair of portals.
+
+    Stepping onto a portal square moves you at once to the square with the same digit
+    (that counts as part of the same move)."""
+    grid = {(r, c): ch for r, line in enumerate(rows) for c, ch in enumerate(line.split())}
+    where = {ch: [p for p, x in grid.items() if x == ch] for ch in set(grid.values())}
+    step = {"N": (-1, 0), "S": (1, 0), "E": (0, 1), "W": (0, -1)}
+
+    def move(pos, d):
+        nxt = (pos[0] + step[d][0], pos[1] + step[d][1])
+        if grid.get(nxt, "#") == "#":
+            return None
+        if grid[nxt].isdigit():
+            (nxt,) = [p for p in where[grid[nxt]] if p != nxt]
+        return nxt
+    cells = {p: i for i, p in enumerate(grid)}
+    ops = {d: (lambda i, d=d: (lambda m: None if m is None else cells[m])(
+        move(list(cells)[i], d))) for d in step}
+    return cells[where["S"][0]], cells[where["G"][0]], ops
+
+
+MAZE_V3 = ("S # G . . .",
+           ". # # # # .",
+           ". 2 # . . 1",
+           ". 1 . . . .",
+           ". # . . # 2",
+           ". . . # # .")
+
+
+@verifies("g365s-011")
+def _(rid):
+    assert_gold(rid, unique_shortest(2, 189, LOCK))
+
+
+@verifies("g365s-011-v1")
+def _(rid):
+    assert_gold(rid, unique_shortest(2, 189, LOCK, no_repeat=True))
+
+
+@verifies("g365s-011-v2")
+def _(rid):
+    def swap_ends(n):
+        s = str(n)
+        return n if len(s) < 2 else int(s[-1] + s[1:-1] + s[0])
+    buttons = {"A": lambda n: n * 10, "B": lambda n: n + 4, "C": lambda n: n // 10,
+               "D": swap_ends}
+    assert_gold(rid, unique_shortest(1, 421, buttons))
+
+
+@verifies("g365s-011-v3")
+def _(rid):
+    start, goal, ops = maze_moves(MAZE_V3)
+    assert_gold(rid, unique_shortest(start, goal, ops, limit=10 ** 6))
+
+
 # --- the tests ------------------------------------------------------------------------
 
 def pytest_generate_tests(metafunc):
