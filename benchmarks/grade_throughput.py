@@ -52,6 +52,8 @@ WHY = {
     "plain": "the right number, boxed",
     "fraction": "a fraction for a decimal gold, or the reverse",
     "sci": "scientific notation",
+    "symbolic": "an exact irrational answer (3\\sqrt{2}) for a gold rounded to k places: math-verify "
+                "in the pool; plain compares at 6 places",
 }
 
 
@@ -80,7 +82,7 @@ def make_set(n: int, seed: int = 365):
     for i in range(n):
         pid = f"p{i % (n // 4 or 1):05d}"
         prng = random.Random(f"{seed}-{pid}")
-        kind_of_problem = prng.choice(["int", "int", "frac", "dec", "dec", "interval", "pct"])
+        kind_of_problem = prng.choice(["int", "int", "frac", "dec", "dec", "interval", "pct", "surd"])
         if pid not in problems:
             if kind_of_problem == "int":
                 v = prng.randint(1, 5000)
@@ -102,6 +104,13 @@ def make_set(n: int, seed: int = 365):
                 b = a + prng.randint(1, 6)
                 c = b + prng.randint(1, 6)
                 p = Problem(pid, "q", f"[{a},{b})\\cup({c},+\\infty)", AnswerType.INTERVAL)
+            elif kind_of_problem == "surd":  # an irrational answer, gold rounded to k places
+                import math
+
+                k, m = 3, prng.choice([2, 3, 5, 6, 7, 10, 11, 13])
+                c = prng.randint(2, 9)
+                p = Problem(pid, "q", f"{c * math.sqrt(m):.{k}f}", AnswerType.NUMBER,
+                            float_round=k, extra={"surd": (c, m)})
             else:
                 v = prng.randint(1, 99)
                 p = Problem(pid, "q", str(v), AnswerType.NUMBER)
@@ -165,6 +174,13 @@ def _answer(p, pk, rng, r):
         if r < 0.85:
             return f"{a}\\le x<{b} \\text{{ or }} x>{c}", "inequality", None
         return gold, "interval", None
+    if pk == "surd":
+        c, m = p.extra["surd"]
+        if r < 0.55:
+            return f"{c}\\sqrt{{{m}}}", "symbolic", None
+        if r < 0.7:
+            return f"\\sqrt{{{c * c * m}}}", "symbolic", None
+        return f"{c * m ** 0.5:.5f}", "float_round", None
     # percent problems
     return (f"{gold}\\%", "percent", None) if r < 0.7 else (gold, "plain", None)
 

@@ -202,3 +202,26 @@ def test_summary_per_type_and_category():
     assert s.to_dict()["statuses"]["incorrect"] == 1
     text = s.render()
     assert "66.7%" in text and "Spatial & Temporal" in text
+
+
+def test_gold_parsed_once_per_problem_not_per_response(monkeypatch):
+    import general365.grading.hybrid as hybrid
+
+    calls = []
+    real = hybrid.parse_gold
+    monkeypatch.setattr(hybrid, "parse_gold", lambda *a: calls.append(a[0]) or real(*a))
+    rs = [resp("n1", r"\boxed{12}", run=i) for i in range(30)]
+    rs += [resp("i1", r"\boxed{2\le x<5}", run=i) for i in range(30)]
+    vs = general365.grade(rs, PROBLEMS, policy="rule", chunk_size=7)
+    assert all(v.correct for v in vs)
+    assert sorted(calls) == ["12", "[2,5)"]
+
+
+def test_identical_answers_go_to_math_verify_once():
+    from general365.grading.pool import RulePool
+
+    with RulePool(1) as pool:
+        rs = [resp("n1", r"\boxed{\sqrt{144}}", run=i) for i in range(20)]
+        out = list(grade_iter(rs, PROBLEMS, policy="rule", pool=pool, chunk_size=5))
+        assert [g.verdict.status for g in out] == [Status.CORRECT] * 20
+        assert pool.graded == 1

@@ -163,7 +163,7 @@ class GoldCache:
             except ValueError as exc:
                 raise DataError(f"the gold answer does not parse: {exc}", row_id=p.id,
                                 field="answer", value=p.answer,
-                                expected=f"a {p.answer_type.value} answer") from None
+                                expected=f"a valid {p.answer_type.value} answer") from None
             if len(self._rule) > 100_000:
                 self._rule.clear()
             self._rule[key] = gold

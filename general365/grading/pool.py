@@ -17,6 +17,8 @@ from __future__ import annotations
 import atexit
 import multiprocessing as mp
 import os
+import signal
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -49,6 +51,8 @@ def _grade_one(task: RuleTask) -> tuple[str, str | None]:
 
 
 def _worker(conn) -> None:
+    # Ctrl-C reaches the whole process group: the parent stops the workers itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     from . import _warm  # noqa: F401  (already imported in the forkserver: then free)
 
     conn.send(("ready", None, None))
@@ -96,6 +100,8 @@ class RulePool:
         except ValueError:  # no forkserver on this platform
             self._ctx = mp.get_context("spawn")
         self._workers: list[_Worker] = []
+        self._lock = threading.Lock()  # one map at a time (the shared pool may be reached from threads)
+        self._failed_starts = 0
         self.replaced = 0  # workers killed and replaced (timeouts, crashes)
         self.graded = 0    # items sent to the workers
 
@@ -104,9 +110,13 @@ class RulePool:
             self._workers.append(_Worker(self._ctx))
 
     def map(self, tasks: Sequence[RuleTask], timeout: float = DEFAULT_TIMEOUT) -> list[RuleResult]:
-        results: list[RuleResult | None] = [None] * len(tasks)
         if not tasks:
             return []
+        with self._lock:
+            return self._map(tasks, timeout)
+
+    def _map(self, tasks: Sequence[RuleTask], timeout: float) -> list[RuleResult]:
+        results: list[RuleResult | None] = [None] * len(tasks)
         self._ensure_started()
         self.graded += len(tasks)
         pending = deque(range(len(tasks)))
@@ -133,6 +143,7 @@ class RulePool:
                     continue
                 if index == "ready":
                     w.ready = True
+                    self._failed_starts = 0
                 elif index == w.index:
                     results[index] = RuleResult(Status(status), detail)
                     w.index = None
@@ -147,6 +158,11 @@ class RulePool:
         return results  # type: ignore[return-value]
 
     def _worker_died(self, w: _Worker, results) -> None:
+        if not w.ready:
+            self._failed_starts += 1
+            if self._failed_starts > 3 * self.size:
+                raise RuntimeError("the rule-grading worker processes die as they start "
+                                   f"(exit code {w.proc.exitcode}); see their stderr above")
         if w.index is not None:
             results[w.index] = RuleResult(
                 Status.TIMEOUT, f"the grading process died (exit code {w.proc.exitcode})")
