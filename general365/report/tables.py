@@ -39,6 +39,11 @@ class Table:
         i = [c.name for c in self.columns].index(name)
         return [r[i] for r in self.rows]
 
+    def records(self) -> list[dict[str, Any]]:
+        """The rows as dicts keyed by column name (e.g. for `pandas.DataFrame(...)`)."""
+        names = [c.name for c in self.columns]
+        return [dict(zip(names, r)) for r in self.rows]
+
     def cell(self, row_label: str, column: str, *, label_column: int = 0) -> Any:
         """The cell in the first row whose first column equals `row_label` (tests, notebooks)."""
         i = [c.name for c in self.columns].index(column)
