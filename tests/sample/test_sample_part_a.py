@@ -971,6 +971,68 @@ def _(rid):
     assert_gold(rid, unique_shortest(start, goal, ops, limit=10 ** 6))
 
 
+# --- g365s-012: a clock display with a faulty segment ---------------------------------
+
+SEGMENTS = {0: "abcdef", 1: "bc", 2: "abdeg", 3: "abcdg", 4: "bcfg", 5: "acdfg",
+            6: "acdefg", 7: "abc", 8: "abcdefg", 9: "abcdfg"}
+DAY = [(h, m) for h in range(24) for m in range(60)]
+
+
+def digits(t):
+    h, m = t
+    return (h // 10, h % 10, m // 10, m % 10)
+
+
+def shown(t, dead=frozenset(), stuck=frozenset()):
+    """Lit segments per digit position; dead/stuck hold (position, segment) pairs."""
+    return tuple(frozenset(s for s in SEGMENTS[d] if (p, s) not in dead)
+                 | {s for q, s in stuck if q == p}
+                 for p, d in enumerate(digits(t)))
+
+
+def pattern(text):
+    return tuple(frozenset(SEGMENTS[int(ch)]) for ch in text.replace(":", ""))
+
+
+def later(t, minutes):
+    total = (t[0] * 60 + t[1] + minutes) % 1440
+    return divmod(total, 60)
+
+
+ONE_SEGMENT = [frozenset({(p, s)}) for p in range(4) for s in "abcdefg"]
+
+
+@verifies("g365s-012")
+def _(rid):
+    first, second = pattern("15:45"), pattern("15:55")
+    times = {t for t in DAY for dead in ONE_SEGMENT
+             if shown(t, dead) == first and shown(later(t, 10), dead) == second}
+    assert_gold(rid, len(times))
+
+
+@verifies("g365s-012-v1")
+def _(rid):
+    first, second = pattern("18:48"), pattern("18:58")
+    times = {t for t in DAY for stuck in ONE_SEGMENT
+             if shown(t, stuck=stuck) == first and shown(later(t, 10), stuck=stuck) == second}
+    assert_gold(rid, len(times))
+
+
+@verifies("g365s-012-v2")
+def _(rid):
+    segs = [(p, s) for p in range(4) for s in "abcdefg"]
+    faults = [frozenset(c) for k in range(3) for c in itertools.combinations(segs, k)]
+    reading = pattern("10:51")
+    assert_gold(rid, len({t for t in DAY for dead in faults if shown(t, dead) == reading}))
+
+
+@verifies("g365s-012-v3")
+def _(rid):
+    checks = [(7, 41), (11, 17), (20, 3)]     # each time the display showed the true time
+    possible = [dead for dead in ONE_SEGMENT if all(shown(t, dead) == shown(t) for t in checks)]
+    assert_gold(rid, len(possible))
+
+
 # --- the tests ------------------------------------------------------------------------
 
 def pytest_generate_tests(metafunc):
