@@ -96,7 +96,8 @@ def table_html(t: Table, *, table_id: str, sortable: bool = True,
     last_group = None
     for i, row in enumerate(t.rows):
         group = t.groups[i] if i < len(t.groups) else None
-        if group and group != last_group and not sortable:
+        # Group title rows (Table 1); the sort script drops them once rows are re-ordered.
+        if group and group != last_group:
             body.append(f'<tr class="group"><td colspan="{len(t.columns)}">{_e(group)}</td></tr>')
         last_group = group
         cells = []
@@ -111,7 +112,7 @@ def table_html(t: Table, *, table_id: str, sortable: bool = True,
         cls = ' class="run"' if is_run else ""
         body.append(f"<tr{cls}>" + "".join(cells) + "</tr>")
     klass = "sortable" if sortable else "plain"
-    note = f'<p class="note">{_e(t.note)}</p>' if t.note else ""
+    note = f'<p class="note">{_e(t.note.replace("`", ""))}</p>' if t.note else ""
     return (f'<h2 id="{_e(table_id)}-title">{_e(t.title)}</h2>{note}<div class="wrap">'
             f'<table id="{_e(table_id)}" class="{klass}"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div>')

@@ -8,10 +8,11 @@ report is half-written.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..errors import DataError, UserError
 from ..schema import AnswerType, Category, Status, parse_categories
@@ -241,9 +242,7 @@ def read_graded_file(path: str, *, name: str | None = None) -> tuple[list[Graded
 
 
 def _renamed(row: GradedRow, name: str) -> GradedRow:
-    from dataclasses import replace
-
-    return replace(row, model=name)
+    return dataclasses.replace(row, model=name)
 
 
 def load_graded(paths: Sequence[str], names: Sequence[str] | None = None) -> list[ModelRuns]:
@@ -274,6 +273,3 @@ def load_graded(paths: Sequence[str], names: Sequence[str] | None = None) -> lis
                     entry.run_json.append(run_json)
     return list(models.values())
 
-
-def rows_of(models: Iterable[ModelRuns]) -> list[GradedRow]:
-    return [r for m in models for r in m.rows]

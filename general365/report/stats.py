@@ -246,10 +246,6 @@ def tokens(rows: Sequence[GradedRow]) -> Tokens:
     )
 
 
-def rows_where(rows: Iterable[GradedRow], pred) -> list[GradedRow]:
-    return [r for r in rows if pred(r)]
-
-
 __all__ = ["BOOTSTRAP_LEVEL", "BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED", "Consistency",
            "Interval", "Stability", "Tally", "Tokens", "bootstrap_interval", "consistency",
-           "family_counts", "rows_where", "stability", "status_counts", "tally", "tokens"]
+           "family_counts", "stability", "status_counts", "tally", "tokens"]

@@ -112,6 +112,11 @@ def provenance(m: ModelRuns) -> dict[str, Any]:
                     "versions", "started", "ended", "status", "judge"):
             if rj.get(key) is not None:
                 out.setdefault(f"run.json {key}", _display(rj[key]))
+    # Say plainly what is not known rather than leave it out.
+    missing = "not recorded (no run.json beside the graded file)"
+    out.setdefault("run.json backend", missing)
+    out.setdefault("run.json dataset", missing)
+    out.setdefault("judge_models", "none (no row was judged by an LLM)")
     if m.run_json:
         out["run_json"] = m.run_json
     return out
