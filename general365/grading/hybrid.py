@@ -15,6 +15,7 @@ gets the chunk's judged rows in one batch. Verdicts come out in input order.
 from __future__ import annotations
 
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Iterable, Iterator, Mapping
@@ -66,7 +67,7 @@ def grade_iter(responses: Iterable, problems=None, *, policy: str = "paper", jud
                progress: bool = False, chunk_size: int = CHUNK_SIZE,
                pool: RulePool | None = None, path: str | None = None) -> Iterator[Graded]:
     """Grade a stream of responses chunk by chunk, yielding `Graded` rows in input order.
-    Holds one chunk at a time, so a file of any length grades in flat memory."""
+    Holds at most two chunks at a time, so a file of any length grades in flat memory."""
     check_policy(policy, judge)
     if not (isinstance(timeout, (int, float)) and timeout > 0):
         raise UserError(f"timeout must be a positive number of seconds (got {timeout!r})")
@@ -78,30 +79,56 @@ def grade_iter(responses: Iterable, problems=None, *, policy: str = "paper", jud
 
         total = len(responses) if hasattr(responses, "__len__") else None
         bar = tqdm(total=total, unit="resp", desc="grading", file=sys.stderr, dynamic_ncols=True)
+    # Two chunks in flight: while the pool grades one chunk's math-verify answers (on a
+    # helper thread that only waits on the workers' pipes; math-verify itself runs in the
+    # worker processes), this thread extracts and fast-grades the next chunk. So the pool's
+    # start and its work overlap with the cheap part.
+    helper = ThreadPoolExecutor(1, thread_name_prefix="general365-pool")
     try:
         rows = _resolve(responses, lookup, path)
+        pending, carried = None, {}
         while True:
             chunk = list(islice(rows, chunk_size))
-            if not chunk:
-                return
-            work = _Chunk(chunk, golds, policy)
-            if work.rule_tasks:
+            current = None
+            if chunk:
+                work = _Chunk(chunk, golds, policy)
                 # Each distinct (gold, candidate) goes to the pool once: many responses to
-                # one problem give the same answer.
-                unique = list(dict.fromkeys(t for _, t in work.rule_tasks))
-                p = pool if pool is not None else shared_pool(workers)
-                found = dict(zip(unique, p.map(unique, timeout)))
-                golds.remember(found)
-                work.finish_rule([found[t] for _, t in work.rule_tasks])
-            if work.judge_rows:
-                work.finish_judge(judge)
-            for (resp, prob), verdict in zip(chunk, work.verdicts):
-                yield Graded(resp, prob, verdict)
-            if bar is not None:
-                bar.update(len(chunk))
+                # one problem give the same answer (those in flight for the previous chunk
+                # are carried over from it).
+                in_flight = set(pending[2]) if pending is not None else set()
+                unique = [t for t in dict.fromkeys(t for _, t in work.rule_tasks)
+                          if t not in in_flight]
+                future = None
+                if unique:
+                    p = pool if pool is not None else shared_pool(workers)
+                    future = helper.submit(p.map, unique, timeout)
+                current = (chunk, work, unique, future)
+            if pending is not None:
+                graded, carried = _finish(pending, carried, golds, judge)
+                yield from graded
+                if bar is not None:
+                    bar.update(len(graded))
+            if current is None:
+                return
+            pending = current
     finally:
+        helper.shutdown(wait=True)
         if bar is not None:
             bar.close()
+
+
+def _finish(pending, carried: dict, golds: "GoldCache", judge) -> tuple[list[Graded], dict]:
+    """One chunk's verdicts completed (pool results, then the judge); also returns the
+    pool's results, which the next chunk may be waiting on."""
+    chunk, work, unique, future = pending
+    found = dict(zip(unique, future.result())) if future is not None else {}
+    if work.rule_tasks:
+        golds.remember(found)
+        work.finish_rule([found.get(t) or carried[t] for _, t in work.rule_tasks])
+    if work.judge_rows:
+        work.finish_judge(judge)
+    graded = [Graded(resp, prob, verdict) for (resp, prob), verdict in zip(chunk, work.verdicts)]
+    return graded, found
 
 
 # --- inputs -------------------------------------------------------------------------

@@ -128,11 +128,20 @@ def _mv_parse(latex: str) -> list:
 
 def sympy_gold(gold: GoldAnswer):
     """The gold as a sympy object, parsed once per process."""
-    hit = _GOLD_CACHE.get(gold.key)
+    ck = (*gold.key, gold.number is None and gold.spans is None)  # parsed vs built
+    hit = _GOLD_CACHE.get(ck)
     if hit is not None:
         return hit
     from . import symbolic as sets
 
+    if len(_GOLD_CACHE) >= _GOLD_CACHE_MAX:
+        _GOLD_CACHE.clear()
+    if gold.number is not None or gold.spans is not None:
+        # Already read exactly by the fast path: build the sympy form, no LaTeX parse.
+        value = (sets.from_number(gold.number) if gold.number is not None
+                 else sets.from_spans(gold.spans))
+        _GOLD_CACHE[ck] = (value, [value])
+        return value, [value]
     parsed = _mv_parse(exact.normalize(gold.text))
     expr = next((p for p in parsed if not isinstance(p, str)), None)
     if expr is None:
@@ -145,9 +154,7 @@ def sympy_gold(gold: GoldAnswer):
         value = sets.unwrap_value(expr)
         if value.free_symbols:
             raise ValueError(f"the gold {gold.text!r} is not a number")
-    if len(_GOLD_CACHE) >= _GOLD_CACHE_MAX:
-        _GOLD_CACHE.clear()
-    _GOLD_CACHE[gold.key] = (value, parsed)
+    _GOLD_CACHE[ck] = (value, parsed)
     return value, parsed
 
 

@@ -28,6 +28,19 @@ def exactify(expr):
     return expr.xreplace({f: Rational(str(f)) for f in floats})
 
 
+def from_number(num: exact.PlainNumber):
+    value = Rational(num.value.numerator, num.value.denominator)
+    return Mul(value, _PCT, evaluate=False) if num.percent else value
+
+
+def from_spans(spans) -> Set:
+    def end(v, default):
+        return default if v is None else Rational(v.numerator, v.denominator)
+
+    return Union(*[Interval(end(s.lo, S.NegativeInfinity), end(s.hi, S.Infinity),
+                            not s.lo_closed, not s.hi_closed) for s in spans])
+
+
 def _is_relation(expr) -> bool:
     return isinstance(expr, (Relational, And, Or))
 
