@@ -90,10 +90,16 @@ def test_run_json_beside_the_graded_file_gives_provenance(tmp_path):
         "dataset": {"source": "sample", "split": "public", "fingerprint": "abc"},
         "sampling": {"preset": "reasoning", "temperature": 1.0}}), encoding="utf-8")
     rep = build_report([str(run_dir / "graded.jsonl")], published="none", resamples=200)
+    assert rep.settings["notes"] == []
     m = rep.models[0]
     assert m.name == "org/Alpha-7B"            # rows name no model: run.json does
     assert m.provenance["run.json backend"] == "vllm"
     assert "fingerprint" in m.provenance["run.json dataset"]
+    # a public-split run beside the paper's full-benchmark figures gets a note
+    rep = build_report([str(run_dir / "graded.jsonl")], published="full", resamples=200)
+    assert "--published public compares like with like" in rep.settings["notes"][0]
+    assert build_report([str(run_dir / "graded.jsonl")], published="public",
+                        resamples=200).settings["notes"] == []
 
 
 def test_names_override_and_model_per_row(tmp_path):

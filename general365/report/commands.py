@@ -61,11 +61,27 @@ def build_report(paths: Sequence[str], *, published: str = "full",
     models = [summary.summarize_runs(m, resamples=resamples, seed=seed) for m in runs]
     stab = {s.name: s for s in pub.table3()} if published != "none" else {}
     models += [summary.summarize_published(p, stab.get(p.name)) for p in pub.published(published)]
+    notes = _comparison_notes(runs, published)
     settings = {"published": published, "bootstrap_resamples": resamples,
                 "bootstrap_seed": seed, "bootstrap_level": stats.BOOTSTRAP_LEVEL,
                 "inputs": [os.path.abspath(p) for p in paths],
-                "published_source": pub.SOURCE if published != "none" else None}
+                "published_source": pub.SOURCE if published != "none" else None,
+                "notes": notes}
     return Report(models=models, tables=tables.all_tables(models), settings=settings)
+
+
+def _comparison_notes(runs, published: str) -> list[str]:
+    """Warn where the paper's figures are on another part of the benchmark than the runs
+    (run.json records the split a run used)."""
+    splits = {rj.get("dataset", {}).get("split") for m in runs for rj in m.run_json
+              if isinstance(rj.get("dataset"), dict)}
+    if published == "full" and "public" in splits:
+        return ["some runs are on the public split while the paper's figures shown are on "
+                "the full benchmark; --published public compares like with like"]
+    if published == "public" and "test" in splits:
+        return ["some runs are on the full test split while the paper's figures shown are "
+                "on the public subset; --published full compares like with like"]
+    return []
 
 
 def write_report(report: Report, out: str) -> Report:
@@ -152,6 +168,8 @@ def main(args: argparse.Namespace) -> int:
         print(f"  #{rank:<3} {m.name:<40.40} {_pct(m.accuracy)}{ci}  graded "
               f"{m.overall.graded}/{m.overall.rows}  no_answer {st['no_answer']} "
               f"timeout {st['timeout']} judge_failed {st['judge_failed']}")
+    for note in report.settings["notes"]:
+        print(f"  note: {note}")
     print(f"  page:   {os.path.join(report.out, 'index.html')}")
     print(f"  tables: {os.path.join(report.out, 'report.md')} (+ tables/*.csv, report.json)")
     print(f"  figures: {os.path.join(report.out, 'figures')}/")

@@ -164,6 +164,8 @@ def render_page(models: Sequence[ModelSummary], tables: Sequence[Table],
             "ungraded rows are left out (see Coverage). Intervals: 95% percentile bootstrap "
             f"over seed families, {int(settings.get('bootstrap_resamples', 0))} resamples, "
             f"seed {int(settings.get('bootstrap_seed', 0))}.</p>",
+            *[f'<p class="note"><strong>Note:</strong> {_e(n)}.</p>'
+              for n in settings.get("notes", [])],
             table_html(board, table_id="leaderboard", run_names=run_names)]
     body += [figure_html(f) for f in figures]
     for t in tables:
