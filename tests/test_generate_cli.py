@@ -190,3 +190,22 @@ def test_failed_requests_exit_1_and_rerun_resumes_them(fault_server, dataset, tm
     run_json = json.loads((out / "run.json").read_text())
     assert run_json["status"] == "complete" and len(run_json["sessions"]) == 2
     assert run_json["prompt"]["system_prompt"] == "Think step by step."
+
+
+@pytest.mark.slow
+def test_openai_backend_against_real_vllm_serve(vllm_server, dataset, tmp_path, capsys):
+    out = tmp_path / "run"
+    ids = ids_file(tmp_path, "q-add", "q-pick")
+    code, stdout, err = run_cli(capsys, "--backend", "openai", "--model", vllm_server.model,
+                                "--base-url", vllm_server.base_url, "--dataset", dataset,
+                                "--ids", ids, "--runs", "2", "--max-tokens", "12",
+                                "--seed", "9", "--out", out)
+    assert code == 0, err
+    assert "written 4, already done 0, failed 0" in stdout
+    records = list(iter_records(str(out / "responses.jsonl")))
+    for r in records:
+        assert 1 <= r["output_tokens"] <= 12 and r["finish_reason"] in ("stop", "length")
+        assert r["prompt_tokens"] > 5 and r["sampling"]["seed"] == run_seed(9, r["run"])
+    run_json = json.loads((out / "run.json").read_text())
+    assert run_json["runner"]["max_model_len"] == vllm_server.max_model_len
+    assert run_json["runner"]["stats"]["requests"] == 4

@@ -260,8 +260,9 @@ def test_real_server_seeds_reproduce_and_runs_differ(vllm_server):
 def test_real_server_refuses_prompt_that_cannot_fit(vllm_server):
     runner = OpenAIRunner(vllm_server.model, base_url=vllm_server.base_url, retry=FAST)
     long = req("huge", max_tokens=None, content="word " * 3000)
-    with pytest.raises(UserError, match="id 'huge': the prompt has \\d+ tokens"):
+    with pytest.raises(UserError, match=r"id 'huge' \(run 0\): the prompt has \d+ tokens"):
         runner.prepare([req("ok"), long])
     fit = req("tight", max_tokens=vllm_server.max_model_len)
-    with pytest.raises(UserError, match="id 'tight'.*exceeds the model's context"):
+    with pytest.raises(UserError, match=r"id 'tight' \(run 0\): prompt tokens \d+ \+ "
+                                        r"max_tokens 1024 = \d+ exceeds max_model_len 1024"):
         runner.prepare([fit])

@@ -25,6 +25,7 @@ from typing import Any, Iterator
 from ..errors import MissingExtra, UserError
 from ..markers import split_reasoning
 from .base import Generation, GenerationRequest
+from .limits import plan_budgets
 from .store import model_key
 
 
@@ -167,8 +168,7 @@ class OpenAIRunner:
                 await self._count_prompts(requests)
         finally:
             await client.close()
-        for req in requests:
-            self._check_fits(req)
+        self._check_fits(requests)
 
     async def _count_prompts(self, requests: list[GenerationRequest]) -> None:
         import httpx
@@ -204,23 +204,18 @@ class OpenAIRunner:
 
             await asyncio.gather(*(count(h, r) for h, r in unique.items()))
 
-    def _check_fits(self, req: GenerationRequest) -> None:
-        want = req.sampling.max_tokens
-        n = self._prompt_tokens.get(req.prompt_hash())
-        if want is None and n is None:
-            raise UserError(
-                f"{self.base_url} does not report its context length and prompt size, so "
-                f"max_tokens cannot be derived: pass --max-tokens N (or --max-model-len N "
-                f"for a vLLM server)")
-        if n is None or self.max_model_len is None:
+    def _check_fits(self, requests: list[GenerationRequest]) -> None:
+        counts = [self._prompt_tokens.get(r.prompt_hash()) for r in requests]
+        if self.max_model_len is not None and None not in counts:
+            # The same rule and wording as the local backends (limits.py).
+            plan_budgets(requests, counts, self.max_model_len)
             return
-        if n >= self.max_model_len:
-            raise UserError(f"id {req.problem_id!r}: the prompt has {n} tokens, no room in the "
-                            f"model's context of {self.max_model_len}")
-        if want is not None and n + want > self.max_model_len:
-            raise UserError(f"id {req.problem_id!r}: prompt ({n} tokens) + --max-tokens {want} "
-                            f"exceeds the model's context of {self.max_model_len}; lower "
-                            f"--max-tokens or leave it unset (= context minus prompt)")
+        for req, n in zip(requests, counts):
+            if req.sampling.max_tokens is None and n is None:
+                raise UserError(
+                    f"{self.base_url} does not report its context length and prompt sizes "
+                    f"(vLLM's /v1/models and /tokenize), so max_tokens cannot be derived "
+                    f"for id {req.problem_id!r}: pass --max-tokens N")
 
     def max_tokens_for(self, req: GenerationRequest) -> int:
         if req.sampling.max_tokens is not None:
