@@ -1,0 +1,70 @@
+"""`general365 run` and `general365 demo`: real subprocesses, the real transformers runner on
+the tiny local model, the real grader and report."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CLI = [sys.executable, "-m", "general365.cli"]
+
+
+def _cli(*args: str, cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess:
+    env = {**os.environ, "GENERAL365_CACHE_DIR": str(cwd / "cache")}
+    return subprocess.run([*CLI, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_run_writes_a_graded_run_folder_and_resumes(tmp_path, tiny_model_dir):
+    args = ["run", "--model", str(tiny_model_dir), "--backend", "transformers",
+            "--dataset", "sample", "--limit", "3", "--runs", "2", "--max-tokens", "12",
+            "--out", str(tmp_path / "run")]
+    r = _cli(*args, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    run = tmp_path / "run"
+    responses = _lines(run / "responses.jsonl")
+    graded = _lines(run / "graded.jsonl")
+    assert sorted((x["id"], x["run"]) for x in responses) == sorted(
+        (x["id"], x["run"]) for x in graded)
+    assert len(responses) == 6 and {x["run"] for x in responses} == {0, 1}
+    assert all(x["status"] in {"correct", "incorrect", "no_answer", "ungraded"} for x in graded)
+    assert all(x["method"] in {"rule", "choice", None} for x in graded)
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["backend"] == "transformers"
+    report = run / "report"
+    assert (report / "index.html").stat().st_size > 1000
+    assert json.loads((report / "report.json").read_text())
+    # Rerunning is a resume: nothing new is generated, grading and report are redone.
+    r2 = _cli(*args, cwd=tmp_path)
+    assert r2.returncode == 0, r2.stderr[-3000:]
+    assert len(_lines(run / "responses.jsonl")) == 6
+
+
+def test_run_refuses_a_judge_policy_without_a_judge(tmp_path, tiny_model_dir):
+    r = _cli("run", "--model", str(tiny_model_dir), "--backend", "transformers",
+             "--dataset", "sample", "--limit", "1", "--policy", "paper",
+             "--out", str(tmp_path / "run"), cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr.strip().count("\n") == 0, r.stderr
+    assert "--judge-model" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_demo_runs_offline_end_to_end(tmp_path):
+    r = _cli("demo", "--limit", "2", "--runs", "1", "--max-tokens", "8",
+             "--out", str(tmp_path / "demo"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "mean nothing" in r.stdout
+    assert "--backend vllm" in r.stdout          # the one line that runs a real model
+    assert (tmp_path / "cache" / "tiny-model").is_dir()   # built into the user cache
+    assert (tmp_path / "demo" / "report" / "index.html").is_file()
+    assert len(_lines(tmp_path / "demo" / "graded.jsonl")) == 2
