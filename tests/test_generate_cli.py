@@ -144,6 +144,15 @@ def test_bad_options(dataset, tmp_path, capsys, extra, message):
     assert not (tmp_path / "run").exists()
 
 
+def test_out_must_be_a_folder(dataset, tmp_path, capsys):
+    taken = tmp_path / "a-file"
+    taken.write_text("x")
+    code, _, err = run_cli(capsys, "--backend", "openai", "--model", "m", "--dataset", dataset,
+                           "--out", taken)
+    assert code == 2 and "exists and is not a folder" in error_line(err)
+    assert taken.read_text() == "x"
+
+
 def test_ids_file_naming_an_unknown_id(dataset, tmp_path, capsys):
     ids = ids_file(tmp_path, "q-add", "q-missing")
     code, _, err = run_cli(capsys, "--backend", "openai", "--model", "m", "--dataset", dataset,

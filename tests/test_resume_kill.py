@@ -36,7 +36,8 @@ def count_lines(path: Path) -> int:
 def generate_cmd(base_url: str, model: str, out: Path) -> list[str]:
     # The installed console script, i.e. the very command a user types.
     exe = Path(sys.executable).with_name("general365")
-    return [str(exe), "generate", "--backend", "openai", "--model", model,
+    head = [str(exe)] if exe.exists() else [sys.executable, "-m", "general365.cli"]
+    return [*head, "generate", "--backend", "openai", "--model", model,
             "--base-url", base_url, "--dataset", "sample", "--runs", str(RUNS),
             "--max-tokens", "64", "--concurrency", "4", "--max-attempts", "3",
             "--out", str(out)]

@@ -234,6 +234,8 @@ def main(args: argparse.Namespace) -> int:
     _check_numbers(args)
     if args.base_url and args.backend != "openai":
         raise UserError("--base-url is for --backend openai")
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise UserError(f"--out {args.out}: exists and is not a folder; expected a run folder")
     chat_kwargs = template_kwargs(args)
     settings = sampling_settings(args, chat_kwargs)
     problems = select_problems(load(args), args.ids, args.limit)
