@@ -131,3 +131,35 @@ def test_console_entry_point_with_progress_bar(tmp_path):
     assert "grading" in proc.stderr and "15/15" in proc.stderr   # tqdm, on stderr
     assert "accuracy" in proc.stdout
     assert len(read_jsonl(out)) == 15
+
+
+def test_paper_policy_with_the_judge_flags(tmp_path, capsys, monkeypatch, fault_server):
+    from support.servers import Behaviour
+
+    def script(req, n):
+        user = req["messages"][1]["content"]
+        ok = "Prediction: Paris" in user
+        return Behaviour.reply('{"accuracy": %s}' % ("true" if ok else "false"))
+
+    fault_server.set_script(script)
+    monkeypatch.setenv("G365_TEST_JUDGE_KEY", "not-a-real-key")
+    rows = INLINE + [{"id": "f", "run": 0, "response": "<think>Lyon?</think>Rome",
+                      "answer": "Paris", "answer_type": "text", "question": "Capital?"}]
+    src = write_jsonl(tmp_path / "r.jsonl", rows)
+    out = tmp_path / "g.jsonl"
+    rc = main(["grade", str(src), "--policy", "paper", "--out", str(out),
+               "--judge-model", "cli-judge", "--judge-base-url", fault_server.base_url,
+               "--judge-api-key-env", "G365_TEST_JUDGE_KEY", "--judge-concurrency", "2",
+               "--judge-cache", str(tmp_path / "judge.sqlite"), "--no-progress"])
+    assert rc == 0, capsys.readouterr().err
+    graded = {r["id"]: r for r in read_jsonl(out)}
+    assert graded["d"]["status"] == "correct" and graded["d"]["method"] == "judge"
+    assert graded["d"]["judge"]["model"] == "cli-judge" and graded["d"]["judge"]["votes"] == [True]
+    assert graded["f"]["status"] == "incorrect"
+    assert graded["c"]["method"] == "judge"          # paper: choice answers are judged
+    assert graded["a"]["method"] == "rule"
+    assert graded["e"]["status"] == "no_answer" and "judge" not in graded["e"]
+    sent = [r["messages"][1]["content"] for r in fault_server.requests]
+    assert len(sent) == 3 and not any("Lyon" in s for s in sent)  # region only
+    assert (tmp_path / "judge.sqlite").exists()
+    assert "not-a-real-key" not in out.read_text()
