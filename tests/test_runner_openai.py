@@ -155,6 +155,14 @@ def test_malformed_json_and_dropped_connection_are_retried(fault_server):
     assert g.error is None and g.response == "ok" and len(fault_server.requests) == 3
 
 
+@pytest.mark.parametrize("body", [b'"a string"', b"{}", b"[]", b'{"choices": []}',
+                                  b'{"choices": [{"message": null}]}', b'{"choices": "x"}'])
+def test_wrong_shaped_json_is_retried(fault_server, body):
+    fault_server.set_script(sequence(Behaviour.malformed(body=body), Behaviour.reply("ok")))
+    [g] = runner_for(fault_server).generate([req()])
+    assert g.error is None and g.response == "ok" and len(fault_server.requests) == 2
+
+
 def test_gives_up_after_bounded_tries_and_reports(fault_server):
     fault_server.set_script(lambda r, n: Behaviour.error(500, message="kaput"))
     runner = runner_for(fault_server)

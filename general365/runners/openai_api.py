@@ -328,6 +328,15 @@ class OpenAIRunner:
 
     def _to_generation(self, req: GenerationRequest, completion: Any,
                        max_tokens: int) -> Generation:
+        try:
+            return self._read_completion(req, completion, max_tokens)
+        except (AttributeError, TypeError, IndexError, KeyError) as exc:
+            # The SDK builds reply objects without validating them: a 200 whose JSON has
+            # the wrong shape surfaces here, and is retried like any unreadable reply.
+            raise _BadReply(f"reply of the wrong shape ({exc})") from None
+
+    def _read_completion(self, req: GenerationRequest, completion: Any,
+                         max_tokens: int) -> Generation:
         if not getattr(completion, "choices", None):
             raise _BadReply("no choices in the reply")
         choice = completion.choices[0]
