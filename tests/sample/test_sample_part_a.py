@@ -1126,6 +1126,83 @@ def _(rid):
     assert_gold(rid, len(both))
 
 
+# --- g365s-014: the calendar of Quell -------------------------------------------------
+
+WEEK = ("Ardo", "Belo", "Cido", "Dado", "Edo", "Fado")
+
+
+def quell_days(years, leap=lambda y: y % 4 == 0 and y % 10 != 0):
+    """(year, month, day, is_festival) for every day of the given years, in order."""
+    out = []
+    for y in years:
+        for m in range(1, 14):
+            extra = (1 + leap(y)) if m == 13 else 0
+            out += [(y, m, d, d > 28) for d in range(1, 29 + extra)]
+    return out
+
+
+def weekdays(days, anchor, anchor_name, festivals_in_week=False, reset_each_year=False):
+    """Weekday index per day (None for festival days outside the week)."""
+    idx, k, year = [], 0, None
+    for y, m, d, fest in days:
+        if reset_each_year and y != year:
+            k, year = 0, y
+        if fest and not festivals_in_week:
+            idx.append(None)
+            continue
+        idx.append(k)
+        k += 1
+    if reset_each_year:
+        return [None if v is None else v % 6 for v in idx]
+    pos = [i for i, day in enumerate(days) if day[:3] == anchor][0]
+    shift = WEEK.index(anchor_name) - idx[pos]
+    return [None if v is None else (v + shift) % 6 for v in idx]
+
+
+@verifies("g365s-014")
+def _(rid):
+    days = quell_days(range(1, 13))
+    wd = weekdays(days, (8, 1, 1), "Edo")
+    keys = [d[:3] for d in days]
+    lo, hi = keys.index((7, 3, 10)), keys.index((9, 13, 20))
+    assert_gold(rid, sum(wd[i] == WEEK.index("Fado") for i in range(lo, hi + 1)))
+
+
+@verifies("g365s-014-v1")
+def _(rid):
+    days = quell_days(range(1, 13))
+    wd = weekdays(days, (8, 1, 1), "Edo")
+    assert_gold(rid, sum(1 for (y, m, d, _), w in zip(days, wd)
+                         if y == 9 and d == 13 and w == WEEK.index("Cido")))
+
+
+@verifies("g365s-014-v2")
+def _(rid):
+    days = quell_days(range(1, 13))
+    wd = weekdays(days, None, None, festivals_in_week=True, reset_each_year=True)
+    keys = [d[:3] for d in days]
+    lo, hi = keys.index((7, 3, 10)), keys.index((9, 13, 29))
+    assert_gold(rid, sum(wd[i] == WEEK.index("Ardo") for i in range(lo, hi + 1)))
+
+
+@verifies("g365s-014-v3")
+def _(rid):
+    import datetime as dt
+    day = dt.date(2024, 9, 2)                      # Monday, cycle Day 1
+    holidays = {dt.date(2024, 10, 14), dt.date(2024, 11, 11)}
+    holidays |= {dt.date(2024, 10, 28) + dt.timedelta(i) for i in range(5)}
+    skipped = {dt.date(2024, 11, 21)}              # snow day: its cycle day is lost
+    cycle, target = 1, dt.date(2024, 12, 13)
+    while day < target:
+        day += dt.timedelta(1)
+        if day.weekday() < 5 and day not in holidays:
+            cycle = cycle % 10 + 1
+            if day in skipped:
+                continue
+    assert target.weekday() < 5 and target not in holidays | skipped
+    assert_gold(rid, cycle)
+
+
 # --- the tests ------------------------------------------------------------------------
 
 def pytest_generate_tests(metafunc):
