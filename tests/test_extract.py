@@ -61,6 +61,9 @@ def test_boxed_is_not_a_prefix_match():
     ("The answer is 5. Check: 2 + 3 = 5.", "5"),
     ("the answer is 12\nFinal answer: 13", "13"),
     ("final answer is \\(x = 4\\)", "x = 4"),
+    ("**Final Answer**\n\n$$12$$", "12"),
+    ("## Final Answer\n12 apples", "12 apples"),
+    ("Answer:\n\n**B**", "B"),
 ])
 def test_final_answer_statements(text, want):
     ex = extract(text)

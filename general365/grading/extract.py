@@ -89,7 +89,7 @@ _STATEMENT_RE = re.compile(
     r"(?:\bfinal\s+answer" + _B + r"(?:\s+is)?" + _B + r"\s*[:\uff1a]?"
     r"|\bthe\s+(?:final\s+)?answer\s+is" + _B + r"\s*[:\uff1a]?"
     r"|(?:^|\n)[ \t>#*_]*answer" + _B + r"\s*[:\uff1a])"
-    r"[ \t]*(?P<x>[^\n]*\S)",
+    r"\s*(?P<x>[^\n]*\S)",  # X may sit on the next line ("**Final Answer**\n\n$$12$$")
     re.IGNORECASE,
 )
 

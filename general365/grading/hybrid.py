@@ -191,7 +191,7 @@ class GoldCache:
                 raise DataError(f"the gold answer does not parse: {exc}", row_id=p.id,
                                 field="answer", value=p.answer,
                                 expected=f"a valid {p.answer_type.value} answer") from None
-            if len(self._rule) > 100_000:
+            if len(self._rule) > 20_000:  # a bound for streams of inline golds
                 self._rule.clear()
             self._rule[key] = gold
         return gold
