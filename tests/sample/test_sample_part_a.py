@@ -1203,6 +1203,78 @@ def _(rid):
     assert_gold(rid, cycle)
 
 
+# --- g365s-015: when to stop rolling --------------------------------------------------
+
+def best_value(state, moves, stop_value):
+    """Optimal expected value: at each state either stop (stop_value) or take the gamble.
+
+    moves(state) -> list of (probability, next state or None for 'bust, scores 0'), or []
+    when no further gamble is allowed."""
+    @lru_cache(maxsize=None)
+    def v(st):
+        options = moves(st)
+        stop = stop_value(st)
+        if not options:
+            return stop
+        go = sum(p * (v(nxt) if nxt is not None else 0) for p, nxt in options)
+        return max(stop, go)
+    return v(state)
+
+
+def die_moves(limit, max_rolls):
+    def moves(st):
+        total, rolls = st
+        if rolls == max_rolls:
+            return []
+        return [(F(1, 6), (total + d, rolls + 1) if total + d <= limit else None)
+                for d in range(1, 7)]
+    return moves
+
+
+@verifies("g365s-015")
+def _(rid):
+    assert_gold(rid, best_value((0, 0), die_moves(12, 4), lambda st: st[0]))
+
+
+@verifies("g365s-015-v1")
+def _(rid):
+    # Objective: the chance of stopping with a total of at least 10 without busting.
+    assert_gold(rid, best_value((0, 0), die_moves(12, 4), lambda st: F(int(st[0] >= 10))))
+
+
+@verifies("g365s-015-v2")
+def _(rid):
+    def moves(st):
+        total, deck = st
+        return [(F(1, len(deck)),
+                 (total + c, deck[:i] + deck[i + 1:]) if total + c <= 10 else None)
+                for i, c in enumerate(deck)]
+    assert_gold(rid, best_value((0, (1, 2, 3, 4, 5, 6)), moves, lambda st: st[0]))
+
+
+@verifies("g365s-015-v3")
+def _(rid):
+    # Each roll after the first costs 1 point, paid even if the roll busts.
+    base = die_moves(12, 4)
+
+    def moves(st):
+        total, rolls, paid = st
+        return [(p, None if nxt is None else nxt + (paid + (rolls >= 1),))
+                for p, nxt in base((total, rolls))]
+
+    @lru_cache(maxsize=None)
+    def v(st):
+        total, rolls, paid = st
+        opts = moves(st)
+        stop = total - paid
+        if not opts:
+            return stop
+        cost_after = paid + (rolls >= 1)
+        go = sum(p * (v(nxt) if nxt is not None else -cost_after) for p, nxt in opts)
+        return max(stop, go) if rolls else go
+    assert_gold(rid, v((0, 0, 0)))
+
+
 # --- the tests ------------------------------------------------------------------------
 
 def pytest_generate_tests(metafunc):
