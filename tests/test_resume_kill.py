@@ -38,7 +38,7 @@ def generate_cmd(base_url: str, model: str, out: Path) -> list[str]:
     exe = Path(sys.executable).with_name("general365")
     head = [str(exe)] if exe.exists() else [sys.executable, "-m", "general365.cli"]
     return [*head, "generate", "--backend", "openai", "--model", model,
-            "--base-url", base_url, "--dataset", "sample", "--runs", str(RUNS),
+            "--base-url", base_url, "--dataset", "sample", "--limit", "12", "--runs", str(RUNS),
             "--max-tokens", "64", "--concurrency", "4", "--max-attempts", "3",
             "--out", str(out)]
 
@@ -98,7 +98,7 @@ def test_kill_minus_nine_then_resume(fault_server, tmp_path):
     assert responses.read_bytes().endswith(b"\n")
     keys = collections.Counter((r["id"], r["run"]) for r in records)
     problems = {r["id"] for r in records}
-    assert len(problems) >= 10                        # the bundled sample
+    assert len(problems) == 12                        # --limit 12 of the bundled sample
     assert "g365s-torn" not in problems
     assert all(c == 1 for c in keys.values()), [k for k, c in keys.items() if c > 1]
     assert set(keys) == {(p, r) for p in problems for r in range(RUNS)}
