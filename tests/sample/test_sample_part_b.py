@@ -1168,22 +1168,35 @@ def station_clues(*, dina_before_ada=True, dina_not_lute=True, bela_lute=False,
 STATION = (["Ada", "Bela", "Cyrus", "Dina", "Emil"],
            ["Fenwick", "Galley", "Harrow", "Islay", "Jarrow"],
            ["kite", "lute", "map", "novel", "oboe"])
-STATION_MENTIONS = ("8:00, 8:15, 8:30, 8:45 and 9:00", "exactly 30 minutes after Bela",
-                    "The person going to Fenwick carries the oboe",
-                    "exactly 15 minutes after the train to Galley",
-                    "The novel is on the 8:15 train", "exactly 15 minutes apart",
-                    "Emil does not carry the kite")  # every station version has these
+# Every clue as printed: the verifier's clue list above must match these sentences.
+STATION_MENTIONS = ("8:00, 8:15, 8:30, 8:45 and 9:00",
+                    "The train to Harrow leaves exactly 30 minutes after Bela's train.",
+                    "The person with the lute leaves before Emil, and Emil leaves before the "
+                    "person going to Islay.",
+                    "The map is on the 8:30 train or on the 9:00 train.",
+                    "Ada does not carry the kite, and Ada is not on the 8:00 train.",
+                    "The person going to Fenwick carries the oboe.",
+                    "Cyrus's train leaves exactly 15 minutes after the train to Galley.",
+                    "The novel is on the 8:15 train.",
+                    "The kite's train and the Jarrow train leave exactly 15 minutes apart.")
 
 
-@verifies("g365s-030", *STATION_MENTIONS, "Dina leaves before Ada", "Dina does not carry the lute",
-          "Who travels to Harrow?")
+@verifies("g365s-030", *STATION_MENTIONS, "Dina leaves before Ada.", "Emil does not carry the kite.",
+          "Dina does not carry the lute.", "Who travels to Harrow?")
 def _():
     (s,) = grid_solutions(*STATION, station_clues())
     return s["p"][s["t"].index("Harrow")]
 
 
-@verifies("g365s-030-v1", "1:00, 1:20, 1:40, 2:00 and 2:20", "Lena uses the model",
-          "Nia speaks after Kofi", "Who gives the talk on dams?")
+@verifies("g365s-030-v1", "1:00, 1:20, 1:40, 2:00 and 2:20",
+          "The talk on dams starts exactly 40 minutes after Lena's talk.",
+          "The talk with the model comes before Omar's talk, and Omar's talk comes before the "
+          "talk on glaciers.", "The slideshow is used at 1:40 or at 2:20.",
+          "Kofi does not use the poster, and Kofi does not speak at 1:00.",
+          "The talk on bees uses the quiz.", "Milo speaks exactly 20 minutes after the talk on comets.",
+          "Nia speaks after Kofi.", "The video is used at 1:20.",
+          "The poster talk and the volcanoes talk start exactly 20 minutes apart.",
+          "Lena uses the model.", "Who gives the talk on dams?")
 def _():
     # The same grid in other words: people, topics and aids map one-to-one onto the
     # station puzzle, 20-minute gaps stand for 15-minute ones.
@@ -1195,14 +1208,15 @@ def _():
     return names[s["p"][s["t"].index("Harrow")]]
 
 
-@verifies("g365s-030-v2", *STATION_MENTIONS, "Dina leaves before Ada", "Bela carries the lute",
-          "Who carries the map?")
+@verifies("g365s-030-v2", *STATION_MENTIONS, "Dina leaves before Ada.", "Emil does not carry the kite.",
+          "Bela carries the lute.", "Who carries the map?")
 def _():
     (s,) = grid_solutions(*STATION, station_clues(dina_not_lute=False, bela_lute=True))
     return s["p"][s["i"].index("map")]
 
 
-@verifies("g365s-030-v3", *STATION_MENTIONS, "Dina leaves after Ada", "Who travels to Harrow?")
+@verifies("g365s-030-v3", *STATION_MENTIONS, "Dina leaves after Ada.", "Emil does not carry the kite.",
+          "Who travels to Harrow?")
 def _():
     (s,) = grid_solutions(*STATION, station_clues(dina_before_ada=False, dina_not_lute=False))
     return s["p"][s["t"].index("Harrow")]
