@@ -427,8 +427,8 @@ def _():
     return p_home_within(4, bounce=True, **SEED_TRACK)
 
 
-@verifies("g365s-021-v1", "0 (entrance) to 16 (treasure)", "Square 2", "square 9", "square 12", "square 5",
-          "square 15", "square 10", "4 rolls")
+@verifies("g365s-021-v1", "0 (entrance) to 16 (treasure)", "Square 2", "square 9", "square 12",
+          "square 5", "square 15", "square 10", "4 rolls")
 def _():
     return p_home_within(4, 16, {2: 9, 12: 5, 15: 10}, bounce=False)
 
@@ -1181,8 +1181,9 @@ STATION_MENTIONS = ("8:00, 8:15, 8:30, 8:45 and 9:00",
                     "The kite's train and the Jarrow train leave exactly 15 minutes apart.")
 
 
-@verifies("g365s-030", *STATION_MENTIONS, "Dina leaves before Ada.", "Emil does not carry the kite.",
-          "Dina does not carry the lute.", "Who travels to Harrow?")
+@verifies("g365s-030", *STATION_MENTIONS, "Dina leaves before Ada.",
+          "Emil does not carry the kite.", "Dina does not carry the lute.",
+          "Who travels to Harrow?")
 def _():
     (s,) = grid_solutions(*STATION, station_clues())
     return s["p"][s["t"].index("Harrow")]
@@ -1193,7 +1194,8 @@ def _():
           "The talk with the model comes before Omar's talk, and Omar's talk comes before the "
           "talk on glaciers.", "The slideshow is used at 1:40 or at 2:20.",
           "Kofi does not use the poster, and Kofi does not speak at 1:00.",
-          "The talk on bees uses the quiz.", "Milo speaks exactly 20 minutes after the talk on comets.",
+          "The talk on bees uses the quiz.",
+          "Milo speaks exactly 20 minutes after the talk on comets.",
           "Nia speaks after Kofi.", "The video is used at 1:20.",
           "The poster talk and the volcanoes talk start exactly 20 minutes apart.",
           "Lena uses the model.", "Who gives the talk on dams?")
@@ -1208,15 +1210,15 @@ def _():
     return names[s["p"][s["t"].index("Harrow")]]
 
 
-@verifies("g365s-030-v2", *STATION_MENTIONS, "Dina leaves before Ada.", "Emil does not carry the kite.",
-          "Bela carries the lute.", "Who carries the map?")
+@verifies("g365s-030-v2", *STATION_MENTIONS, "Dina leaves before Ada.",
+          "Emil does not carry the kite.", "Bela carries the lute.", "Who carries the map?")
 def _():
     (s,) = grid_solutions(*STATION, station_clues(dina_not_lute=False, bela_lute=True))
     return s["p"][s["i"].index("map")]
 
 
-@verifies("g365s-030-v3", *STATION_MENTIONS, "Dina leaves after Ada.", "Emil does not carry the kite.",
-          "Who travels to Harrow?")
+@verifies("g365s-030-v3", *STATION_MENTIONS, "Dina leaves after Ada.",
+          "Emil does not carry the kite.", "Who travels to Harrow?")
 def _():
     (s,) = grid_solutions(*STATION, station_clues(dina_before_ada=False, dina_not_lute=False))
     return s["p"][s["t"].index("Harrow")]
