@@ -121,6 +121,7 @@ VERIFIERS: dict = {}
 def verifies(*ids):
     def deco(fn):
         for rid in ids:
+            assert rid not in VERIFIERS, f"two verifiers for {rid}"
             VERIFIERS[rid] = fn
         return fn
     return deco
@@ -916,7 +917,7 @@ LOCK = {"A": lambda n: n + 3, "B": lambda n: n * 2, "C": reverse_digits, "D": la
 
 
 def maze_moves(rows):
-    """rows: top row first; '#' wall, 'S' start, 'G' goal, a digit: a pair of portals.
+    """rows: top row first; '#' wall, 'R' start, 'G' goal, a digit: a pair of portals.
 
     Stepping onto a portal square moves you at once to the square with the same digit
     (that counts as part of the same move)."""
@@ -934,10 +935,10 @@ def maze_moves(rows):
     cells = {p: i for i, p in enumerate(grid)}
     ops = {d: (lambda i, d=d: (lambda m: None if m is None else cells[m])(
         move(list(cells)[i], d))) for d in step}
-    return cells[where["S"][0]], cells[where["G"][0]], ops
+    return cells[where["R"][0]], cells[where["G"][0]], ops
 
 
-MAZE_V3 = ("S # G . . .",
+MAZE_V3 = ("R # G . . .",
            ". # # # # .",
            ". 2 # . . 1",
            ". 1 . . . .",
