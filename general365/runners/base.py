@@ -108,6 +108,12 @@ class Runner(Protocol):
     model_id: str
     backend: str
 
+    def prepare(self, requests: list[GenerationRequest]) -> Any:
+        """Check every request fits the model's context (resolving max_tokens=None to what
+        is left after the prompt) and refuse, with one UserError line naming the problem id
+        and the numbers, before anything is generated or written."""
+        ...
+
     def generate(self, requests: list[GenerationRequest]) -> Iterator[Generation]:
         """Yield one Generation per request, in any order, as they complete."""
         ...

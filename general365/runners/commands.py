@@ -262,9 +262,7 @@ def main(args: argparse.Namespace) -> int:
     runner = None
     try:
         runner = make_runner(args.backend, args.model, **runner_options(args, chat_kwargs))
-        prepare = getattr(runner, "prepare", None)
-        if prepare is not None:
-            prepare(pending)   # refuses prompts that cannot fit, before anything is written
+        runner.prepare(pending)   # refuses prompts that cannot fit, before anything is written
         if not opened:
             store.open()
             opened = True
