@@ -212,3 +212,25 @@ def test_round_half_up_on_exact_values():
     assert r(Fraction("-0.125"), 2) == Fraction("-0.13")
     assert r(Fraction("0.124999"), 2) == Fraction("0.12")
     assert r(Fraction(7, 2), 0) == 4
+
+
+@pytest.mark.timeout(120)
+def test_parent_side_stays_linear_on_adversarial_answers():
+    # Extraction and the fast path run in the parent with no time limit, so none of their
+    # regexes may backtrack exponentially (a hang here would be the failure).
+    from general365.grading.choice import letters
+    from general365.grading.extract import extract
+
+    nasty = ["1 " + "a" * 5000 + "!", "Final answer:" + " " * 50000 + "\n", r"\boxed{" * 20000,
+             "(" * 20000, "A" + " ," * 5000 + "x", "x<" * 5000, "1," * 20000 + "x",
+             r"\text{" * 5000 + "1", "$" * 20000, "<think>" * 5000 + "</think>" * 5000]
+    g = parse_gold("12", N, 0)
+    gi = parse_gold("[2,5)", I, 0)
+    for text in nasty:
+        ex = extract(text)
+        for cand in (text, ex.candidate or ""):
+            exact.plain_number(cand)
+            exact.plain_intervals(cand)
+            letters(cand)
+            grade_fast(g, cand)
+            grade_fast(gi, cand)

@@ -18,10 +18,9 @@ from .exact import normalize
 
 _PREFIX = re.compile(r"^(?:(?:the\s+)?(?:correct\s+)?(?:options?|choices?|answers?)\s*(?:is|are)?\s*[:\-]?\s*)?(?:both\s+)?",
                      re.IGNORECASE)
-_SEP = r"(?:\s*(?:,|;|/|&|\+|\band\b|\s)\s*)"
-_TOKEN = r"(?:\(([A-Z])\)|\[([A-Z])\]|([A-Z])(?![A-Za-z]))"
-_LIST_RE = re.compile(rf"^{_TOKEN}(?:{_SEP}?{_TOKEN})*$")
-_TOKEN_RE = re.compile(_TOKEN)
+# Split, never one big regex: nested optional separators backtrack exponentially.
+_SPLIT_RE = re.compile(r"\s*(?:,|;|/|&|\+|\band\b)\s*|\s+")
+_PIECE_RE = re.compile(r"^(?:\(([A-Z])\)|\[([A-Z])\]|([A-Z]))$")
 # Runs of letters only from A-J, so that a capitalised word ("NO", "YES") is not a run.
 _RUN_RE = re.compile(r"^[A-J]{2,10}$")
 _LEADING_RE = re.compile(r"^(?:\(([A-Z])\)|([A-Z])[.):])\s+\S")
@@ -33,17 +32,31 @@ def letters(candidate: str | None) -> frozenset[str] | None:
         return None
     s = normalize(candidate).replace("$", "")
     s = _PREFIX.sub("", s).strip().rstrip(".").strip()
-    if not s:
+    if not s or len(s) > 200:  # a list of letters is short; bounds the regex work too
         return None
-    if _LIST_RE.match(s):
-        found = [a or b or c for a, b, c in _TOKEN_RE.findall(s)]
-        return frozenset(found)
+    found = _letter_list(s)
+    if found:
+        return found
     if _RUN_RE.match(s) and len(set(s)) == len(s):
         return frozenset(s)  # "BD": distinct capitals run together
     m = _LEADING_RE.match(s)
     if m:
         return frozenset(m.group(1) or m.group(2))
     return None
+
+
+def _letter_list(s: str) -> frozenset[str] | None:
+    """`B, D`, `B and D`, `(B)(D)`, `[B] [D]`: every piece a single (bracketed) capital."""
+    s = s.replace(")(", ") (").replace("][", "] [")
+    found = []
+    for piece in _SPLIT_RE.split(s):
+        if not piece:
+            continue
+        m = _PIECE_RE.match(piece)
+        if not m:
+            return None
+        found.append(m.group(1) or m.group(2) or m.group(3))
+    return frozenset(found) or None
 
 
 @dataclass(frozen=True)

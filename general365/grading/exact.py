@@ -65,8 +65,10 @@ _SCI_RE = re.compile(rf"^({_DEC})\s*\\times\s*10\s*\^\s*(?:\{{\s*([+-]?\d+)\s*\}
 _PCT_RE = re.compile(r"\s*(?:\\%|%|\\text\{\s*%\s*\}|percent)$")
 # A unit is one or more plain words after the number. Single letters that are usually
 # mathematics rather than units (e, i, x, n, ...) are not taken as units.
-_UNIT_WORD = r"[A-Za-z\u00b0\u00b5][A-Za-z\u00b0\u00b5]*(?:\^\{?[23]\}?|[23\u00b2\u00b3])?"
-_UNIT_RE = re.compile(rf"^(.*?\d\.?)\s*((?:{_UNIT_WORD}(?:\s*/\s*{_UNIT_WORD})?\s*)+)$")
+# Words joined by exactly one space or slash (normalize() has collapsed whitespace): each
+# repetition starts with a separator, so the regex cannot backtrack exponentially.
+_UNIT_WORD = r"[A-Za-z\u00b0\u00b5]+(?:\^\{?[23]\}?|[23\u00b2\u00b3])?"
+_UNIT_RE = re.compile(rf"^(.*?\d\.?) ?({_UNIT_WORD}(?:(?: ?/ ?| ){_UNIT_WORD})*)$")
 _NOT_UNITS = {"e", "i", "j", "x", "y", "z", "n", "k", "pi", "E", "I"}
 
 

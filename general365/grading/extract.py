@@ -41,6 +41,7 @@ def final_region(text: str) -> str | None:
     return final if closed else None
 
 
+MAX_BOX_TRIES = 16
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])")
 
 
@@ -67,7 +68,9 @@ def _braced(text: str, start: int) -> str | None:
 def last_boxed(region: str) -> str | None:
     """The content of the last complete `\\boxed{...}` in `region`."""
     starts = [m.end() for m in _BOX_RE.finditer(region)]
-    for end in reversed(starts):
+    # Each try may scan to the end of the region: a bounded number of tries keeps a text of
+    # thousands of unclosed boxes linear.
+    for end in reversed(starts[-MAX_BOX_TRIES:]):
         rest = region[end:]
         stripped = rest.lstrip()
         if stripped.startswith("{"):
@@ -89,7 +92,9 @@ _STATEMENT_RE = re.compile(
     r"(?:\bfinal\s+answer" + _B + r"(?:\s+is)?" + _B + r"\s*[:\uff1a]?"
     r"|\bthe\s+(?:final\s+)?answer\s+is" + _B + r"\s*[:\uff1a]?"
     r"|(?:^|\n)[ \t>#*_]*answer" + _B + r"\s*[:\uff1a])"
-    r"\s*(?P<x>[^\n]*\S)",  # X may sit on the next line ("**Final Answer**\n\n$$12$$")
+    # X may sit on the next line ("**Final Answer**\n\n$$12$$"); it starts with a
+    # non-space so that a long run of blanks cannot make the regex backtrack.
+    r"\s*(?P<x>\S[^\n]*)",
     re.IGNORECASE,
 )
 
