@@ -13,6 +13,7 @@ from support import runner_cases as cases
 
 pytestmark = pytest.mark.slow
 MAX_MODEL_LEN = 512
+QUESTION_WORDS = "Alice sits left of Bob on Monday. "
 ENGINE = dict(max_model_len=MAX_MODEL_LEN, dtype="float32", enforce_eager=True)
 
 
@@ -87,6 +88,19 @@ def test_sampling_options_pass_through_and_bad_ones_are_refused_up_front(runner)
     assert (g.output_tokens, g.finish_reason) == (6, "length")
     with pytest.raises(UserError, match=r"'p': vLLM refuses the sampling settings"):
         runner.prepare([cases.request(no_such_option=1)])
+
+
+def test_many_long_seeded_prompts_in_one_batch(runner):
+    # More prompt tokens than one engine step takes (4096 on CPU): vLLM would prefill some
+    # in chunks, which its CPU build cannot do for seeded requests (the runner turns chunked
+    # prefill off there).
+    # Distinct prompts: identical ones would be served from vLLM's prefix cache instead.
+    reqs = [cases.request(f"long{i}", max_tokens=4, seed=i, messages=(
+        {"role": "user", "content": f"{i} " + QUESTION_WORDS * 55},)) for i in range(12)]
+    gens = list(runner.generate(reqs))
+    assert len(gens) == 12 and all(g.output_tokens == 4 for g in gens)
+    assert sum(g.prompt_tokens for g in gens) > 4096
+    assert runner.provenance()["enable_chunked_prefill"] is False
 
 
 def test_stopping_early_frees_the_engine(runner):

@@ -47,6 +47,15 @@ def vllm_version() -> str:
     return getattr(require_vllm(), "__version__", "unknown")
 
 
+def _cpu_platform() -> bool:
+    try:
+        from vllm.platforms import current_platform
+
+        return bool(current_platform.is_cpu())
+    except Exception:
+        return False
+
+
 def _sampling_kwargs(req: GenerationRequest, max_tokens: int) -> dict[str, Any]:
     s = req.sampling
     kwargs: dict[str, Any] = {"n": 1, "temperature": s.temperature, "top_p": s.top_p,
@@ -204,6 +213,10 @@ class VLLMRunner:
             "gpu_memory_utilization": gpu_memory_utilization, "dtype": dtype,
             "enforce_eager": enforce_eager, "seed": 0, **engine_kwargs,
         }
+        if "enable_chunked_prefill" not in engine_kwargs and _cpu_platform():
+            # vLLM's CPU build crashes ("CPU Generator does not use offset") when a seeded
+            # request's prompt is prefilled in chunks, and every request here is seeded.
+            self.engine_args["enable_chunked_prefill"] = False
         self._engine: Engine | None = None
         self._pool = None
         if data_parallel_size == 1:
