@@ -234,3 +234,59 @@ def test_parent_side_stays_linear_on_adversarial_answers():
             letters(cand)
             grade_fast(g, cand)
             grade_fast(gi, cand)
+
+
+def _random_pairs(seed: int, n: int):
+    import random
+
+    rng = random.Random(seed)
+    for _ in range(n):
+        k = rng.choice([0, 0, 1, 2, 3])
+        num, den = rng.randint(-999, 999), rng.choice([1, 2, 3, 4, 7, 8, 10, 16])
+        q = Fraction(num, den)
+        gold = f"{float(exact.round_half_up(q, k)):.{k}f}" if k else (
+            str(q.numerator) if q.denominator == 1 else rf"\frac{{{q.numerator}}}{{{q.denominator}}}")
+        shown = rng.choice([
+            lambda: f"{float(q):.{rng.randint(0, 6)}f}",
+            lambda: rf"\frac{{{num}}}{{{den}}}",
+            lambda: f"{num}/{den}",
+            lambda: f"{float(q) + rng.choice([-1, 1]) * 10 ** -rng.randint(1, 4):.6f}",
+            lambda: f"{float(q) * 1000:,.0f}" if q.denominator == 1 else f"{float(q):.3f}",
+        ])()
+        yield gold, k, shown
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fast_path_agrees_with_math_verify_on_random_numbers(seed):
+    for gold, k, cand in _random_pairs(seed, 40):
+        g = parse_gold(gold, N, k)
+        quick = grade_fast(g, cand)
+        assert quick is not None, cand
+        assert quick.status is grade_slow(g, cand, fast=False).status, (gold, k, cand)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_fast_path_agrees_with_math_verify_on_random_intervals(seed):
+    import random
+
+    rng = random.Random(seed)
+
+    def union():
+        parts = []
+        for _ in range(rng.randint(1, 3)):
+            a = rng.randint(-6, 6)
+            b = a + rng.randint(1, 4)
+            lo = r"-\infty" if rng.random() < 0.15 else str(a)
+            hi = r"+\infty" if rng.random() < 0.15 else str(b)
+            parts.append(("(" if lo.endswith("infty") or rng.random() < 0.5 else "[") + f"{lo},{hi}"
+                         + (")" if hi.endswith("infty") or rng.random() < 0.5 else "]"))
+        return r"\cup".join(parts)
+
+    for _ in range(25):
+        gold, cand = union(), union()
+        if rng.random() < 0.3:
+            cand = gold
+        g = parse_gold(gold, I, 0)
+        quick = grade_fast(g, cand)
+        assert quick is not None
+        assert quick.status is grade_slow(g, cand, fast=False).status, (gold, cand)

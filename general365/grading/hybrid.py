@@ -175,7 +175,7 @@ class GoldCache:
         return self._verdicts.get(RuleTask(gold, candidate))
 
     def remember(self, found: dict[RuleTask, RuleResult]) -> None:
-        if len(self._verdicts) > 50_000:
+        if len(self._verdicts) > 10_000:
             self._verdicts.clear()
         for task, res in found.items():
             if res.status is not Status.TIMEOUT:  # a timeout may pass on a calmer machine
@@ -191,7 +191,7 @@ class GoldCache:
                 raise DataError(f"the gold answer does not parse: {exc}", row_id=p.id,
                                 field="answer", value=p.answer,
                                 expected=f"a valid {p.answer_type.value} answer") from None
-            if len(self._rule) > 20_000:  # a bound for streams of inline golds
+            if len(self._rule) > 5_000:  # a bound for streams of inline golds
                 self._rule.clear()
             self._rule[key] = gold
         return gold
