@@ -97,3 +97,14 @@ def test_close_stops_the_workers():
     p.close()
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_workers_run_under_an_address_space_limit():
+    # A blow-up (`99999^{99999}!` grows by hundreds of MiB a second) must not take the
+    # memory of a shared machine before the time limit comes: each worker has a cap.
+    with RulePool(1, memory_limit_mb=1536) as p:
+        assert p.map([RuleTask(GOLD, "12")], timeout=30)[0].status is Status.CORRECT
+        [pid] = p.pids()
+        with open(f"/proc/{pid}/limits") as f:
+            line = next(l for l in f if l.startswith("Max address space"))
+        assert line.split()[3] == str(1536 * 2**20)

@@ -29,6 +29,7 @@ from ..schema import Status
 from .rule import GoldAnswer, RuleResult
 
 DEFAULT_TIMEOUT = 5.0
+MEMORY_LIMIT_MB = 2048  # address space per worker
 _PRELOAD = ["general365.grading.pool", "general365.grading._warm"]
 
 
@@ -44,15 +45,26 @@ def _grade_one(task: RuleTask) -> tuple[str, str | None]:
     try:
         res = grade_slow(task.gold, task.candidate)
         return res.status.value, res.detail
+    except MemoryError:
+        raise
     except RecursionError:
         return Status.INCORRECT.value, "math-verify: expression too deeply nested"
     except Exception as exc:  # math-verify's verify() also counts an error as "not equal"
         return Status.INCORRECT.value, f"math-verify error: {type(exc).__name__}"
 
 
-def _worker(conn) -> None:
+def _worker(conn, memory_limit_mb: int) -> None:
     # Ctrl-C reaches the whole process group: the parent stops the workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # `99999^{99999}!` grows by hundreds of MiB a second; on a shared machine a worker must
+    # not take the memory of others before its time limit comes.
+    try:
+        import resource
+
+        limit = memory_limit_mb * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, ValueError, OSError):
+        pass
     from . import _warm  # noqa: F401  (already imported in the forkserver: then free)
 
     conn.send(("ready", None, None))
@@ -64,7 +76,14 @@ def _worker(conn) -> None:
         if msg is None:
             return
         index, task = msg
-        status, detail = _grade_one(task)
+        try:
+            status, detail = _grade_one(task)
+        except MemoryError:
+            # A resource limit, like the time limit: reported as a timeout, and this
+            # worker, whose heap may be in any state, ends (the parent replaces it).
+            conn.send((index, Status.TIMEOUT.value,
+                       f"the rule grader passed its {memory_limit_mb} MiB memory limit"))
+            return
         try:
             conn.send((index, status, detail))
         except (BrokenPipeError, OSError):
@@ -72,9 +91,9 @@ def _worker(conn) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx):
+    def __init__(self, ctx, memory_limit_mb: int):
         self.conn, child = ctx.Pipe(duplex=True)
-        self.proc = ctx.Process(target=_worker, args=(child,), daemon=True)
+        self.proc = ctx.Process(target=_worker, args=(child, memory_limit_mb), daemon=True)
         self.proc.start()
         child.close()
         self.index: int | None = None   # the item in flight
@@ -92,8 +111,9 @@ class _Worker:
 class RulePool:
     """`map(tasks, timeout)` -> results in order; items past `timeout` seconds get TIMEOUT."""
 
-    def __init__(self, workers: int | None = None):
+    def __init__(self, workers: int | None = None, memory_limit_mb: int = MEMORY_LIMIT_MB):
         self.size = max(1, workers or _cpu_count())
+        self.memory_limit_mb = memory_limit_mb
         try:
             self._ctx = mp.get_context("forkserver")
             self._ctx.set_forkserver_preload(_PRELOAD)
@@ -107,7 +127,7 @@ class RulePool:
 
     def _ensure_started(self) -> None:
         while len(self._workers) < self.size:
-            self._workers.append(_Worker(self._ctx))
+            self._workers.append(_Worker(self._ctx, self.memory_limit_mb))
 
     def map(self, tasks: Sequence[RuleTask], timeout: float = DEFAULT_TIMEOUT) -> list[RuleResult]:
         if not tasks:
@@ -170,7 +190,7 @@ class RulePool:
 
     def _replace(self, w: _Worker) -> None:
         w.kill()
-        self._workers[self._workers.index(w)] = _Worker(self._ctx)
+        self._workers[self._workers.index(w)] = _Worker(self._ctx, self.memory_limit_mb)
         self.replaced += 1
 
     def pids(self) -> list[int]:
