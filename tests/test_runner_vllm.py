@@ -155,3 +155,35 @@ def test_data_parallel_engines_match_one_engine(runner, tiny_model_dir):
     finally:
         dp.close()
     assert all(not p.is_alive() for p, _ in getattr(dp._pool, "workers", [])) 
+
+
+@pytest.mark.parametrize("visible, dp, tp, expected", [
+    (None, 2, 2, ["0,1", "2,3"]),
+    ("3,5,6,7", 2, 2, ["3,5", "6,7"]),
+    ("7, 2 ,5", 3, 1, ["7", "2", "5"]),
+])
+def test_gpu_groups_split_the_visible_devices(monkeypatch, visible, dp, tp, expected):
+    import torch
+
+    from general365.runners.vllm_dp import gpu_groups
+
+    # No GPU here: the device count is the one thing faked, to check the grouping.
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 4)
+    if visible is None:
+        monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    else:
+        monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
+    assert gpu_groups(dp, tp) == expected
+
+
+def test_gpu_groups_refuse_too_few_gpus_and_ignore_cpu_only(monkeypatch):
+    import torch
+
+    from general365.runners.vllm_dp import gpu_groups
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2")
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 3)
+    with pytest.raises(UserError, match=r"data_parallel_size 2 x tensor_parallel_size 2 needs 4 GPUs; 3 visible"):
+        gpu_groups(2, 2)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 0)
+    assert gpu_groups(2, 4) == [None, None]

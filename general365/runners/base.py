@@ -107,6 +107,7 @@ class Runner(Protocol):
 
     model_id: str
     backend: str
+    max_model_len: int | None  # the context length in tokens, where the backend knows it
 
     def prepare(self, requests: list[GenerationRequest]) -> Any:
         """Check every request fits the model's context (resolving max_tokens=None to what

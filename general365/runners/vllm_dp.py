@@ -113,6 +113,7 @@ class EnginePool:
             self.close()
             raise
         self.max_model_len = min(lengths)
+        self.broken = False
 
     def _expect(self, rank: int, kind: str, timeout: float | None = None) -> Any:
         process, conn = self.workers[rank]
@@ -144,12 +145,17 @@ class EnginePool:
         return [list(range(rank, len(requests), n)) for rank in range(n)]
 
     def prepare(self, requests: list[GenerationRequest]) -> list[Budget]:
+        if self.broken or not self.workers:
+            raise RuntimeError("this data-parallel vLLM runner was stopped midway or closed")
         shards = self._shards(requests)
         for rank, shard in enumerate(shards):
             self.workers[rank][1].send(("count", [requests[i] for i in shard]))
+        # Every worker's reply is read before any is acted on, so that a refusal by one
+        # leaves no stale reply in another's pipe.
+        replies = [self._recv(rank) for rank in range(len(shards))]
         counts = [0] * len(requests)
-        for rank, shard in enumerate(shards):
-            for i, n in zip(shard, self._expect(rank, "counts")):
+        for rank, (shard, reply) in enumerate(zip(shards, replies)):
+            for i, n in zip(shard, self._check(rank, "counts", reply)):
                 counts[i] = n
         return plan_budgets(requests, counts, self.max_model_len)
 
@@ -160,27 +166,36 @@ class EnginePool:
             payload = ([requests[i] for i in shard], [budgets[i] for i in shard])
             self.workers[rank][1].send(("run", payload))
         busy = {self.workers[rank][1]: rank for rank in range(len(self.workers))}
-        while busy:
-            for conn in wait(list(busy)):
-                rank = busy[conn]
-                kind, payload = self._recv(rank)
-                if kind == "generation":
-                    yield payload
-                elif kind == "done":
-                    del busy[conn]
-                else:
-                    self._check(rank, "generation", (kind, payload))
+        try:
+            while busy:
+                for conn in wait(list(busy)):
+                    rank = busy[conn]
+                    kind, payload = self._recv(rank)
+                    if kind == "generation":
+                        yield payload
+                    elif kind == "done":
+                        del busy[conn]
+                    else:
+                        self._check(rank, "generation", (kind, payload))
+        finally:
+            if busy:
+                # Stopped midway (a worker failed, or the consumer gave up): the others are
+                # still generating into their pipes, so this pool cannot be trusted again.
+                self.broken = True
+                self.close(wait_s=0)
 
-    def close(self) -> None:
+    def close(self, wait_s: float = 60) -> None:
         for process, conn in self.workers:
             try:
                 conn.send(("stop", None))
             except OSError:
                 pass
         for process, conn in self.workers:
-            process.join(60)
+            process.join(wait_s)
             if process.is_alive():
+                # Its engine's own processes (engine core, TP workers) are its children
+                # and end with it when their parent's pipe closes.
                 process.terminate()
-                process.join(10)
+                process.join(30)
             conn.close()
         self.workers = []
