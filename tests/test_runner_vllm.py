@@ -152,9 +152,15 @@ def test_data_parallel_engines_match_one_engine(runner, tiny_model_dir):
             next(dp.generate(reqs + [too_long]))
         assert len(list(dp.generate(reqs[:3]))) == 3  # still serving after a refusal
         assert dp.provenance()["data_parallel_size"] == 2
+        workers = [process for process, _ in dp._pool.workers]
+        stream = dp.generate([cases.request("s", r, max_tokens=200) for r in range(8)])
+        next(stream)
+        stream.close()  # given up midway: the workers are stopped, the pool refuses reuse
+        assert not any(process.is_alive() for process in workers)
+        with pytest.raises(RuntimeError, match="stopped midway"):
+            dp.prepare(reqs)
     finally:
         dp.close()
-    assert all(not p.is_alive() for p, _ in getattr(dp._pool, "workers", [])) 
 
 
 @pytest.mark.parametrize("visible, dp, tp, expected", [
