@@ -32,12 +32,11 @@ def _refusal(problem_id: str, run: int, prompt_tokens: int, max_tokens: int | No
     who = f"id {problem_id!r} (run {run})"
     if max_tokens is None:
         return (f"{who}: the prompt has {prompt_tokens} tokens, which leaves no room to "
-                f"generate within max_model_len {max_model_len}; use a model with a longer "
-                f"context or raise --max-model-len")
+                f"generate within max_model_len {max_model_len}; a model with a longer "
+                f"context is needed")
     return (f"{who}: prompt tokens {prompt_tokens} + max_tokens {max_tokens} = "
             f"{prompt_tokens + max_tokens} exceeds max_model_len {max_model_len}; lower "
-            f"--max-tokens, leave it unset (= the context minus the prompt), or raise "
-            f"--max-model-len")
+            f"--max-tokens or leave it unset (= the context minus the prompt)")
 
 
 def resolve_max_tokens(problem_id: str, prompt_tokens: int, max_tokens: int | None,
