@@ -12,7 +12,7 @@ import time
 import pytest
 
 from general365.errors import UserError
-from general365.grading.judge import REASK_MESSAGE, Judge, JudgeItem, _retry_after
+from general365.grading.judge import REASK_MESSAGE, Judge, JudgeItem
 from general365.grading.judge_prompt import SYSTEM_PROMPT
 from general365.schema import Status
 from support.servers import Behaviour, sequence
@@ -96,23 +96,6 @@ def test_429_without_retry_after_backs_off_and_succeeds(fault_server, tmp_path):
     judge = make_judge(fault_server, tmp_path)
     [r] = judge.judge_batch([ITEM_WRONG])
     assert r.status is Status.INCORRECT and r.attempts == 3 and judge.stats.retries == 2
-
-
-def test_retry_after_forms():
-    class Resp:
-        def __init__(self, headers):
-            self.headers = headers
-
-    class Exc(Exception):
-        def __init__(self, headers):
-            self.response = Resp(headers)
-
-    assert _retry_after(Exc({"retry-after": "3"})) == 3.0
-    assert _retry_after(Exc({"retry-after-ms": "250"})) == 0.25
-    date = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 30))
-    assert 25 < _retry_after(Exc({"retry-after": date})) <= 31
-    assert _retry_after(Exc({"retry-after": "soon"})) is None
-    assert _retry_after(Exc({})) is None
 
 
 def test_500s_until_give_up_is_judge_failed(fault_server, tmp_path):

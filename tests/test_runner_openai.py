@@ -12,7 +12,7 @@ import pytest
 
 from general365.errors import UserError
 from general365.runners.base import GenerationRequest, preset, run_seed
-from general365.runners.openai_api import OpenAIRunner, RetryPolicy, _retry_after
+from general365.runners.openai_api import OpenAIRunner, RetryPolicy
 from support.servers import Behaviour, sequence
 
 FAST = RetryPolicy(max_attempts=4, base_delay=0.01, max_delay=0.05)
@@ -196,20 +196,6 @@ def test_backoff_is_exponential_jittered_and_bounded():
         assert step / 2 <= d <= step
     assert policy.delay(0, 12.5, rng) == 12.5
     assert policy.delay(0, 1e6, rng) == 30
-
-
-def test_retry_after_http_date():
-    class R:
-        headers = {"retry-after": time.strftime("%a, %d %b %Y %H:%M:%S GMT",
-                                                time.gmtime(time.time() + 20))}
-
-    class E(Exception):
-        response = R()
-
-    assert 15 <= _retry_after(E()) <= 21
-
-
-# --- concurrency and streaming back ---------------------------------------------------
 
 
 def test_concurrency_is_limited_and_results_stream_back(fault_server):

@@ -18,20 +18,18 @@ See docs/judge.md.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import logging
 import os
-import random
 import threading
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 import httpx
 
 from ..errors import MissingExtra, UserError
+from ..retry import backoff_delay, retry_after_seconds
 from ..schema import Status
 from .judge_cache import CachedVerdict, JudgeCache, cache_key
 from .judge_prompt import (MAX_PREDICTION_CHARS, PROMPT_VERSION, VERDICT_CHOICES,
@@ -352,12 +350,9 @@ class Judge:
             log.info("judge: reply unusable (%s); re-asking", problem)
 
     def _backoff(self, failures: int, exc: Exception) -> float:
-        wait = _retry_after(exc)
-        if wait is not None:
-            return min(max(wait, 0.0), self.retry_after_max)
-        # Exponential with jitter, so that many clients rate-limited at once spread out.
-        return min(self.backoff_max, self.backoff_base * 2 ** (failures - 1)) \
-            * random.uniform(0.5, 1.0)
+        return backoff_delay(failures - 1, base=self.backoff_base, cap=self.backoff_max,
+                             retry_after=retry_after_seconds(exc),
+                             retry_after_cap=self.retry_after_max)
 
     def _describe(self, exc: Exception) -> str:
         """A short description of a failure, with the API key scrubbed out of it."""
@@ -371,28 +366,3 @@ class Judge:
             text = f"{type(exc).__name__}: {str(exc)[:200]}"
         key = os.environ.get(self.api_key_env)
         return text.replace(key, "***") if key else text
-
-
-def _retry_after(exc: Exception) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if not headers:
-        return None
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return float(ms) / 1000.0
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    try:   # the HTTP-date form
-        when = email.utils.parsedate_to_datetime(value)
-        return when.timestamp() - time.time()
-    except (TypeError, ValueError):
-        return None

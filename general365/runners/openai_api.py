@@ -15,15 +15,14 @@
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import os
 import random
-import time
 from dataclasses import dataclass
 from typing import Any, Iterator
 
 from ..errors import MissingExtra, UserError
 from ..markers import split_reasoning
+from ..retry import backoff_delay, retry_after_seconds
 from .base import Generation, GenerationRequest
 from .limits import plan_budgets
 from .store import model_key
@@ -38,36 +37,9 @@ class RetryPolicy:
 
     def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
         """Seconds to wait after failed try number `attempt` (0-based)."""
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), self.max_retry_after)
-        # "Equal jitter": at least half the exponential step, so a burst of 429s from many
-        # workers spreads out instead of retrying in lockstep.
-        step = min(self.max_delay, self.base_delay * (2 ** attempt))
-        return step * (0.5 + 0.5 * rng.random())
-
-
-def _retry_after(exc: Exception) -> float | None:
-    response = getattr(exc, "response", None)
-    if response is None:
-        return None
-    headers = response.headers
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return float(ms) / 1000.0
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        return max(0.0, when.timestamp() - time.time())
+        return backoff_delay(attempt, base=self.base_delay, cap=self.max_delay,
+                             retry_after=retry_after, retry_after_cap=self.max_retry_after,
+                             rng=rng)
 
 
 class _BadReply(Exception):
@@ -304,11 +276,11 @@ class OpenAIRunner:
                 completion = await _create(client, kwargs)
                 return self._to_generation(req, completion, kwargs["max_tokens"])
             except openai.RateLimitError as exc:
-                last, retry_after = f"HTTP 429 ({_message(exc)})", _retry_after(exc)
+                last, retry_after = f"HTTP 429 ({_message(exc)})", retry_after_seconds(exc)
             except openai.APIStatusError as exc:
                 if exc.status_code < 500 and exc.status_code != 408:
                     return self._failed(req, f"HTTP {exc.status_code}: {_message(exc)}")
-                last, retry_after = f"HTTP {exc.status_code} ({_message(exc)})", _retry_after(exc)
+                last, retry_after = f"HTTP {exc.status_code} ({_message(exc)})", retry_after_seconds(exc)
             except openai.APITimeoutError:
                 last = f"timed out after {self.request_timeout:g}s"
             except openai.APIConnectionError as exc:
