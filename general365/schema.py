@@ -232,8 +232,10 @@ class Problem:
         return d
 
 
-# Problem fields a response may carry inline so that it can be graded without a dataset.
-INLINE_PROBLEM_FIELDS = ("question", "answer", "answer_type", "float_round", "categories")
+# Problem fields a response may carry inline so that it can be graded (and reported, seed
+# families included) without a dataset.
+INLINE_PROBLEM_FIELDS = ("question", "answer", "answer_type", "float_round", "categories",
+                         "seed_id", "variant")
 
 
 @dataclass

@@ -38,6 +38,12 @@ def test_run_writes_a_graded_run_folder_and_resumes(tmp_path, tiny_model_dir):
     assert len(responses) == 6 and {x["run"] for x in responses} == {0, 1}
     assert all(x["status"] in {"correct", "incorrect", "no_answer", "ungraded"} for x in graded)
     assert all(x["method"] in {"rule", "choice", None} for x in graded)
+    # seed families travel inline from the dataset to the report
+    sample = {p.id: p for p in __import__("general365").load_problems(source="sample")}
+    for row in graded:
+        assert (row["seed_id"], row["variant"]) == (sample[row["id"]].seed_id,
+                                                    sample[row["id"]].variant)
+    assert any(row["variant"] > 0 for row in graded)
     meta = json.loads((run / "run.json").read_text())
     assert meta["backend"] == "transformers"
     report = run / "report"
