@@ -20,6 +20,9 @@ REAL_MODEL_LINE = (
 )
 
 
+DEMO_NAME = "tiny-random-llama (demo)"
+
+
 def default_cache() -> Path:
     root = os.environ.get("GENERAL365_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "general365")
@@ -48,7 +51,8 @@ def main(args: argparse.Namespace) -> int:
 
     argv = ["--model", str(model_dir), "--backend", args.backend, "--dataset", "sample",
             "--runs", str(args.runs), "--max-tokens", str(args.max_tokens),
-            "--preset", "reasoning", "--out", args.out, "--policy", "rule"]
+            "--preset", "reasoning", "--out", args.out, "--policy", "rule",
+            "--name", DEMO_NAME]
     if args.limit:
         argv += ["--limit", str(args.limit)]
     if args.backend == "transformers":

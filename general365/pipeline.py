@@ -35,6 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("report (see `general365 report`)")
     g.add_argument("--published", default="full",
                    help="the paper's figures beside yours: full, public or none (default: full)")
+    g.add_argument("--name", help="the model's name in the report (default: --model)")
 
 
 def stage_args(verb_module, argv: list[str]) -> argparse.Namespace:
@@ -80,5 +81,7 @@ def main(args: argparse.Namespace) -> int:
         return code
 
     print(f"general365 run: 3/3 report -> {report_dir}", file=sys.stderr)
-    return report_cmd.main(stage_args(report_cmd, [graded, "--out", report_dir,
-                                                   "--published", args.published]))
+    argv = [graded, "--out", report_dir, "--published", args.published]
+    if args.name:
+        argv += ["--name", args.name]
+    return report_cmd.main(stage_args(report_cmd, argv))

@@ -74,3 +74,5 @@ def test_demo_runs_offline_end_to_end(tmp_path):
     assert (tmp_path / "cache" / "tiny-model").is_dir()   # built into the user cache
     assert (tmp_path / "demo" / "report" / "index.html").is_file()
     assert len(_lines(tmp_path / "demo" / "graded.jsonl")) == 2
+    report = json.loads((tmp_path / "demo" / "report" / "report.json").read_text())
+    assert "tiny-random-llama (demo)" in json.dumps(report)
