@@ -163,3 +163,24 @@ def test_paper_policy_with_the_judge_flags(tmp_path, capsys, monkeypatch, fault_
     assert len(sent) == 3 and not any("Lyon" in s for s in sent)  # region only
     assert (tmp_path / "judge.sqlite").exists()
     assert "not-a-real-key" not in out.read_text()
+
+
+def test_judge_cache_serves_a_rerun_and_no_judge_cache_asks_again(tmp_path, capsys,
+                                                                  fault_server):
+    from support.servers import Behaviour
+
+    fault_server.set_script(lambda req, n: Behaviour.reply('{"accuracy": true}'))
+    rows = [{"id": "t", "run": 0, "response": "Paris", "answer": "Paris",
+             "answer_type": "text", "question": "Capital?"}]
+    src = write_jsonl(tmp_path / "r.jsonl", rows)
+    base = ["grade", str(src), "--policy", "paper", "--judge-model", "cache-judge",
+            "--judge-base-url", fault_server.base_url, "--judge-timeout", "5",
+            "--judge-cache", str(tmp_path / "judge.sqlite"), "--no-progress"]
+    assert main(base + ["--out", str(tmp_path / "g1.jsonl")]) == 0
+    assert main(base + ["--out", str(tmp_path / "g2.jsonl")]) == 0
+    assert len(fault_server.requests) == 1          # the rerun came from the cache
+    assert main(base + ["--out", str(tmp_path / "g3.jsonl"), "--no-judge-cache"]) == 0
+    assert len(fault_server.requests) == 2          # asked again
+    assert read_jsonl(tmp_path / "g3.jsonl")[0]["status"] == "correct"
+    assert main(base + ["--out", str(tmp_path / "g4.jsonl"), "--judge-timeout", "0"]) == 2
+    assert "--judge-timeout" in capsys.readouterr().err

@@ -38,7 +38,12 @@ def add_arguments(p) -> None:
                    help="environment variable holding the API key (default: OPENAI_API_KEY)")
     g.add_argument("--judge-concurrency", type=int, default=16)
     g.add_argument("--judge-votes", type=int, default=1, help="odd number of votes (majority)")
-    g.add_argument("--judge-cache", help="judge cache file (SQLite); 'none' to switch it off")
+    g.add_argument("--judge-cache", help="judge cache file (SQLite; default "
+                                         "~/.cache/general365/judge.sqlite); 'none' = no cache")
+    g.add_argument("--no-judge-cache", action="store_true",
+                   help="ask the judge again even where a verdict is cached")
+    g.add_argument("--judge-timeout", type=float, default=60.0,
+                   help="seconds per judge request before it is retried (default 60)")
     p.add_argument("--workers", type=int, default=None,
                    help="rule-grading processes (default: CPU count)")
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
@@ -80,9 +85,15 @@ def _make_judge(args):
     cache = True
     if args.judge_cache:
         cache = False if args.judge_cache.lower() == "none" else args.judge_cache
+    if getattr(args, "no_judge_cache", False):
+        cache = False
+    if not getattr(args, "judge_timeout", 60.0) > 0:
+        raise UserError(f"--judge-timeout must be a positive number of seconds "
+                        f"(got {args.judge_timeout})")
     return Judge(args.judge_model, base_url=args.judge_base_url,
                  api_key_env=args.judge_api_key_env, concurrency=args.judge_concurrency,
-                 votes=args.judge_votes, cache=cache)
+                 votes=args.judge_votes, cache=cache,
+                 timeout=getattr(args, "judge_timeout", 60.0))
 
 
 def main(args) -> int:
