@@ -9,6 +9,7 @@ import re
 REASONING_MARKERS: tuple[tuple[str, str], ...] = (
     ("<think>", "</think>"),
     ("<longcat_think>", "</longcat_think>"),
+    ("<seed:think>", "</seed:think>"),
     ("<thinking>", "</thinking>"),
     ("<reasoning>", "</reasoning>"),
     ("<|begin_of_thought|>", "<|end_of_thought|>"),
@@ -27,7 +28,9 @@ def split_reasoning(text: str) -> tuple[str | None, str, bool]:
       templates often put the opening `<think>` in the prompt, so a close without an open
       counts as a closed block.
     - An opening marker and no closing one (cut off while thinking): reasoning is the text
-      after the opening marker, final is "" and closed is False.
+      after the opening marker, final is "" and closed is False. The same when a block was
+      closed and a later one was opened and never closed (`<think>a</think><think>b`): the
+      text after the last opening marker is unfinished reasoning, never an answer.
     - No marker: (None, text, True).
     """
     last_close = None
@@ -37,7 +40,12 @@ def split_reasoning(text: str) -> tuple[str | None, str, bool]:
         head = text[: last_close.start()]
         opened = _OPEN_RE.search(head)
         reasoning = head[opened.end():] if opened else head
-        return reasoning.strip(), text[last_close.end():], True
+        tail = text[last_close.end():]
+        reopened = _OPEN_RE.search(tail)
+        if reopened is not None:
+            more = tail[reopened.end():]
+            return (reasoning.strip() + "\n" + more.strip()).strip(), "", False
+        return reasoning.strip(), tail, True
     opened = _OPEN_RE.search(text)
     if opened is not None:
         return text[opened.end():].strip(), "", False
