@@ -23,7 +23,10 @@ _SPLIT_RE = re.compile(r"\s*(?:,|;|/|&|\+|\band\b)\s*|\s+")
 _PIECE_RE = re.compile(r"^(?:\(([A-Z])\)|\[([A-Z])\]|([A-Z]))$")
 # Runs of letters only from A-J, so that a capitalised word ("NO", "YES") is not a run.
 _RUN_RE = re.compile(r"^[A-J]{2,10}$")
-_LEADING_RE = re.compile(r"^(?:\(([A-Z])\)|([A-Z])[.):])\s+\S")
+# One letter then its option's text: `B. 42`, `(B) Paris`, `C - 42`, `C — Paris`, `C (42)`.
+_LEADING_RE = re.compile(r"^(?:\(([A-Z])\)|([A-Z])(?:[.):]|\s+[-\u2013\u2014:]|(?=\s+\()))\s*\S")
+# Wide and CJK separators, and a letter list wrapped as a set or a list (`\{B, D\}`).
+_SEPARATORS = (("\\&", "&"), ("\u3001", ","), ("\uff0c", ","), ("\uff1b", ";"))
 
 
 def letters(candidate: str | None) -> frozenset[str] | None:
@@ -31,10 +34,21 @@ def letters(candidate: str | None) -> frozenset[str] | None:
     if not candidate:
         return None
     s = normalize(candidate).replace("$", "")
+    for a, b in _SEPARATORS:
+        s = s.replace(a, b)
     s = _PREFIX.sub("", s).strip().rstrip(".").strip()
     if not s or len(s) > 200:  # a list of letters is short; bounds the regex work too
         return None
+    for left, right in (("\\{", "\\}"), ("{", "}"), ("[", "]")):
+        inner = s[len(left): len(s) - len(right)]
+        if (s.startswith(left) and s.endswith(right) and inner.strip()
+                and left not in inner and right not in inner):
+            s = inner.strip()
+            break
     found = _letter_list(s)
+    if found:
+        return found
+    found = _options_with_text(s)
     if found:
         return found
     if _RUN_RE.match(s) and len(set(s)) == len(s):
@@ -57,6 +71,20 @@ def _letter_list(s: str) -> frozenset[str] | None:
             return None
         found.append(m.group(1) or m.group(2) or m.group(3))
     return frozenset(found) or None
+
+
+def _options_with_text(s: str) -> frozenset[str] | None:
+    """`B. 42, D. 17`: comma-separated options, each a letter followed by its text."""
+    parts = [p.strip() for p in s.split(",")]
+    if len(parts) < 2:
+        return None
+    found = []
+    for part in parts:
+        m = _LEADING_RE.match(part)
+        if not m:
+            return None
+        found.append(m.group(1) or m.group(2))
+    return frozenset(found)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 
 # Candidates longer than this never take the fast path (and exponents are bounded), so
@@ -22,24 +23,60 @@ MAX_EXPONENT = 400
 
 # --- normalisation ------------------------------------------------------------------
 
-_TEXT_CMD = re.compile(r"\\(?:text|textbf|textit|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}")
+_TEXT_CMD = re.compile(r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}")
 _SPACING = re.compile(r"\\[,;:!> ]|\\quad|\\qquad|~")
 _THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3})((?:,\d{3})+)(?![\d,])")
+_THOUSANDS_SPACE = re.compile(r"(?<![\d.,])(\d{1,3})((?: \d{3})+)(?![\d.,])")
 _THOUSANDS_LATEX = re.compile(r"(?<=\d)\{,\}(?=\d{3})")
-_ASSIGN = re.compile(r"^\s*[A-Za-z](?:_\{?\w+\}?)?\s*(?:=|:=)\s*")
+_ASSIGN = re.compile(r"^\s*[A-Za-z](?:_\{?\w+\}?)?\s*(?:=|:=|\\approx(?![A-Za-z]))\s*")
+# Plain characters and commands that mean the same as the LaTeX the parsers read.
+_CHARS = (("\u2212", "-"), ("\u2013", "-"), ("\uff0d", "-"), ("\ufe63", "-"), ("\u00a0", " "),
+          ("\u2009", " "), ("\u202f", " "), ("\u221e", "\\infty"), ("\u222a", "\\cup"),
+          ("\u2264", "\\le "), ("\u2265", "\\ge "), ("\u2a7d", "\\le "), ("\u2a7e", "\\ge "),
+          ("\u2208", "\\in "), ("\u2248", "\\approx "), ("\u03bc", "\u00b5"))
+_COMMANDS = (("\\dfrac", "\\frac"), ("\\tfrac", "\\frac"), ("\\displaystyle", ""),
+             ("\\left", ""), ("\\right", ""), ("\\$", ""), ("**", ""),
+             ("\\leqslant", "\\le "), ("\\geqslant", "\\ge "), ("\\leq", "\\le"),
+             ("\\geq", "\\ge"), ("\\cdot", "\\times"), ("^{\\circ}", "\u00b0 "),
+             ("^\\circ", "\u00b0 "), ("\\degree", "\u00b0 "), ("\\Omega", "\u03a9 "),
+             ("\\mu", "\u00b5 "))
+# A hedge before the value ("approximately 3.14", "\approx 3.14") states the value.
+_HEDGE = re.compile(r"^(?:(?:approximately|approx\.?|about|around|roughly|nearly|almost)\s+"
+                    r"|\\approx(?![A-Za-z])\s*)", re.IGNORECASE)
+# Scale words multiply: `7.5 million` is 7500000, `7 dozen` is 84.
+_SCALE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?) ?(thousand|million|billion|trillion|dozen)s?\b",
+                    re.IGNORECASE)
+_SCALES = {"thousand": 10 ** 3, "million": 10 ** 6, "billion": 10 ** 9,
+           "trillion": 10 ** 12, "dozen": 12}
+# A repeating decimal: 0.\overline{3} is 1/3, 2.1\overline{6} is 13/6.
+_REPEATING = re.compile(r"(?<![\d.])(\d*)\.(\d*)\\(?:overline|dot)\s*(?:\{(\d{1,12})\}|(\d))")
+# Set-builder notation: `\{x \mid 2\le x<5\}` is the set its condition describes.
+_SET_BUILDER = re.compile(r"^\\\{\s*[A-Za-z]\s*(?:\\in\s*(?:\\mathbb\s*\{?R\}?|\\R)\s*)?"
+                          r"(?:\\mid(?![A-Za-z])|\||:)\s*(.+)\\\}$")
+
+
+def _scaled(m: re.Match) -> str:
+    value = Decimal(m.group(1)) * _SCALES[m.group(2).lower()]
+    return format(value.normalize() if value == value.to_integral() else value, "f")
+
+
+def _repeating(m: re.Match) -> str:
+    whole, fixed, rep = m.group(1) or "0", m.group(2), m.group(3) or m.group(4)
+    q = (Fraction(int(whole + fixed + rep) - int(whole + fixed or "0"))
+         / (10 ** len(fixed) * (10 ** len(rep) - 1)))
+    return str(q.numerator) if q.denominator == 1 else f"\\frac{{{q.numerator}}}{{{q.denominator}}}"
 
 
 def normalize(text: str) -> str:
     """Strip the wrapping that carries no value: math delimiters, Markdown bold, `\\text{}`,
-    spacing commands, `\\left`/`\\right`, a trailing period, unicode minus signs, thousands
-    separators (`12,000`, `12{,}000`, `12\\,000`)."""
+    spacing commands, `\\left`/`\\right`, a trailing period, a hedge ("approximately"),
+    unicode signs, thousands separators (`12,000`, `12{,}000`, `12\\,000`, `12 000`); and
+    rewrite notations the parsers do not read (scale words, repeating decimals, set-builder
+    sets, ISO open brackets `]a,b[`)."""
     s = text.strip()
-    s = s.replace("\u2212", "-").replace("\u2013", "-").replace("\u00a0", " ")
-    s = s.replace("\u221e", "\\infty").replace("\u222a", "\\cup").replace("\u2264", "\\le")
-    s = s.replace("\u2265", "\\ge").replace("\u2208", "\\in")
-    for a, b in (("\\dfrac", "\\frac"), ("\\tfrac", "\\frac"), ("\\displaystyle", ""),
-                 ("\\left", ""), ("\\right", ""), ("\\$", ""), ("**", ""), ("\\leq", "\\le"),
-                 ("\\geq", "\\ge"), ("\\cdot", "\\times")):
+    for a, b in _CHARS:
+        s = s.replace(a, b)
+    for a, b in _COMMANDS:
         s = s.replace(a, b)
     s = re.sub(r"(?<=\d)\\,(?=\d{3}\b)", "", s)  # 12\,000 before spacing is dropped
     s = _SPACING.sub(" ", s)
@@ -50,9 +87,40 @@ def normalize(text: str) -> str:
         if s.startswith(left) and s.endswith(right) and len(s) >= len(left) + len(right):
             s = s[len(left): len(s) - len(right)].strip()
     s = s.rstrip(" .;")
+    s = re.sub(r"\s+", " ", s).strip()
+    s = re.sub(r" ?\^", "^", s)  # `\text{ cm}^2`: the exponent belongs to the unit
+    s = _HEDGE.sub("", s)
     s = _THOUSANDS_LATEX.sub("", s)
     s = _THOUSANDS.sub(lambda m: m.group(1) + m.group(2).replace(",", ""), s)
-    return re.sub(r"\s+", " ", s).strip()
+    s = _THOUSANDS_SPACE.sub(lambda m: m.group(1) + m.group(2).replace(" ", ""), s)
+    s = _SCALE.sub(_scaled, s)
+    s = _REPEATING.sub(_repeating, s)
+    m = _SET_BUILDER.match(s)
+    if m:
+        s = m.group(1).strip()
+    if s.startswith("]"):  # ISO 31-11: `]a,b[` is (a,b), `[a,b[` is [a,b)
+        s = "(" + s[1:]
+    if s.endswith("[") and "," in s:
+        s = s[:-1] + ")"
+    s = re.sub(r"(\\cup\s*)\]", r"\1(", s)
+    s = re.sub(r"\[(\s*\\cup)", r")\1", s)
+    return s
+
+
+# Words that make a number a bound or an operation, not a value: `7 or more`, `at most 7`,
+# `7 squared`. Such an answer does not state the value, whatever the number.
+_QUALIFIER = re.compile(
+    r"\b(?:or\s+(?:more|fewer|less|greater|higher|lower|above|below|so)|at\s+(?:most|least)"
+    r"|up\s+to|(?:more|less|fewer|greater|higher|lower)\s+than|no\s+(?:more|less|fewer)"
+    r"|squared|cubed|to\s+the\s+power)\b", re.IGNORECASE)
+
+
+def qualifier(text: str) -> str | None:
+    """The qualifying words of a number answer (`or more`, `at most`...), or None."""
+    if len(text) > 4 * MAX_FAST_LEN:
+        return None
+    m = _QUALIFIER.search(normalize(text))
+    return m.group(0) if m else None
 
 
 # --- numbers ------------------------------------------------------------------------
@@ -67,8 +135,10 @@ _PCT_RE = re.compile(r"\s*(?:\\%|%|\\text\{\s*%\s*\}|percent)$")
 # mathematics rather than units (e, i, x, n, ...) are not taken as units.
 # Words joined by exactly one space or slash (normalize() has collapsed whitespace): each
 # repetition starts with a separator, so the regex cannot backtrack exponentially.
-_UNIT_WORD = r"[A-Za-z\u00b0\u00b5]+(?:\^\{?[23]\}?|[23\u00b2\u00b3])?"
-_UNIT_RE = re.compile(rf"^(.*?\d\.?) ?({_UNIT_WORD}(?:(?: ?/ ?| ){_UNIT_WORD})*)$")
+_UNIT_WORD = r"[A-Za-z\u00b0\u00b5\u03a9]+(?:\^\{?-?[123]\}?|[23\u00b2\u00b3])?"
+# The unit may be wrapped in parentheses (`7 (cm)`); the number may carry a percent sign
+# (`70% chance`).
+_UNIT_RE = re.compile(rf"^(.*?(?:\d\.?|%)) ?(\(?{_UNIT_WORD}(?:(?: ?/ ?| ){_UNIT_WORD})*\)?)$")
 _NOT_UNITS = {"e", "i", "j", "x", "y", "z", "n", "k", "pi", "E", "I"}
 
 
@@ -117,7 +187,9 @@ def plain_number(text: str, *, allow_units: bool = True) -> PlainNumber | None:
     q = _fraction(s)
     if q is None and allow_units and not percent:
         m = _UNIT_RE.match(s)
-        if m and not set(m.group(2).split()) & _NOT_UNITS:
+        if m and m.group(2).startswith("(") != m.group(2).endswith(")"):
+            m = None
+        if m and not set(m.group(2).strip("()").split()) & _NOT_UNITS:
             head = m.group(1).strip()
             pm = _PCT_RE.search(head)
             if pm:
@@ -126,6 +198,58 @@ def plain_number(text: str, *, allow_units: bool = True) -> PlainNumber | None:
     if q is None:
         return None
     return PlainNumber(q, percent)
+
+
+def sci_exponent(text: str) -> int | None:
+    """The power of ten of a number written in scientific notation (`6.02\\times10^{23}`,
+    `1.6e-19`), else None."""
+    s = normalize(text)
+    if len(s) > MAX_FAST_LEN:
+        return None
+    m = _SCI_RE.match(s)
+    if m:
+        return int(m.group(2) or m.group(3))
+    m = _NUM_RE.match(s)
+    if m and m.group(2):
+        return int(m.group(2))
+    return None
+
+
+def top_level_items(text: str) -> list[str]:
+    """`1,2,2` -> ['1', '2', '2']: the comma-separated items outside any bracket, after
+    normalisation (so `12,000` is one item). A plain scan: linear on any input."""
+    s = normalize(text)
+    items, depth, start = [], 0, 0
+    for i, c in enumerate(s):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            items.append(s[start:i].strip())
+            start = i + 1
+    items.append(s[start:].strip())
+    return items
+
+
+def plain_values(text: str) -> tuple[PlainNumber, ...] | None:
+    """A plain number as a 1-tuple, a list of plain numbers (`1,2,2`) as a tuple in order;
+    else None."""
+    one = plain_number(text)
+    if one is not None:
+        return (one,)
+    if len(text) > MAX_FAST_LEN * 4:
+        return None
+    items = top_level_items(text)
+    if len(items) < 2:
+        return None
+    out = []
+    for item in items:
+        v = plain_number(item)
+        if v is None:
+            return None
+        out.append(v)
+    return tuple(out)
 
 
 def round_half_up(q: Fraction, k: int) -> Fraction:
@@ -139,9 +263,15 @@ def round_half_up(q: Fraction, k: int) -> Fraction:
     return Fraction(n if q >= 0 else -n, scale)
 
 
-def numbers_match(gold: Fraction, pred: Fraction, float_round: int) -> bool:
+def numbers_match(gold: Fraction, pred: Fraction, float_round: int, exponent: int = 0) -> bool:
+    """Equal, or equal once rounded to `float_round` places; for a gold written in
+    scientific notation (`exponent`), the places are the mantissa's (6.02e23, k=2: 6.0221e23
+    is 6.02e23)."""
     if float_round <= 0:
         return gold == pred
+    if exponent:
+        scale = Fraction(10) ** exponent
+        gold, pred = gold / scale, pred / scale
     return round_half_up(gold, float_round) == round_half_up(pred, float_round)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from ..markers import split_reasoning
 
@@ -75,7 +76,7 @@ def last_boxed(region: str) -> str | None:
         stripped = rest.lstrip()
         if stripped.startswith("{"):
             content = _braced(region, end + (len(rest) - len(stripped)))
-            if content is not None:
+            if content is not None and content.strip():  # `\boxed{}` states nothing
                 return content.strip()
         elif rest[:1] in (" ", "\t"):
             # `\boxed 5`: TeX takes the next token as the argument.
@@ -85,54 +86,124 @@ def last_boxed(region: str) -> str | None:
     return None
 
 
-# Explicit final-answer statements, in the forms models actually write. X runs to the end
-# of its line; a sentence-ending period is dropped later, a decimal point is kept.
+# Explicit final-answer statements, in the forms models actually write. Only the statement
+# itself is matched here (no answer group, nothing that can backtrack): the candidate is
+# read after it by plain string scanning (`_candidate_after`).
 _B = r"(?:\*\*|__)?"
+_VERB = r"(?:is|are|will\s+be|would\s+be|should\s+be|must\s+be)"
 _STATEMENT_RE = re.compile(
-    r"(?:\bfinal\s+answer" + _B + r"(?:\s+is)?" + _B + r"\s*[:\uff1a]?"
-    r"|\bthe\s+(?:final\s+)?answer\s+is" + _B + r"\s*[:\uff1a]?"
-    r"|(?:^|\n)[ \t>#*_]*answer" + _B + r"\s*[:\uff1a])"
-    # X may sit on the next line ("**Final Answer**\n\n$$12$$"); it starts with a
-    # non-space so that a long run of blanks cannot make the regex backtrack.
-    r"\s*(?P<x>\S[^\n]*)",
+    r"\b(?:final|correct|best|right)\s+answer" + _B + r"(?:\s+" + _VERB + r")?" + _B
+    + r"[ \t]*[:\uff1a]?" + _B +
+    r"|\bthe\s+answer\s+" + _VERB + _B + r"[ \t]*[:\uff1a]?" + _B +
+    r"|(?:^|\n)[ \t>#*_]*answer" + _B + r"[ \t]*[:\uff1a]" + _B +
+    # a heading alone on its line ("**Answer**" then the answer below it)
+    r"|(?:^|\n)[ \t>#*_]*answer[ \t*_]*(?=\n)"
+    r"|\u7b54\u6848[ \t]*(?:\u662f|\u4e3a)?[ \t]*[:\uff1a]?",
     re.IGNORECASE,
 )
+MAX_STATEMENTS = 64  # candidates tried from the last one back: bounded work on any text
+MAX_CANDIDATE = 300
 
 
-def last_statement(region: str) -> str | None:
-    found = None
-    for m in _STATEMENT_RE.finditer(region):
-        x = _clean_statement(m.group("x"))
+def statement_candidates(region: str) -> list[str]:
+    """The candidate after every final-answer statement of the region, in order."""
+    ends = [m.end() for m in _STATEMENT_RE.finditer(region)][-MAX_STATEMENTS:]
+    out = []
+    for end in ends:
+        x = _candidate_after(region, end)
         if x:
-            found = x
-    return found
+            out.append(x)
+    return out
 
 
-def _clean_statement(x: str) -> str:
-    x = x.strip()
-    for mark in ("**", "__"):
-        x = x.strip().removeprefix(mark).removesuffix(mark)
-    x = x.strip().lstrip(":\uff1a").strip()
-    m = re.match(r"^\$\$?(.+?)\$\$?", x)
-    if m:  # an inline math span right after the statement is the answer
-        return m.group(1).strip()
-    m = re.match(r"^\\\((.+?)\\\)", x)
+def last_statement(region: str, usable: Callable[[str], bool] | None = None) -> str | None:
+    """The candidate of the last statement that is usable for the answer type (`usable`,
+    default: non-empty); when none is usable, the last one (so the grader says why it is
+    wrong rather than "no answer")."""
+    found = statement_candidates(region)
+    if not found:
+        return None
+    if usable is not None:
+        for x in reversed(found):
+            if usable(x):
+                return x
+    return found[-1]
+
+
+_MATH_SPANS = (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$"), ("**", "**"), ("__", "__"))
+# Where a stated answer ends: the reason or remark that follows it. Applied to one line.
+_CUT_RE = re.compile(
+    r"\.(?:\s|$)|;|\s+\((?=[a-z]|[A-Z][a-z])|,?\s+(?:because|since|as|which|so|where|"
+    r"hence|thus|therefore|given|meaning)\b|,?\s+(?:i\.e\.|e\.g\.)|,\s*(?:that|and\s+so|this)\b"
+    r"|\s+[\u2014\u2013]\s+|\s+-\s+(?=[a-z])")
+# "The minimum value is 7": the sentence's lead-in is not the answer.
+_LEAD_IN_RE = re.compile(
+    r"^(?:the|its|it|this|that|our|we\s+get|so)\b[^$\\\d=\n]{0,80}?\s(?:is|are|equals|was|=)\s+",
+    re.IGNORECASE)
+
+
+def _candidate_after(region: str, end: int, depth: int = 0) -> str:
+    if depth > 3:  # `** ** ** ...`: wrapping that never ends is not an answer
+        return ""
+    rest = region[end: end + 4 * MAX_CANDIDATE + 1000]
+    x = rest.lstrip(" \t:\uff1a")
+    if x.startswith("\n"):  # the answer sits below the statement (a heading)
+        x = x.lstrip()
+    for left, right in _MATH_SPANS:
+        if x.startswith(left):
+            close = x.find(right, len(left))
+            if close > len(left):
+                inner = x[len(left): close].strip()
+                if left in ("**", "__"):  # bold: the answer may still be math inside it
+                    return _candidate_after(inner, 0, depth + 1) if inner else ""
+                return inner
+    if x[:2] in ("**", "__"):  # an unpaired bold mark
+        return _candidate_after(x[2:], 0, depth + 1)
+    line = x.split("\n", 1)[0][:MAX_CANDIDATE]
+    m = _CUT_RE.search(line)
     if m:
-        return m.group(1).strip()
-    # Cut at the end of the sentence: a period followed by a space (a decimal point is
-    # followed by a digit) or the end.
-    x = re.split(r"(?<!\d)\.(?:\s|$)|(?<=\d)\.(?:\s|$)", x, maxsplit=1)[0]
-    return x.strip().rstrip(".").strip()
+        line = line[: m.start()]
+    line = line.strip().strip("*_").strip()
+    m = _LEAD_IN_RE.match(line)
+    if m and m.end() < len(line):
+        line = line[m.end():]
+        if line[:1] in ("$", "\\", "*"):
+            return _candidate_after(line, 0, depth + 1)
+    return line.strip().rstrip(".").strip()
 
 
-def extract(text: str) -> Extraction:
+def extract(text: str, usable: Callable[[str], bool] | None = None) -> Extraction:
+    """Steps 1 and 2. `usable(candidate)` says whether a statement's candidate could be an
+    answer of the problem's type (see `usable_for`); boxes are taken as they are."""
     region = final_region(text)
     if region is None:
         return Extraction(None, None)
     boxed = last_boxed(region)
     if boxed:
         return Extraction(region, boxed, "boxed")
-    stated = last_statement(region)
+    stated = last_statement(region, usable)
     if stated:
         return Extraction(region, stated, "statement")
     return Extraction(region, None)
+
+
+_NUMERIC_HINTS = ("\\pi", "\u03c0", "\\sqrt", "\u221a", "\\frac", "\\infty", "\u221e", "\\log",
+                  "\\ln", "\\sin", "\\cos", "\\tan", "\\binom")
+_SET_HINTS = ("\\infty", "\u221e", "\\mathbb", "\\emptyset", "\\varnothing", "\u2205", "\\pi")
+
+
+def usable_for(answer_type) -> Callable[[str], bool] | None:
+    """Whether a statement's candidate could answer a problem of this type: a number or an
+    interval needs a digit (or a constant like pi), a choice needs option letters; any
+    non-empty text answers a text problem. Cheap and regex-free, as it runs in the parent."""
+    from ..schema import AnswerType
+    from .choice import letters
+
+    t = AnswerType(answer_type)
+    if t is AnswerType.NUMBER:
+        return lambda x: any(c.isdigit() for c in x) or any(h in x for h in _NUMERIC_HINTS)
+    if t is AnswerType.INTERVAL:
+        return lambda x: any(c.isdigit() for c in x) or any(h in x for h in _SET_HINTS)
+    if t.is_choice:
+        return lambda x: letters(x) is not None
+    return None

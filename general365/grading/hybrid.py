@@ -23,7 +23,7 @@ from typing import Any, Iterable, Iterator, Mapping
 from ..errors import DataError, UserError
 from ..schema import AnswerType, Method, Problem, Response, Status, Verdict, index_problems
 from . import choice
-from .extract import Extraction, extract
+from .extract import Extraction, extract, usable_for
 from .pool import DEFAULT_TIMEOUT, RulePool, RuleTask, shared_pool
 from .rule import GoldAnswer, RuleResult, grade_fast, parse_gold
 
@@ -205,6 +205,13 @@ class GoldCache:
 # --- one chunk ----------------------------------------------------------------------
 
 
+_USABLE = {t: usable_for(t) for t in AnswerType}
+
+
+def _usable(t: AnswerType):
+    return _USABLE[AnswerType(t)]
+
+
 class _Chunk:
     def __init__(self, rows: list[tuple[Response, Problem]], golds: GoldCache, policy: str):
         self.rows = rows
@@ -214,7 +221,7 @@ class _Chunk:
         self.rule_tasks: list[tuple[int, RuleTask]] = []
         self.judge_rows: list[int] = []
         for i, (resp, prob) in enumerate(rows):
-            ex = extract(resp.response)
+            ex = extract(resp.response, _usable(prob.answer_type))
             self.extractions.append(ex)
             self._plan(i, resp, prob, ex, golds)
 

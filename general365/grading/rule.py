@@ -39,6 +39,8 @@ class GoldAnswer:
     float_round: int = 0
     number: PlainNumber | None = None
     spans: tuple[Span, ...] | None = None
+    numbers: tuple[PlainNumber, ...] | None = None  # a list gold (`1,2,2`): a multiset
+    exponent: int = 0  # a gold in scientific notation: float_round applies to its mantissa
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -61,9 +63,12 @@ def parse_gold(answer: str, answer_type: AnswerType, float_round: int = 0) -> Go
     if not answer_type.is_rule_graded:
         return GoldAnswer(answer, answer_type, float_round)
     if answer_type is AnswerType.NUMBER:
-        num = exact.plain_number(answer)
-        if num is not None:
-            return GoldAnswer(answer, answer_type, float_round, number=num)
+        exponent = exact.sci_exponent(answer) or 0
+        values = exact.plain_values(answer)
+        if values is not None and len(values) == 1:
+            return GoldAnswer(answer, answer_type, float_round, number=values[0], exponent=exponent)
+        if values is not None:
+            return GoldAnswer(answer, answer_type, float_round, numbers=values)
     else:
         spans = exact.plain_intervals(answer)
         if spans is not None:
@@ -78,12 +83,15 @@ def parse_gold(answer: str, answer_type: AnswerType, float_round: int = 0) -> Go
 
 def grade_fast(gold: GoldAnswer, candidate: str) -> RuleResult | None:
     """The verdict when both sides are plain, else None (then the worker decides)."""
-    if gold.number is not None:
-        pred = exact.plain_number(candidate)
-        if pred is None:
+    if gold.number is not None or gold.numbers is not None:
+        qualified = qualified_result(gold, candidate)
+        if qualified is not None:
+            return qualified
+        preds = exact.plain_values(candidate)
+        if preds is None:
             return None
-        ok = _numbers_agree(gold.number.value, gold.number.percent, pred.value, pred.percent,
-                            gold.float_round)
+        golds = (gold.number,) if gold.number is not None else gold.numbers
+        ok = _multisets_agree(golds, preds, gold.float_round, gold.exponent)
         return RuleResult(Status.CORRECT if ok else Status.INCORRECT)
     if gold.spans is not None:
         pred_spans = exact.plain_intervals(candidate)
@@ -94,13 +102,41 @@ def grade_fast(gold: GoldAnswer, candidate: str) -> RuleResult | None:
     return None
 
 
-def _numbers_agree(g: Fraction, g_pct: bool, p: Fraction, p_pct: bool, k: int) -> bool:
+def qualified_result(gold: GoldAnswer, candidate: str) -> RuleResult | None:
+    """`7 or more`, `at most 7`, `7 squared` state a bound or an operation, not the value:
+    incorrect for a number gold, on both paths (math-verify would read the 7)."""
+    if gold.answer_type is not AnswerType.NUMBER:
+        return None
+    words = exact.qualifier(candidate)
+    if words is None:
+        return None
+    return RuleResult(Status.INCORRECT, f"{words!r} makes the answer a bound or an operation, not a value")
+
+
+def _multisets_agree(golds, preds, k: int, exponent: int) -> bool:
+    """Lists compare as multisets (`1,2,2` is not `1,2`), any order, each element by the
+    number rule. Greedy matching is exact: rounding both sides to k places is an equivalence."""
+    if len(golds) != len(preds):
+        return False
+    rest = list(preds)
+    for g in golds:
+        for i, p in enumerate(rest):
+            if _numbers_agree(g.value, g.percent, p.value, p.percent, k, exponent):
+                del rest[i]
+                break
+        else:
+            return False
+    return True
+
+
+def _numbers_agree(g: Fraction, g_pct: bool, p: Fraction, p_pct: bool, k: int,
+                   exponent: int = 0) -> bool:
     # A percent sign on either side: the written number or its hundredth both count
     # (gold 25 vs 25%, gold 0.25 vs 25%, gold 25% vs 25): the same quantity, a careful
     # human grader accepts each.
     golds = [g, g / 100] if g_pct else [g]
     preds = [p, p / 100] if p_pct else [p]
-    return any(exact.numbers_match(a, b, k) for a in golds for b in preds)
+    return any(exact.numbers_match(a, b, k, exponent) for a in golds for b in preds)
 
 
 def _round_spans(spans: tuple[Span, ...], k: int) -> tuple[Span, ...]:
@@ -128,7 +164,8 @@ def _mv_parse(latex: str) -> list:
 
 def sympy_gold(gold: GoldAnswer):
     """The gold as a sympy object, parsed once per process."""
-    ck = (*gold.key, gold.number is None and gold.spans is None)  # parsed vs built
+    built = gold.number is not None or gold.spans is not None or gold.numbers is not None
+    ck = (*gold.key, built)  # parsed vs built
     hit = _GOLD_CACHE.get(ck)
     if hit is not None:
         return hit
@@ -136,10 +173,14 @@ def sympy_gold(gold: GoldAnswer):
 
     if len(_GOLD_CACHE) >= _GOLD_CACHE_MAX:
         _GOLD_CACHE.clear()
-    if gold.number is not None or gold.spans is not None:
+    if built:
         # Already read exactly by the fast path: build the sympy form, no LaTeX parse.
-        value = (sets.from_number(gold.number) if gold.number is not None
-                 else sets.from_spans(gold.spans))
+        if gold.number is not None:
+            value = sets.from_number(gold.number)
+        elif gold.numbers is not None:
+            value = sets.from_numbers(gold.numbers)
+        else:
+            value = sets.from_spans(gold.spans)
         _GOLD_CACHE[ck] = (value, [value])
         return value, [value]
     parsed = _mv_parse(exact.normalize(gold.text))
@@ -169,25 +210,59 @@ def grade_slow(gold: GoldAnswer, candidate: str, *, fast: bool = True) -> RuleRe
 
     from . import symbolic as sets
 
+    qualified = qualified_result(gold, candidate)
+    if qualified is not None:
+        return qualified
     if not fast:
-        gold = GoldAnswer(gold.text, gold.answer_type, gold.float_round)
+        gold = GoldAnswer(gold.text, gold.answer_type, gold.float_round, exponent=gold.exponent)
     gold_value, gold_parsed = sympy_gold(gold)
+    k = gold.float_round
+    if gold.answer_type is AnswerType.NUMBER:
+        listed = _list_verdict(gold, gold_value, candidate)
+        if listed is not None:
+            return listed
     parsed = _mv_parse(exact.normalize(candidate))
     pred = next((p for p in parsed if not isinstance(p, str)), None)
     if pred is None:
         return RuleResult(Status.INCORRECT, "math-verify could not read the answer")
-    k = gold.float_round
     if gold.answer_type is AnswerType.INTERVAL:
         pred_set = sets.to_set(pred)
         if pred_set is not None:
             ok = sets.sets_equal(gold_value, pred_set, k)
             return RuleResult(Status.CORRECT if ok else Status.INCORRECT)
     else:
-        ok = sets.numbers_equal(gold_value, sets.unwrap_value(pred), k)
+        ok = sets.numbers_equal(gold_value, sets.unwrap_value(pred), k, gold.exponent)
         if ok is not None:
             return RuleResult(Status.CORRECT if ok else Status.INCORRECT)
     # Neither side reduced to a number or a set: math-verify's own comparison, exact
     # values (floats made rational so its 6-place float rounding does not apply).
     ok = verify([sets.exactify(g) for g in gold_parsed if not isinstance(g, str)],
                 [sets.exactify(pred)], timeout_seconds=None)
+    return RuleResult(Status.CORRECT if ok else Status.INCORRECT)
+
+
+def _list_verdict(gold: GoldAnswer, gold_value, candidate: str) -> RuleResult | None:
+    """Lists as multisets on the math-verify path too: math-verify reads `1,2,2` as the set
+    {1, 2}, so each item is parsed on its own. None when neither side is a list."""
+    from sympy import Tuple
+
+    from . import symbolic as sets
+
+    g_items, p_items = exact.top_level_items(gold.text), exact.top_level_items(candidate)
+    if len(g_items) < 2 and len(p_items) < 2:
+        return None
+    if len(g_items) != len(p_items):
+        return RuleResult(Status.INCORRECT, f"{len(p_items)} values where the gold has {len(g_items)}")
+    values = []
+    for items in (g_items, p_items):
+        row = []
+        for item in items:
+            expr = next((p for p in _mv_parse(item) if not isinstance(p, str)), None)
+            if expr is None:
+                return RuleResult(Status.INCORRECT, "math-verify could not read the answer")
+            row.append(sets.unwrap_value(expr))
+        values.append(Tuple(*row))
+    ok = sets.numbers_equal(values[0], values[1], gold.float_round)
+    if ok is None:
+        return None
     return RuleResult(Status.CORRECT if ok else Status.INCORRECT)

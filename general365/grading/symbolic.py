@@ -33,6 +33,11 @@ def from_number(num: exact.PlainNumber):
     return Mul(value, _PCT, evaluate=False) if num.percent else value
 
 
+def from_numbers(nums) -> Tuple:
+    """A list gold, kept in order with its repeats (a Tuple, not a set)."""
+    return Tuple(*[from_number(n) for n in nums])
+
+
 def from_spans(spans) -> Set:
     def end(v, default):
         return default if v is None else Rational(v.numerator, v.denominator)
@@ -78,7 +83,7 @@ def _exact_real(expr, k: int) -> Fraction | None:
         return None
 
 
-def numbers_equal(gold, pred, k: int) -> bool | None:
+def numbers_equal(gold, pred, k: int, exponent: int = 0) -> bool | None:
     """Number rule of step 3; None when either side is not a real number (or a finite set
     of them), leaving the decision to math-verify."""
     g_vals, p_vals = _values(gold), _values(pred)
@@ -88,8 +93,7 @@ def numbers_equal(gold, pred, k: int) -> bool | None:
         return False
     if len(g_vals) == 1:
         (g, g_pct), (p, p_pct) = g_vals[0], p_vals[0]
-        eq = _one_equal(g, g_pct, p, p_pct, k)
-        return eq
+        return _one_equal(g, g_pct, p, p_pct, k, exponent)
     # A set of numbers: matched as multisets, each element by the same rule.
     rest = list(p_vals)
     for g, g_pct in g_vals:
@@ -119,12 +123,12 @@ def _values(expr):
     return out
 
 
-def _one_equal(g, g_pct, p, p_pct, k):
+def _one_equal(g, g_pct, p, p_pct, k, exponent=0):
     gq, pq = _exact_real(g, k), _exact_real(p, k)
     if gq is not None and pq is not None:
         golds = [gq, gq / 100] if g_pct else [gq]
         preds = [pq, pq / 100] if p_pct else [pq]
-        return any(exact.numbers_match(a, b, k) for a in golds for b in preds)
+        return any(exact.numbers_match(a, b, k, exponent) for a in golds for b in preds)
     if k > 0:
         return None
     # Exact equivalence of irrational constants (k = 0): sqrt(8) = 2 sqrt(2).
