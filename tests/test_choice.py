@@ -58,3 +58,19 @@ def test_no_candidate_is_no_answer():
 def test_option_text_gives_a_reason():
     res = grade_choice(frozenset("A"), "Paris", single=True)
     assert res.status is Status.INCORRECT and "no option letter" in res.detail
+
+
+@pytest.mark.parametrize("cand", [
+    r"B \& D", r"\{B, D\}", "[B, D]", "B\u3001D", "B\uff0cD", r"\text{B. 42, D. 17}",
+])
+def test_more_separators_and_wrappings(cand):
+    assert letters(cand) == BD
+
+
+@pytest.mark.parametrize("cand", ["C - 42", "C \u2014 Paris", r"C\text{ (42)}", "C: 42"])
+def test_letter_then_its_option_text(cand):
+    assert letters(cand) == frozenset("C")
+
+
+def test_brackets_around_one_letter_each_still_work():
+    assert letters("[B] [D]") == BD and letters("[B]") == frozenset("B")

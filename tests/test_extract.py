@@ -86,3 +86,62 @@ def test_no_candidate(text):
 def test_statement_inside_reasoning_is_not_used():
     ex = extract("<think>The answer is 12.</think> I am not sure.")
     assert ex.candidate is None
+
+
+# --- statement fallback: every statement is collected, the last usable one wins -------
+
+from general365.grading.extract import usable_for  # noqa: E402
+
+NUMBER = usable_for("number")
+CHOICE = usable_for("single_choice")
+
+
+@pytest.mark.parametrize("text,want", [
+    # later prose that mentions "the answer" does not override the stated one
+    ("**Final answer:** 7\n\nThis is consistent with the final answer above.", "7"),
+    ("Answer: 7\n\nNote: the answer is independent of the radius.", "7"),
+    ("So, the answer is 7.\n\nWe can verify the answer is correct by substitution.", "7"),
+    # several statements on one line: the last usable one
+    ("The answer is 8. Wait, actually the answer is 7.", "7"),
+    ("The final answer will be 7.", "7"),
+    # the candidate stops at its reason, remark or parenthetical
+    ("The answer is 7, since 3+4=7.", "7"),
+    ("The answer is 7 (to the nearest integer).", "7"),
+    ("The answer is 7; that's the count.", "7"),
+    ("The answer is **7** (seven).", "7"),
+    # more statement forms
+    ("The correct answer is 7.", "7"),
+    ("**Final Answer:**\n$$\n7\n$$", "7"),
+    ("**Final Answer**\n\\[\n7\n\\]", "7"),
+    ("**Final Answer**\nThe minimum value is 7.", "7"),
+    ("The answer is 3.75.", "3.75"),
+])
+def test_statement_fallback_numbers(text, want):
+    ex = extract(text, NUMBER)
+    assert ex.candidate == want and ex.source == "statement"
+
+
+@pytest.mark.parametrize("text,want", [
+    ("The answer is C because A and B fail.", "C"),
+    ("The answer is C, i.e., 42.", "C"),
+    ("The answer is B, D, since A is false.", "B, D"),
+    ("The best answer is C.", "C"),
+    ("Correct answer: C", "C"),
+    ("\u7b54\u6848\uff1aC", "C"),
+    ("**Answer**\nC", "C"),
+    ("The answer is C.\n\nThe answer is consistent with the text.", "C"),
+])
+def test_statement_fallback_choices(text, want):
+    assert extract(text, CHOICE).candidate == want
+
+
+def test_no_usable_statement_falls_back_to_the_last_one():
+    # There was an answer, it is just not a number: graded incorrect, not no_answer.
+    assert extract("The answer is seven.", NUMBER).candidate == "seven"
+    assert extract("The answer is seven.").candidate == "seven"
+
+
+def test_last_non_empty_box_counts():
+    assert extract(r"\boxed{7}\boxed{}").candidate == "7"
+    assert extract(r"\boxed{7} and \boxed{ }").candidate == "7"
+    assert extract(r"\boxed{}").candidate is None

@@ -131,3 +131,111 @@ def test_float_round_arrives_as_a_string():
     row["float_round"] = "two"
     with pytest.raises(general365.DataError, match="float_round"):
         general365.grade([row], policy="rule")
+
+
+# The reviewer's adversarial cases (general365.grade, policy "rule"), in one batch:
+# (answer_type, gold, float_round, response, expected status).
+REVIEW = [
+# 1
+("number","7",0,"**Final answer:** 7\n\nThis is consistent with the final answer above.","correct"),
+("number","7",0,"Answer: 7\n\nNote: the answer is independent of the radius.","correct"),
+("number","7",0,"So, the answer is 7.\n\nWe can verify the answer is correct by substitution.","correct"),
+("number","7",0,"The final answer will be 7.","correct"),
+("number","7",0,"The answer is 8. Wait, actually the answer is 7.","correct"),
+# 2
+("number","7",0,"The answer is 7, since 3+4=7.","correct"),
+("number","7",0,"The answer is 7 (to the nearest integer).","correct"),
+("number","7",0,"The answer is 7; that's the count.","correct"),
+("number","7",0,"The answer is **7** (seven).","correct"),
+("single_choice","C",0,"The answer is C because A and B fail.","correct"),
+("single_choice","C",0,"The answer is C, i.e., 42.","correct"),
+("multiple_choice","BD",0,"The answer is B, D, since A is false.","correct"),
+# 3
+("number","7",0,"The correct answer is 7.","correct"),
+("single_choice","C",0,"The best answer is C.","correct"),
+("single_choice","C",0,"Correct answer: C","correct"),
+("single_choice","C",0,"答案：C","correct"),
+("single_choice","C",0,"**Answer**\nC","correct"),
+("number","7",0,"**Final Answer:**\n$$\n7\n$$","correct"),
+("number","7",0,"**Final Answer**\n\\[\n7\n\\]","correct"),
+("number","7",0,"**Final Answer**\nThe minimum value is 7.","correct"),
+# 4
+("number","7",0,r"\boxed{7\text{ million}}","incorrect"),
+("number","7",0,r"\boxed{7 dozen}","incorrect"),
+("number","7",0,r"\boxed{7 squared}","incorrect"),
+("number","7",0,r"\boxed{7 or more}","incorrect"),
+("number","7",0,r"\boxed{7 or fewer}","incorrect"),
+("number","7",0,r"\boxed{7\text{ at most}}","incorrect"),
+("number","7000000",0,r"\boxed{7 million}","correct"),
+("number","7500000",0,r"\boxed{7.5 million}","correct"),
+("number","84",0,r"\boxed{7 dozen}","correct"),
+# 5
+("interval","[-1,3]",0,r"\boxed{-1 \leqslant x \leqslant 3}","correct"),
+("interval","[3,+\\infty)",0,r"\boxed{x \geqslant 3}","correct"),
+("interval","[-1,3]",0,r"\boxed{-1 ⩽ x ⩽ 3}","correct"),
+("interval","[3,+\\infty)",0,r"\boxed{x ⩾ 3}","correct"),
+("interval","[-1,3]",0,r"\boxed{-1 ≤ x ≤ 3}","correct"),
+("interval","[3,+\\infty)",0,r"\boxed{x ≥ 3}","correct"),
+# 6
+("interval","[2,5)",0,r"\boxed{\{x \mid 2\le x<5\}}","correct"),
+("interval","[2,5)",0,r"\boxed{\{x : 2\le x<5\}}","correct"),
+("interval","[3,+\\infty)",0,r"\boxed{\{x|x\geq3\}}","correct"),
+("interval","[3,+\\infty)",0,r"\boxed{\{x\in\mathbb{R}\mid x\ge3\}}","correct"),
+# 7
+("number","7",0,r"\boxed{7 \text{ cm}^2}","correct"),
+("number","7",0,r"\boxed{7 \mathrm{m}^2}","correct"),
+("number","7",0,r"\boxed{7\,\text{m/s}^2}","correct"),
+("number","7",0,r"\boxed{7\ \text{g/cm}^3}","correct"),
+("number","7",0,r"\boxed{7^\circ \text{C}}","correct"),
+("number","7",0,r"\boxed{7\,\Omega}","correct"),
+("number","7",0,r"\boxed{7\,\mu\text{m}}","correct"),
+("number","7",0,r"\boxed{7 \text{ (cm)}}","correct"),
+("number","70",0,r"\boxed{70\%\text{ chance}}","correct"),
+# 8
+("number","1,2,2",0,r"\boxed{1,2}","incorrect"),
+("number","1,2,3",0,r"\boxed{1,2,3,3}","incorrect"),
+("number","2",0,r"\boxed{2,2}","incorrect"),
+("number","1,2,2",0,r"\boxed{2,1,2}","correct"),
+# 9
+("multiple_choice","BD",0,r"\boxed{B \& D}","correct"),
+("multiple_choice","BD",0,r"\boxed{\{B, D\}}","correct"),
+("multiple_choice","BD",0,r"\boxed{[B, D]}","correct"),
+("multiple_choice","BD",0,r"\boxed{B、D}","correct"),
+("multiple_choice","BD",0,r"\boxed{B，D}","correct"),
+("multiple_choice","BD",0,r"\boxed{\text{B. 42, D. 17}}","correct"),
+("single_choice","C",0,r"\boxed{C - 42}","correct"),
+("single_choice","C",0,r"\boxed{C — Paris}","correct"),
+("single_choice","C",0,r"\boxed{C\text{ (42)}}","correct"),
+# 10
+("number","7",0,r"\boxed{7}\boxed{}","correct"),
+# 11
+("number","1.6\\times10^{-19}",2,r"\boxed{2\times10^{-19}}","incorrect"),
+("number","6.02\\times10^{23}",2,r"\boxed{6.0221\times10^{23}}","correct"),
+("number","0.33",2,r"\boxed{0.\overline{3}}","correct"),
+("number","\\frac{1}{3}",0,r"\boxed{0.\overline{3}}","correct"),
+("number","2.67",2,r"\boxed{2.\overline{6}}","correct"),
+("number","3.14",2,"The answer is approximately 3.14.","correct"),
+("number","3.14",2,"The answer is about 3.14.","correct"),
+("number","7",0,r"\boxed{\text{approximately } 7}","correct"),
+("number","12000",0,r"\boxed{12 000}","correct"),
+("number","12000",0,"\\boxed{12\u2009000}","correct"),
+("interval","[2,5)",0,r"\boxed{[2,5[}","correct"),
+("interval","(-2,2)",0,r"\boxed{]-2,2[}","correct"),
+("number","-1.5",0,"\\boxed{\uff0d1.5}","correct"),
+("multiple_choice","BD",0,r"\boxed{B} and \boxed{D}","incorrect"),
+]
+
+
+def test_reviewer_cases_through_the_public_api():
+    rows = [{"id": f"r{i}", "run": 0, "response": resp, "answer": gold, "answer_type": t,
+             "float_round": k, "question": "Q?"} for i, (t, gold, k, resp, _) in enumerate(REVIEW)]
+    verdicts = general365.grade(rows, policy="rule")
+    wrong = [(case[3], case[4], v.status.value, v.extracted)
+             for case, v in zip(REVIEW, verdicts) if v.status.value != case[4]]
+    assert not wrong, wrong
+
+
+def test_two_boxes_the_last_one_counts():
+    # The contract's literal rule: `\boxed{B} and \boxed{D}` answers D (docs/grading.md).
+    v = grade_one("BD", "multiple_choice", r"\boxed{B} and \boxed{D}")
+    assert v.status is Status.INCORRECT and v.extracted == "D"

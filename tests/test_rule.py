@@ -290,3 +290,84 @@ def test_fast_path_agrees_with_math_verify_on_random_intervals(seed):
         quick = grade_fast(g, cand)
         assert quick is not None
         assert quick.status is grade_slow(g, cand, fast=False).status, (gold, cand)
+
+
+# --- reviewer's cases: each side of the rule, on both paths --------------------------
+
+
+def both(gold, candidate, k=0, t=N):
+    """The verdict of the default path and of the math-verify path (they must agree)."""
+    g = parse_gold(gold, t, k)
+    a, b = grade_slow(g, candidate).status, grade_slow(g, candidate, fast=False).status
+    assert a is b, (gold, candidate, a, b)
+    return a
+
+
+@pytest.mark.parametrize("gold,cand,ok", [
+    ("7", r"7\text{ million}", False), ("7", "7 dozen", False), ("7", "7 squared", False),
+    ("7", "7 or more", False), ("7", "7 or fewer", False), ("7", r"7\text{ at most}", False),
+    ("7", "at least 7", False), ("7000000", "7 million", True), ("7500000", "7.5 million", True),
+    ("84", "7 dozen", True), ("7000", r"7\text{ thousand}", True),
+])
+def test_scale_words_multiply_and_qualifiers_are_not_values(gold, cand, ok):
+    assert both(gold, cand) is (Status.CORRECT if ok else Status.INCORRECT)
+
+
+@pytest.mark.parametrize("gold,cand", [
+    ("[-1,3]", r"-1 \leqslant x \leqslant 3"), (r"[3,+\infty)", r"x \geqslant 3"),
+    ("[-1,3]", "-1 \u2a7d x \u2a7d 3"), (r"[3,+\infty)", "x \u2a7e 3"),
+    ("[-1,3]", "-1 \u2264 x \u2264 3"), (r"[3,+\infty)", "x\u22653"),
+    ("[2,5)", r"\{x \mid 2\le x<5\}"), ("[2,5)", r"\{x : 2\le x<5\}"),
+    (r"[3,+\infty)", r"\{x|x\geq3\}"), (r"[3,+\infty)", r"\{x\in\mathbb{R}\mid x\ge3\}"),
+    ("[2,5)", "[2,5["), ("(-2,2)", "]-2,2["), (r"(-\infty,0)\cup(1,2)", r"]-\infty,0[\cup]1,2["),
+])
+def test_inequality_spellings_set_builder_and_iso_brackets(gold, cand):
+    assert both(gold, cand, t=I) is Status.CORRECT
+
+
+def test_set_builder_and_iso_brackets_keep_their_ends():
+    assert both("[2,5)", r"\{x \mid 2< x<5\}", t=I) is Status.INCORRECT
+    assert both("(-2,2)", "]-2,2]", t=I) is Status.INCORRECT
+
+
+@pytest.mark.parametrize("cand", [
+    r"7 \text{ cm}^2", r"7 \mathrm{m}^2", r"7\,\text{m/s}^2", r"7\ \text{g/cm}^3",
+    r"7^\circ \text{C}", r"7^{\circ}", r"7\,\Omega", r"7\,\mu\text{m}", r"7 \text{ (cm)}",
+])
+def test_units_with_exponents_and_commands(cand):
+    assert verdict("7", cand) is Status.CORRECT
+    assert verdict("8", cand) is Status.INCORRECT
+
+
+def test_percent_then_words():
+    assert verdict("70", r"70\%\text{ chance}") is Status.CORRECT
+    assert verdict("0.7", r"70\%\text{ chance}") is Status.CORRECT
+
+
+@pytest.mark.parametrize("gold,cand,ok", [
+    ("1,2,2", "1,2", False), ("1,2,3", "1,2,3,3", False), ("2", "2,2", False),
+    ("1,2,2", "1,1,2", False), ("1,2,2", "2, 1, 2", True), ("1,2,3", "3,2,1", True),
+])
+def test_lists_are_multisets(gold, cand, ok):
+    assert both(gold, cand) is (Status.CORRECT if ok else Status.INCORRECT)
+
+
+@pytest.mark.parametrize("gold,k,cand,ok", [
+    # float_round applies to the mantissa at the gold's own power of ten
+    (r"1.6\times10^{-19}", 2, r"2\times10^{-19}", False),
+    (r"1.6\times10^{-19}", 2, r"1.604\times10^{-19}", True),
+    (r"6.02\times10^{23}", 2, r"6.0221\times10^{23}", True),
+    (r"6.02\times10^{23}", 2, r"6.03\times10^{23}", False),
+    ("6.02e23", 2, "6.0249e23", True),
+    # repeating decimals
+    ("0.33", 2, r"0.\overline{3}", True), (r"\frac{1}{3}", 0, r"0.\overline{3}", True),
+    ("2.67", 2, r"2.\overline{6}", True), (r"\frac{13}{6}", 0, r"2.1\overline{6}", True),
+    ("0.34", 2, r"0.\overline{3}", False),
+    # hedges, spaces as thousands separators, full-width minus
+    ("3.14", 2, "approximately 3.14", True), ("3.14", 2, "about 3.14", True),
+    ("7", 0, r"\text{approximately } 7", True), ("3.14", 2, r"x \approx 3.14", True),
+    ("12000", 0, "12 000", True), ("12000", 0, "12\u2009000", True),
+    ("-1.5", 0, "\uff0d1.5", True),
+])
+def test_notation_decisions(gold, k, cand, ok):
+    assert both(gold, cand, k) is (Status.CORRECT if ok else Status.INCORRECT)

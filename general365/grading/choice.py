@@ -31,7 +31,7 @@ _SEPARATORS = (("\\&", "&"), ("\u3001", ","), ("\uff0c", ","), ("\uff1b", ";"))
 
 def letters(candidate: str | None) -> frozenset[str] | None:
     """The option letters a candidate names, or None when it names none."""
-    if not candidate:
+    if not candidate or len(candidate) > 400:  # a list of letters is short
         return None
     s = normalize(candidate).replace("$", "")
     for a, b in _SEPARATORS:

@@ -1,0 +1,119 @@
+"""Notation: what an answer means once its wrapping is gone, shared by both paths of the
+rule grader (the fast path in exact.py and the math-verify path read the same normalised
+text, so they cannot disagree about notation).
+
+- `normalize`: math delimiters, Markdown bold, `\\text{}`, spacing, unicode signs, thousands
+  separators, hedges ("approximately 3.14"), scale words (`7.5 million`), repeating decimals
+  (`0.\\overline{3}`), set-builder sets, ISO open brackets (`]a,b[`).
+- `qualifier`: words that make a number a bound or an operation (`7 or more`, `7 squared`).
+
+Every regex here is linear: no nested quantifiers over the same characters.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from fractions import Fraction
+
+_MAX_QUALIFIED_LEN = 480
+
+# --- normalisation ------------------------------------------------------------------
+
+_TEXT_CMD = re.compile(r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}")
+_SPACING = re.compile(r"\\[,;:!> ]|\\quad|\\qquad|~")
+_THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3})((?:,\d{3})+)(?![\d,])")
+_THOUSANDS_SPACE = re.compile(r"(?<![\d.,])(\d{1,3})((?: \d{3})+)(?![\d.,])")
+_THOUSANDS_LATEX = re.compile(r"(?<=\d)\{,\}(?=\d{3})")
+# Plain characters and commands that mean the same as the LaTeX the parsers read.
+_CHARS = (("\u2212", "-"), ("\u2013", "-"), ("\uff0d", "-"), ("\ufe63", "-"), ("\u00a0", " "),
+          ("\u2009", " "), ("\u202f", " "), ("\u221e", "\\infty"), ("\u222a", "\\cup"),
+          ("\u2264", "\\le "), ("\u2265", "\\ge "), ("\u2a7d", "\\le "), ("\u2a7e", "\\ge "),
+          ("\u2208", "\\in "), ("\u2248", "\\approx "), ("\u03bc", "\u00b5"))
+_COMMANDS = (("\\dfrac", "\\frac"), ("\\tfrac", "\\frac"), ("\\displaystyle", ""),
+             ("\\left", ""), ("\\right", ""), ("\\$", ""), ("**", ""),
+             ("\\leqslant", "\\le "), ("\\geqslant", "\\ge "), ("\\leq", "\\le"),
+             ("\\geq", "\\ge"), ("\\cdot", "\\times"), ("^{\\circ}", "\u00b0 "),
+             ("^\\circ", "\u00b0 "), ("\\degree", "\u00b0 "), ("\\Omega", "\u03a9 "),
+             ("\\mu", "\u00b5 "))
+# A hedge before the value ("approximately 3.14", "\approx 3.14") states the value.
+_HEDGE = re.compile(r"^(?:(?:approximately|approx\.?|about|around|roughly|nearly|almost)\s+"
+                    r"|\\approx(?![A-Za-z])\s*)", re.IGNORECASE)
+# Scale words multiply: `7.5 million` is 7500000, `7 dozen` is 84.
+_SCALE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?) ?(thousand|million|billion|trillion|dozen)s?\b",
+                    re.IGNORECASE)
+_SCALES = {"thousand": 10 ** 3, "million": 10 ** 6, "billion": 10 ** 9,
+           "trillion": 10 ** 12, "dozen": 12}
+# A repeating decimal: 0.\overline{3} is 1/3, 2.1\overline{6} is 13/6.
+_REPEATING = re.compile(r"(?<![\d.])(\d*)\.(\d*)\\(?:overline|dot)\s*(?:\{(\d{1,12})\}|(\d))")
+# Set-builder notation: `\{x \mid 2\le x<5\}` is the set its condition describes.
+_SET_BUILDER = re.compile(r"^\\\{\s*[A-Za-z]\s*(?:\\in\s*(?:\\mathbb\s*\{?R\}?|\\R)\s*)?"
+                          r"(?:\\mid(?![A-Za-z])|\||:)\s*(.+)\\\}$")
+
+
+def _scaled(m: re.Match) -> str:
+    value = Decimal(m.group(1)) * _SCALES[m.group(2).lower()]
+    return format(value.normalize() if value == value.to_integral() else value, "f")
+
+
+def _repeating(m: re.Match) -> str:
+    whole, fixed, rep = m.group(1) or "0", m.group(2), m.group(3) or m.group(4)
+    q = (Fraction(int(whole + fixed + rep) - int(whole + fixed or "0"))
+         / (10 ** len(fixed) * (10 ** len(rep) - 1)))
+    return str(q.numerator) if q.denominator == 1 else f"\\frac{{{q.numerator}}}{{{q.denominator}}}"
+
+
+def normalize(text: str) -> str:
+    """Strip the wrapping that carries no value: math delimiters, Markdown bold, `\\text{}`,
+    spacing commands, `\\left`/`\\right`, a trailing period, a hedge ("approximately"),
+    unicode signs, thousands separators (`12,000`, `12{,}000`, `12\\,000`, `12 000`); and
+    rewrite notations the parsers do not read (scale words, repeating decimals, set-builder
+    sets, ISO open brackets `]a,b[`)."""
+    s = text.strip()
+    for a, b in _CHARS:
+        s = s.replace(a, b)
+    for a, b in _COMMANDS:
+        s = s.replace(a, b)
+    s = re.sub(r"(?<=\d)\\,(?=\d{3}\b)", "", s)  # 12\,000 before spacing is dropped
+    s = _SPACING.sub(" ", s)
+    for _ in range(3):  # \text{\textbf{x}} nests a little
+        s = _TEXT_CMD.sub(r" \1 ", s)
+    s = s.strip()
+    for left, right in (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")):
+        if s.startswith(left) and s.endswith(right) and len(s) >= len(left) + len(right):
+            s = s[len(left): len(s) - len(right)].strip()
+    s = s.rstrip(" .;")
+    s = re.sub(r"\s+", " ", s).strip()
+    s = re.sub(r" ?\^", "^", s)  # `\text{ cm}^2`: the exponent belongs to the unit
+    s = _HEDGE.sub("", s)
+    s = _THOUSANDS_LATEX.sub("", s)
+    s = _THOUSANDS.sub(lambda m: m.group(1) + m.group(2).replace(",", ""), s)
+    s = _THOUSANDS_SPACE.sub(lambda m: m.group(1) + m.group(2).replace(" ", ""), s)
+    s = _SCALE.sub(_scaled, s)
+    s = _REPEATING.sub(_repeating, s)
+    m = _SET_BUILDER.match(s)
+    if m:
+        s = m.group(1).strip()
+    if s.startswith("]"):  # ISO 31-11: `]a,b[` is (a,b), `[a,b[` is [a,b)
+        s = "(" + s[1:]
+    if s.endswith("[") and "," in s:
+        s = s[:-1] + ")"
+    s = re.sub(r"(\\cup\s*)\]", r"\1(", s)
+    s = re.sub(r"\[(\s*\\cup)", r")\1", s)
+    return s
+
+
+# Words that make a number a bound or an operation, not a value: `7 or more`, `at most 7`,
+# `7 squared`. Such an answer does not state the value, whatever the number.
+_QUALIFIER = re.compile(
+    r"\b(?:or\s+(?:more|fewer|less|greater|higher|lower|above|below|so)|at\s+(?:most|least)"
+    r"|up\s+to|(?:more|less|fewer|greater|higher|lower)\s+than|no\s+(?:more|less|fewer)"
+    r"|squared|cubed|to\s+the\s+power)\b", re.IGNORECASE)
+
+
+def qualifier(text: str) -> str | None:
+    """The qualifying words of a number answer (`or more`, `at most`...), or None."""
+    if len(text) > _MAX_QUALIFIED_LEN:
+        return None
+    m = _QUALIFIER.search(normalize(text))
+    return m.group(0) if m else None
