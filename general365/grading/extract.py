@@ -2,9 +2,9 @@
 
 Step 1: after the last reasoning close marker (markers.split_reasoning: the one list the
 runners use too); a reasoning block opened and never closed has no final answer.
-Step 2: the last `\\boxed{...}` (or `\\fbox{...}`, `\\boxed 5`) with balanced braces; else
-the last explicit statement ("Final answer: X", "The answer is X", "**Answer:** X");
-else no answer.
+Step 2: the last non-empty `\\boxed{...}` (or `\\fbox{...}`, `\\boxed 5`) with balanced
+braces; else, of all explicit statements ("Final answer: X", "The answer is X", "**Answer:**
+X"...), the last one whose X is usable for the answer type (docs/grading.md); else no answer.
 """
 
 from __future__ import annotations
