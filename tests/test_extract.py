@@ -115,6 +115,9 @@ CHOICE = usable_for("single_choice")
     ("**Final Answer**\n\\[\n7\n\\]", "7"),
     ("**Final Answer**\nThe minimum value is 7.", "7"),
     ("The answer is 3.75.", "3.75"),
+    ("My answer is 7.", "7"),
+    ("Final answer: -3. This makes sense because the value is negative.", "-3"),
+    ("The answer is (2, 5) (open interval).", "(2, 5)"),
 ])
 def test_statement_fallback_numbers(text, want):
     ex = extract(text, NUMBER)
@@ -130,6 +133,8 @@ def test_statement_fallback_numbers(text, want):
     ("\u7b54\u6848\uff1aC", "C"),
     ("**Answer**\nC", "C"),
     ("The answer is C.\n\nThe answer is consistent with the text.", "C"),
+    ("Final answer: B; D", "B; D"),  # `;` ends X only before words
+    ("The answer is (B) Paris.", "(B) Paris"),
 ])
 def test_statement_fallback_choices(text, want):
     assert extract(text, CHOICE).candidate == want

@@ -94,7 +94,7 @@ _VERB = r"(?:is|are|will\s+be|would\s+be|should\s+be|must\s+be)"
 _STATEMENT_RE = re.compile(
     r"\b(?:final|correct|best|right)\s+answer" + _B + r"(?:\s+" + _VERB + r")?" + _B
     + r"[ \t]*[:\uff1a]?" + _B +
-    r"|\bthe\s+answer\s+" + _VERB + _B + r"[ \t]*[:\uff1a]?" + _B +
+    r"|\b(?:the|my|our)\s+answer\s+" + _VERB + _B + r"[ \t]*[:\uff1a]?" + _B +
     r"|(?:^|\n)[ \t>#*_]*answer" + _B + r"[ \t]*[:\uff1a]" + _B +
     # a heading alone on its line ("**Answer**" then the answer below it)
     r"|(?:^|\n)[ \t>#*_]*answer[ \t*_]*(?=\n)"
@@ -133,7 +133,7 @@ def last_statement(region: str, usable: Callable[[str], bool] | None = None) -> 
 _MATH_SPANS = (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$"), ("**", "**"), ("__", "__"))
 # Where a stated answer ends: the reason or remark that follows it. Applied to one line.
 _CUT_RE = re.compile(
-    r"\.(?:\s|$)|;|\s+\((?=[a-z]|[A-Z][a-z])|,?\s+(?:because|since|as|which|so|where|"
+    r"\.(?:\s|$)|;(?=\s*(?:[a-z]|[A-Z][a-z]))|\s+\((?=[a-z]|[A-Z][a-z])|,?\s+(?:because|since|as|which|so|where|"
     r"hence|thus|therefore|given|meaning)\b|,?\s+(?:i\.e\.|e\.g\.)|,\s*(?:that|and\s+so|this)\b"
     r"|\s+[\u2014\u2013]\s+|\s+-\s+(?=[a-z])")
 # "The minimum value is 7": the sentence's lead-in is not the answer.
