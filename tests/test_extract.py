@@ -116,6 +116,10 @@ CHOICE = usable_for("single_choice")
     ("**Final Answer**\nThe minimum value is 7.", "7"),
     ("The answer is 3.75.", "3.75"),
     ("My answer is 7.", "7"),
+    # prose mentioning a number later is not a value either
+    ("Final answer: 7\n\nThe answer is consistent with step 3.", "7"),
+    ("The answer is x = 4.", "x = 4"),
+    ("The answer is approximately 3.14.", "approximately 3.14"),
     ("Final answer: -3. This makes sense because the value is negative.", "-3"),
     ("The answer is (2, 5) (open interval).", "(2, 5)"),
 ])

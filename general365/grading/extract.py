@@ -187,23 +187,34 @@ def extract(text: str, usable: Callable[[str], bool] | None = None) -> Extractio
     return Extraction(region, None)
 
 
-_NUMERIC_HINTS = ("\\pi", "\u03c0", "\\sqrt", "\u221a", "\\frac", "\\infty", "\u221e", "\\log",
-                  "\\ln", "\\sin", "\\cos", "\\tan", "\\binom")
-_SET_HINTS = ("\\infty", "\u221e", "\\mathbb", "\\emptyset", "\\varnothing", "\u2205", "\\pi")
+_VALUE_START = set("0123456789+-.\\$([{]\u2212\u221e\u03c0\u221a\u2205\uff0d")
+_HEDGES = ("approximately ", "approx", "about ", "around ", "roughly ", "nearly ", "almost ")
+_VAR_RE = re.compile(r"^[A-Za-z](?:_\{?\w{1,8}\}?)?\s*(?:=|<|>|\\in|\\le|\\ge|\\lt|\\gt|\u2264|\u2265|\\approx)")
+
+
+def _looks_like_value(x: str) -> bool:
+    """A number or interval candidate starts like one: a digit, a sign, math (`$`, `\\`,
+    brackets), `x = ...` / `x \\in ...` / `x < ...`, or a hedge before a value. Prose that
+    mentions a number later ("consistent with step 3") does not."""
+    x = x.lstrip()
+    if not x:
+        return False
+    if x[0] in _VALUE_START or _VAR_RE.match(x):
+        return True
+    low = x.lower()
+    return any(low.startswith(h) for h in _HEDGES) and any(c.isdigit() for c in x)
 
 
 def usable_for(answer_type) -> Callable[[str], bool] | None:
     """Whether a statement's candidate could answer a problem of this type: a number or an
-    interval needs a digit (or a constant like pi), a choice needs option letters; any
-    non-empty text answers a text problem. Cheap and regex-free, as it runs in the parent."""
+    interval starts like a value (`_looks_like_value`), a choice names option letters; any
+    non-empty text answers a text problem. Cheap and linear, as it runs in the parent."""
     from ..schema import AnswerType
     from .choice import letters
 
     t = AnswerType(answer_type)
-    if t is AnswerType.NUMBER:
-        return lambda x: any(c.isdigit() for c in x) or any(h in x for h in _NUMERIC_HINTS)
-    if t is AnswerType.INTERVAL:
-        return lambda x: any(c.isdigit() for c in x) or any(h in x for h in _SET_HINTS)
+    if t.is_rule_graded:
+        return _looks_like_value
     if t.is_choice:
         return lambda x: letters(x) is not None
     return None
