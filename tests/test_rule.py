@@ -219,14 +219,20 @@ def test_parent_side_stays_linear_on_adversarial_answers():
     # Extraction and the fast path run in the parent with no time limit, so none of their
     # regexes may backtrack exponentially (a hang here would be the failure).
     from general365.grading.choice import letters
-    from general365.grading.extract import extract
+    from general365.grading.extract import extract, usable_for
 
     nasty = ["1 " + "a" * 5000 + "!", "Final answer:" + " " * 50000 + "\n", r"\boxed{" * 20000,
              "(" * 20000, "A" + " ," * 5000 + "x", "x<" * 5000, "1," * 20000 + "x",
-             r"\text{" * 5000 + "1", "$" * 20000, "<think>" * 5000 + "</think>" * 5000]
+             r"\text{" * 5000 + "1", "$" * 20000, "<think>" * 5000 + "</think>" * 5000,
+             "The answer is " * 5000, "answer\n" * 20000, "**" * 20000, "111 " * 5000,
+             "0." * 10000, r"\{x|" + "a" * 20000, "approximately " * 5000,
+             "the answer is 7" + "  " * 20000 + "because", "\u7b54\u6848" * 10000]
     g = parse_gold("12", N, 0)
     gi = parse_gold("[2,5)", I, 0)
     for text in nasty:
+        for t in (N, I, "single_choice", "text"):
+            extract(text, usable_for(t))
+        exact.qualifier(text)
         ex = extract(text)
         for cand in (text, ex.candidate or ""):
             exact.plain_number(cand)
