@@ -133,8 +133,8 @@ def last_statement(region: str, usable: Callable[[str], bool] | None = None) -> 
 _MATH_SPANS = (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$"), ("**", "**"), ("__", "__"))
 # Where a stated answer ends: the reason or remark that follows it. Applied to one line.
 _CUT_RE = re.compile(
-    r"\.(?:\s|$)|;(?=\s*(?:[a-z]|[A-Z][a-z]))|\s+\((?=[a-z]|[A-Z][a-z])|,?\s+(?:because|since|as|which|so|where|"
-    r"hence|thus|therefore|given|meaning)\b|,?\s+(?:i\.e\.|e\.g\.)|,\s*(?:that|and\s+so|this)\b"
+    r"\.(?:\s|$)|;(?=\s*(?:[a-z]|[A-Z][a-z]))|\s+\((?=[a-z]|[A-Z][a-z])"
+    r"|,?\s+(?:because|since|as|which|so|where|hence|thus|therefore|given|meaning)\b|,?\s+(?:i\.e\.|e\.g\.)|,\s*(?:that|and\s+so|this)\b"
     r"|\s+[\u2014\u2013]\s+|\s+-\s+(?=[a-z])")
 # "The minimum value is 7": the sentence's lead-in is not the answer.
 _LEAD_IN_RE = re.compile(
@@ -189,7 +189,8 @@ def extract(text: str, usable: Callable[[str], bool] | None = None) -> Extractio
 
 _VALUE_START = set("0123456789+-.\\$([{]\u2212\u221e\u03c0\u221a\u2205\uff0d")
 _HEDGES = ("approximately ", "approx", "about ", "around ", "roughly ", "nearly ", "almost ")
-_VAR_RE = re.compile(r"^[A-Za-z](?:_\{?\w{1,8}\}?)?\s*(?:=|<|>|\\in|\\le|\\ge|\\lt|\\gt|\u2264|\u2265|\\approx)")
+_VAR_RE = re.compile(
+    r"^[A-Za-z](?:_\{?\w{1,8}\}?)?\s*(?:=|<|>|\\in|\\le|\\ge|\\lt|\\gt|\u2264|\u2265|\\approx)")
 
 
 def _looks_like_value(x: str) -> bool:
