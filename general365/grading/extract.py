@@ -134,7 +134,8 @@ _MATH_SPANS = (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$"), ("**", 
 # Where a stated answer ends: the reason or remark that follows it. Applied to one line.
 _CUT_RE = re.compile(
     r"\.(?:\s|$)|;(?=\s*(?:[a-z]|[A-Z][a-z]))|\s+\((?=[a-z]|[A-Z][a-z])"
-    r"|,?\s+(?:because|since|as|which|so|where|hence|thus|therefore|given|meaning)\b|,?\s+(?:i\.e\.|e\.g\.)|,\s*(?:that|and\s+so|this)\b"
+    r"|,?\s+(?:because|since|as|which|so|where|hence|thus|therefore|given|meaning)\b"
+    r"|,?\s+(?:i\.e\.|e\.g\.)|,\s*(?:that|and\s+so|this)\b"
     r"|\s+[\u2014\u2013]\s+|\s+-\s+(?=[a-z])")
 # "The minimum value is 7": the sentence's lead-in is not the answer.
 _LEAD_IN_RE = re.compile(
