@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 
 from . import __version__
@@ -43,6 +44,14 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _describe_os_error(exc: OSError) -> str:
+    """One line for a failed file operation: what, which path, why."""
+    paths = [p for p in (exc.filename, exc.filename2) if p]
+    where = " -> ".join(str(p) for p in paths)
+    why = exc.strerror or str(exc)
+    return f"{where}: {why}" if where else why
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     verb = next((a for a in argv if not a.startswith("-")), None)
@@ -53,10 +62,23 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"general365 {args.verb}: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:
+        # A file the user named cannot be read or written (permissions, a folder where a
+        # file was expected, a full disk): their environment, not a bug; one line, exit 2.
+        print(f"general365 {args.verb}: error: {_describe_os_error(exc)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"general365 {args.verb}: interrupted", file=sys.stderr)
         return 130
 
 
+def console_main() -> int:
+    """The `general365` program. `general365 ... | head` closes the pipe early: end quietly,
+    as Unix tools do (only here: a library caller's signal handling is not ours to change)."""
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    return main()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console_main())

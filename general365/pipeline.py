@@ -33,8 +33,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--judge-votes", type=int, default=1)
     g.add_argument("--grade-workers", type=int, help="rule-grading processes (default: CPUs)")
     g = p.add_argument_group("report (see `general365 report`)")
-    g.add_argument("--published", default="full",
-                   help="the paper's figures beside yours: full, public or none (default: full)")
+    g.add_argument("--published", default="full", choices=("full", "public", "none"),
+                   help="the paper's figures beside yours (default: full)")
     g.add_argument("--name", help="the model's name in the report (default: --model)")
 
 
@@ -63,10 +63,24 @@ def main(args: argparse.Namespace) -> int:
     if args.policy in ("paper", "cascade") and not args.judge_model:
         raise UserError(f"--policy {args.policy} needs a judge: give --judge-model "
                         "(and --judge-base-url), or use --policy rule")
+    if args.grade_workers is not None and args.grade_workers < 1:
+        raise UserError(f"--grade-workers must be at least 1 (got {args.grade_workers})")
     run_dir = args.out
     responses = os.path.join(run_dir, "responses.jsonl")
     graded = os.path.join(run_dir, "graded.jsonl")
     report_dir = os.path.join(run_dir, "report")
+
+    # Every stage's options are checked before anything is generated: a typo in a grading
+    # option must not cost a generation.
+    grade_args = stage_args(grade_cmd, grade_argv(args, responses, graded))
+    try:
+        grade_cmd.check_args(grade_args)
+    except UserError as exc:
+        raise UserError(str(exc).replace("--workers", "--grade-workers")) from None
+    report_argv = [graded, "--out", report_dir, "--published", args.published]
+    if args.name:
+        report_argv += ["--name", args.name]
+    report_args = stage_args(report_cmd, report_argv)
 
     print(f"general365 run: 1/3 generate -> {responses}", file=sys.stderr)
     code = generate_cmd.main(args)
@@ -76,12 +90,9 @@ def main(args: argparse.Namespace) -> int:
         return code
 
     print(f"general365 run: 2/3 grade -> {graded}", file=sys.stderr)
-    code = grade_cmd.main(stage_args(grade_cmd, grade_argv(args, responses, graded)))
+    code = grade_cmd.main(grade_args)
     if code:
         return code
 
     print(f"general365 run: 3/3 report -> {report_dir}", file=sys.stderr)
-    argv = [graded, "--out", report_dir, "--published", args.published]
-    if args.name:
-        argv += ["--name", args.name]
-    return report_cmd.main(stage_args(report_cmd, argv))
+    return report_cmd.main(report_args)

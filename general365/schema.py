@@ -301,8 +301,14 @@ class Response:
     def inline_problem(self, *, path: str | None = None,
                        line: int | None = None) -> Problem | None:
         """The problem carried inline, or None when the response carries no gold."""
-        if "answer" not in self.inline or "answer_type" not in self.inline:
+        has = [k for k in ("answer", "answer_type") if k in self.inline]
+        if not has:
             return None
+        if len(has) == 1:
+            missing = "answer_type" if has == ["answer"] else "answer"
+            raise DataError("an inline gold needs both answer and answer_type", path=path,
+                            line=line, row_id=self.id, field=missing,
+                            expected=f"{missing!r} beside {has[0]!r}")
         d = {"id": self.id, "question": self.inline.get("question") or "(not given)"}
         d.update({k: v for k, v in self.inline.items() if k != "question"})
         return Problem.from_dict(d, path=path, line=line)

@@ -122,7 +122,8 @@ def test_bad_numeric_flags(tmp_path, capsys):
 
 
 def test_console_entry_point_with_progress_bar(tmp_path):
-    src = write_jsonl(tmp_path / "r.jsonl", INLINE * 3)
+    rows = [{**row, "run": r} for r in range(3) for row in INLINE]   # three runs of each
+    src = write_jsonl(tmp_path / "r.jsonl", rows)
     out = tmp_path / "g.jsonl"
     exe = Path(sys.executable).with_name("general365")
     proc = subprocess.run([str(exe), "grade", str(src), "--policy", "rule", "--out", str(out)],
@@ -184,3 +185,88 @@ def test_judge_cache_serves_a_rerun_and_no_judge_cache_asks_again(tmp_path, caps
     assert read_jsonl(tmp_path / "g3.jsonl")[0]["status"] == "correct"
     assert main(base + ["--out", str(tmp_path / "g4.jsonl"), "--judge-timeout", "0"]) == 2
     assert "--judge-timeout" in capsys.readouterr().err
+
+
+def test_a_second_response_for_the_same_id_and_run_is_refused(tmp_path, capsys):
+    rows = [{"id": "a", "run": 0, "response": r"\boxed{1}", "answer": "1", "answer_type": "number"},
+            {"id": "a", "run": 1, "response": r"\boxed{1}", "answer": "1", "answer_type": "number"},
+            {"id": "a", "run": 0, "response": r"\boxed{2}", "answer": "1", "answer_type": "number"}]
+    src = write_jsonl(tmp_path / "r.jsonl", rows)
+    out = tmp_path / "g.jsonl"
+    assert main(["grade", str(src), "--policy", "rule", "--out", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert ":3" in err and "line 1" in err and "'run'" in err
+    assert not out.exists()
+
+
+def test_inline_gold_must_agree_with_the_dataset(tmp_path, capsys):
+    import general365
+
+    p = general365.load_problems(source="sample")[0]
+    rows = [{"id": p.id, "run": 0, "response": r"\boxed{999}", "answer": "999",
+             "answer_type": p.answer_type.value}]
+    src = write_jsonl(tmp_path / "r.jsonl", rows)
+    out = tmp_path / "g.jsonl"
+    assert main(["grade", str(src), "--dataset", "sample", "--policy", "rule",
+                 "--out", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "'answer'" in err and "999" in err and p.id in err
+    assert not out.exists()
+
+
+def test_half_an_inline_gold_names_the_missing_field(tmp_path, capsys):
+    src = write_jsonl(tmp_path / "r.jsonl", [{"id": "a", "run": 0, "response": "x", "answer": "1"}])
+    assert main(["grade", str(src), "--policy", "rule", "--out", str(tmp_path / "g.jsonl"),
+                 "--no-progress"]) == 2
+    assert "'answer_type'" in capsys.readouterr().err
+
+
+def test_bad_bytes_are_reported_on_their_own_line(tmp_path, capsys):
+    good = json.dumps({"id": "a", "run": 0, "response": r"\boxed{1}", "answer": "1",
+                       "answer_type": "number"})
+    lines = [good.replace('"run": 0', f'"run": {i}') for i in range(500)]
+    data = ("\n".join(lines) + "\n").encode() + b'{"id": "\xff\xfe"}\n'
+    src = tmp_path / "r.jsonl"
+    src.write_bytes(data)
+    assert main(["grade", str(src), "--policy", "rule", "--out", str(tmp_path / "g.jsonl"),
+                 "--no-progress"]) == 2
+    assert f"{src}:501" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flags, needle", [
+    (["--judge-base-url", "notaurl"], "--judge-base-url"),
+    (["--judge-votes", "2"], "--judge-votes"),
+    (["--judge-concurrency", "0"], "--judge-concurrency"),
+])
+def test_judge_options_are_checked_up_front(tmp_path, capsys, flags, needle):
+    src = write_jsonl(tmp_path / "r.jsonl", INLINE)
+    rc = main(["grade", str(src), "--policy", "paper", "--judge-model", "m",
+               "--out", str(tmp_path / "g.jsonl"), "--no-progress", *flags])
+    assert rc == 2 and needle in capsys.readouterr().err
+
+
+def test_out_that_is_a_folder_is_refused(tmp_path, capsys):
+    src = write_jsonl(tmp_path / "r.jsonl", INLINE)
+    assert main(["grade", str(src), "--policy", "rule", "--out", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err
+
+
+def test_judge_failures_exit_1_and_a_rerun_retries_them(tmp_path, capsys, fault_server):
+    from support.servers import Behaviour
+
+    state = {"down": True}
+    fault_server.set_script(lambda req, n: Behaviour.error(500) if state["down"]
+                            else Behaviour.reply('{"accuracy": true}'))
+    rows = [{"id": "t", "run": 0, "response": "Paris", "answer": "Paris",
+             "answer_type": "text", "question": "Capital?"}]
+    src = write_jsonl(tmp_path / "r.jsonl", rows)
+    args = ["grade", str(src), "--policy", "paper", "--judge-model", "j",
+            "--judge-base-url", fault_server.base_url, "--judge-cache",
+            str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "g.jsonl"), "--no-progress"]
+
+    assert main(args) == 1
+    assert "judge_failed" in capsys.readouterr().err
+    assert read_jsonl(tmp_path / "g.jsonl")[0]["status"] == "judge_failed"
+    state["down"] = False
+    assert main(args) == 0
+    assert read_jsonl(tmp_path / "g.jsonl")[0]["status"] == "correct"

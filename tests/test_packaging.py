@@ -23,4 +23,4 @@ def test_wheel_contains_data_metric_and_card(tmp_path):
         assert needed in names, needed
     entry = [n for n in names if n.endswith("entry_points.txt")]
     text = zipfile.ZipFile(wheel).read(entry[0]).decode()
-    assert "general365 = general365.cli:main" in text
+    assert "general365 = general365.cli:console_main" in text

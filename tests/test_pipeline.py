@@ -76,3 +76,19 @@ def test_demo_runs_offline_end_to_end(tmp_path):
     assert len(_lines(tmp_path / "demo" / "graded.jsonl")) == 2
     report = json.loads((tmp_path / "demo" / "report" / "report.json").read_text())
     assert "tiny-random-llama (demo)" in json.dumps(report)
+
+
+@pytest.mark.parametrize("flags, needle", [
+    (["--published", "foo"], "--published"),
+    (["--judge-model", "m", "--judge-votes", "2"], "--judge-votes"),
+    (["--grade-workers", "0"], "--grade-workers"),
+    (["--grade-workers", "-2"], "--grade-workers"),
+])
+def test_run_checks_grading_and_report_options_before_generating(tmp_path, tiny_model_dir,
+                                                                  flags, needle):
+    r = _cli("run", "--model", str(tiny_model_dir), "--backend", "transformers",
+             "--dataset", "sample", "--limit", "1", "--max-tokens", "4",
+             "--out", str(tmp_path / "run"), *flags, cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert needle in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "run").exists()      # nothing was generated

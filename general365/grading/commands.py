@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import DataError, UserError
-from ..schema import Response, graded_record
+from ..jsonl import iter_jsonl
+from ..schema import Response, Status, graded_record
 from .pool import DEFAULT_TIMEOUT
 from .summary import GradeSummary
 
@@ -53,28 +54,8 @@ def add_arguments(p) -> None:
 
 def read_responses(path: str) -> Iterator[tuple[int, Response]]:
     """(line number, Response) for each non-blank line; one DataError for a bad line."""
-    try:
-        f = open(path, encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror}") from None
-    with f:
-        n = 0
-        while True:
-            try:
-                line = f.readline()
-            except UnicodeDecodeError:
-                raise DataError("not UTF-8 text", path=path, line=n + 1) from None
-            if not line:
-                return
-            n += 1
-            if not line.strip():
-                continue
-            try:
-                d = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"not valid JSON ({exc.msg})", path=path, line=n,
-                                expected="one JSON object a line") from None
-            yield n, Response.from_dict(d, path=path, line=n)
+    for n, d in iter_jsonl(path):
+        yield n, Response.from_dict(d, path=path, line=n)
 
 
 def _make_judge(args):
@@ -96,8 +77,10 @@ def _make_judge(args):
                  timeout=getattr(args, "judge_timeout", 60.0))
 
 
-def main(args) -> int:
-    from .hybrid import GoldCache, problem_lookup, check_policy, grade_iter
+def check_args(args) -> None:
+    """Every option checked before any work: `general365 run` calls this before it
+    generates, so a typo in a grading option never costs a generation."""
+    from urllib.parse import urlparse
 
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers must be at least 1 (got {args.workers})")
@@ -107,6 +90,37 @@ def main(args) -> int:
         raise UserError(f"--policy {args.policy} needs an LLM judge: give --judge-model "
                         "(and --judge-base-url for a server other than OpenAI's), or use "
                         "--policy rule")
+    if args.judge_model:
+        if args.judge_votes < 1 or args.judge_votes % 2 == 0:
+            raise UserError(f"--judge-votes must be an odd number >= 1 (got {args.judge_votes}); "
+                            "an even number of votes can tie")
+        if args.judge_concurrency < 1:
+            raise UserError(f"--judge-concurrency must be at least 1 (got {args.judge_concurrency})")
+        if args.judge_base_url:
+            url = urlparse(args.judge_base_url)
+            if url.scheme not in ("http", "https") or not url.netloc:
+                raise UserError(f"--judge-base-url {args.judge_base_url!r} is not a URL; "
+                                "expected e.g. http://127.0.0.1:8000/v1")
+    if os.path.isdir(args.out):
+        raise UserError(f"--out {args.out} is a folder; expected the path of the graded "
+                        ".jsonl file to write")
+
+
+def _check_inline_agrees(resp: Response, prob, path: str, line: int) -> None:
+    """A response that carries its gold inline and is graded against a dataset must carry
+    the dataset's gold: otherwise the graded row would show one gold and be graded on another."""
+    theirs = prob.to_dict()
+    for key in ("answer", "answer_type", "float_round"):
+        if key in resp.inline and str(resp.inline[key]).strip() != str(theirs[key]).strip():
+            raise DataError(f"the response carries {key} {resp.inline[key]!r}, the dataset "
+                            f"has {theirs[key]!r}", path=path, line=line, row_id=resp.id,
+                            field=key, expected="the same gold as --dataset, or no inline gold")
+
+
+def main(args) -> int:
+    from .hybrid import GoldCache, problem_lookup, check_policy, grade_iter
+
+    check_args(args)
     if not os.path.isfile(args.responses):
         raise UserError(f"{args.responses}: no such file")
     problems = None
@@ -118,14 +132,22 @@ def main(args) -> int:
     # Pass 1: every line checked before anything is graded or written.
     golds = GoldCache()
     count = 0
+    seen: dict[tuple[str, int], int] = {}
     for n, resp in read_responses(args.responses):
         count += 1
+        first = seen.setdefault((resp.id, resp.run), n)
+        if first != n:
+            raise DataError(f"a second response for this id and run (the first is on line "
+                            f"{first})", path=args.responses, line=n, row_id=resp.id,
+                            field="run", value=resp.run,
+                            expected="one response per (id, run); number repeats 0, 1, ...")
         if problems is not None:
             prob = problems.get(resp.id)
             if prob is None:
                 raise DataError("no problem with this id in the dataset", path=args.responses,
                                 line=n, row_id=resp.id, field="id",
                                 expected=f"an id of dataset {args.dataset!r}")
+            _check_inline_agrees(resp, prob, args.responses, n)
         else:
             prob = resp.inline_problem(path=args.responses, line=n)
             if prob is None:
@@ -165,6 +187,12 @@ def main(args) -> int:
     print(f"graded {count} responses -> {out}  (policy {args.policy})")
     print(summary.render())
     sys.stdout.flush()
+    failed = summary.counts.get(Status.JUDGE_FAILED.value, 0)
+    if failed:
+        print(f"general365 grade: {failed} row(s) are judge_failed (the judge gave no usable "
+              "verdict); rerun the same command to retry them: verdicts already given are "
+              "cached", file=sys.stderr)
+        return 1
     return 0
 
 

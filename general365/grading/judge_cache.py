@@ -79,7 +79,7 @@ class JudgeCache:
             self._db.commit()
         except (OSError, sqlite3.Error) as exc:
             raise UserError(f"judge cache {self.path}: cannot open ({exc}); "
-                            f"expected a writable SQLite file (or pass --no-cache)") from None
+                            f"expected a writable SQLite file (or pass --no-judge-cache)") from None
 
     def get(self, key: str) -> CachedVerdict | None:
         with self._lock:
