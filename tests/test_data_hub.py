@@ -167,8 +167,16 @@ def test_out_is_never_half_written(tmp_path):
     with pytest.raises(UserError, match="not empty; choose another --out or pass --overwrite"):
         build_folder(out, {"public": load_sample()}, source="sample")
     assert files_under(out) == ["keep.txt"]
-    build_folder(out, {"public": load_sample()}, source="sample", overwrite=True)
-    assert "keep.txt" not in files_under(out) and "README.md" in files_under(out)
+    # --overwrite never deletes what the build did not write
+    with pytest.raises(UserError, match=r"not a folder written by `dataset build` \(it holds "
+                                        r"keep.txt\)"):
+        build_folder(out, {"public": load_sample()}, source="sample", overwrite=True)
+    assert files_under(out) == ["keep.txt"]
+    (out / "keep.txt").unlink()
+    build_folder(out, {"public": load_sample()}, source="sample")   # an empty folder is fine
+    build_folder(out, {"public": load_sample()[:4]}, source="sample", overwrite=True)
+    assert files_under(out) == ["README.md", "data/seed/public-00000-of-00001.parquet",
+                                "data/variant/public-00000-of-00001.parquet"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]   # no temp folder left
     (tmp_path / "file").write_text("x")
     with pytest.raises(UserError, match="not a folder"):

@@ -110,7 +110,7 @@ def test_missing_source_and_unsupported_files(tmp_path):
 def test_a_binary_file_is_one_clear_error(tmp_path):
     path = tmp_path / "g.jsonl"
     path.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
-    with pytest.raises(UserError, match=r"g\.jsonl: not UTF-8 text"):
+    with pytest.raises(UserError, match=r"g\.jsonl:1: not UTF-8 text \(byte 0x89 at column 1\)"):
         official.import_source(str(path))
 
 

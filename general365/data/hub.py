@@ -16,16 +16,15 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 from ..errors import DataError, DataErrors, UserError
 from ..schema import Problem
-from .readers import config_files, read_front_matter
+from .outdir import CONFIGS, check_out_folder, make_parents, make_tmp, os_reason
+from .readers import card_configs, config_files, read_front_matter
 
-CONFIGS = ("seed", "variant", "all")
 SPLITS = ("public", "test")
 _REPO = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 
@@ -101,28 +100,44 @@ def build_folder(out: str | Path, splits: dict[str, list[Problem]], *, source: s
                  overwrite: bool = False, license: str | None = None,
                  notes: list[str] | None = None) -> BuildResult:
     """Write the folder to upload. It is written to a temporary folder beside `out` and
-    renamed into place at the end, so `out` is never left half-written."""
+    renamed into place at the end, so `out` is never left half-written. `overwrite`
+    replaces only a folder that `dataset build` wrote (never a user's other files)."""
+    shown = Path(out).expanduser()
+    for split, problems in splits.items():
+        if split not in SPLITS:
+            raise UserError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
+        if not problems:
+            raise UserError(f"split {split!r} has no rows; a dataset folder needs at least "
+                            "one problem")
+    if not splits:
+        raise UserError("no split to write; a dataset folder needs at least one problem")
+    target = check_out_folder(shown, overwrite=overwrite)
+    created = make_parents(shown, target.parent)
+    try:
+        return _write(shown, target, splits, source=source, license=license, notes=notes)
+    except OSError as exc:
+        for d in reversed(created):  # the parents this call made, when left empty
+            try:
+                d.rmdir()
+            except OSError:
+                break
+        raise UserError(f"{shown}: cannot write the folder ({os_reason(exc)})") from None
+
+
+def _write(shown: Path, target: Path, splits: dict[str, list[Problem]], *, source: str,
+           license: str | None, notes: list[str] | None) -> BuildResult:
     import pyarrow.parquet as pq
 
     from .card import render_card
 
-    out = Path(out).expanduser()
-    for split in splits:
-        if split not in SPLITS:
-            raise UserError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
-    if out.exists() and not out.is_dir():
-        raise UserError(f"{out}: exists and is not a folder")
-    if out.is_dir() and any(out.iterdir()) and not overwrite:
-        raise UserError(f"{out}: folder is not empty; choose another --out or pass --overwrite")
-    out.parent.mkdir(parents=True, exist_ok=True)
     # One table for every row, then slices of it: every file gets the same schema (an
     # extra column that is all null in one split still has the other split's type).
     everything = [p for ps in splits.values() for p in ps]
     table = problems_table(everything)
     features = features_of(table)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    tmp = make_tmp(target.parent, target.name)
     try:
-        result = BuildResult(out=out, files=["README.md"])
+        result = BuildResult(out=shown, files=["README.md"])
         info: dict[str, dict[str, tuple[int, int, int]]] = {c: {} for c in CONFIGS}
         start = 0
         for split, problems in splits.items():
@@ -135,18 +150,18 @@ def build_folder(out: str | Path, splits: dict[str, list[Problem]], *, source: s
                 if not rows:  # `datasets` cannot read an empty split: no file, no entry
                     continue
                 part = table.take(_pa().array(rows, type=_pa().int64()))
-                target = tmp / _file(config, split)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                pq.write_table(part, target)
+                dest = tmp / _file(config, split)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                pq.write_table(part, dest)
                 result.files.append(_file(config, split))
-                info[config][split] = (len(rows), part.nbytes, target.stat().st_size)
+                info[config][split] = (len(rows), part.nbytes, dest.stat().st_size)
             parts = [info[c][split] for c in ("seed", "variant") if split in info[c]]
             info["all"][split] = tuple(sum(v[i] for v in parts) for i in range(3))
         card = render_card(info=info, features=features,
                            problems=everything, source=source,
                            license=license, notes=notes or [])
         (tmp / "README.md").write_text(card, encoding="utf-8")
-        _swap_into_place(tmp, out)
+        _swap_into_place(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -167,16 +182,12 @@ def _swap_into_place(tmp: Path, out: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def _declared_splits(config: dict) -> list[str]:
-    return [d.get("split") for d in config.get("data_files") or [] if isinstance(d, dict)]
-
-
 def folder_splits(folder: Path) -> list[str]:
     """The splits a built folder holds (from its card's `all` config)."""
-    meta = read_front_matter(folder / "README.md")
-    for c in meta.get("configs") or []:
-        if isinstance(c, dict) and c.get("config_name") == "all":
-            return _declared_splits(c)
+    readme = folder / "README.md"
+    for c in card_configs(read_front_matter(readme), readme):
+        if c.name == "all":
+            return list(c.splits)
     return []
 
 
@@ -194,8 +205,11 @@ def validate_folder(folder: str | Path) -> list[str]:
         raise UserError(f"{folder}: no README.md (the dataset card); build the folder with "
                         "`general365 dataset build`")
     meta = read_front_matter(readme)
-    declared = {c.get("config_name"): c for c in meta.get("configs") or []
-                if isinstance(c, dict)}
+    if not meta:
+        raise DataError("no YAML front matter", path=str(readme), field="configs",
+                        expected="the card `dataset build` writes (front matter with configs)")
+    configs = card_configs(meta, readme)
+    declared = {c.name: c for c in configs}
     missing = [c for c in ("seed", "all") if c not in declared]
     if missing:
         raise DataError("configs missing: " + ", ".join(missing), path=str(readme),
@@ -205,9 +219,9 @@ def validate_folder(folder: str | Path) -> list[str]:
     named: set[Path] = set()
     wanted = set(base_schema().names)
     for config in (c for c in CONFIGS if c in declared):
-        for split in _declared_splits(declared[config]):
+        for split in declared[config].splits:
             try:
-                files, _ = config_files(folder, meta, config, split)
+                files, _ = config_files(folder, configs, config, split)
             except UserError as exc:
                 errors.append(exc if isinstance(exc, DataError)
                               else DataError(str(exc), path=str(readme), field="configs"))
@@ -246,9 +260,9 @@ def push_folder(folder: str | Path, repo: str, *, private: bool = False,
     if api is None:
         from huggingface_hub import HfApi
 
-        from .readers import require_hub
+        from .readers import require_hub_for_upload
 
-        require_hub(repo)
+        require_hub_for_upload(str(folder), repo)
         api = HfApi(token=token)
     try:
         api.create_repo(repo_id=repo, repo_type="dataset", private=private, exist_ok=True)

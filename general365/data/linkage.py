@@ -91,18 +91,19 @@ def read_linkage_file(path: str) -> dict[str, Linkage]:
     if not p.is_file():
         raise UserError(f"{path}: linkage file not found")
     records: list[tuple[int, Any]] = []
-    from .readers import read_text
+    from .readers import read_text, split_lines
 
     text = read_text(p, encoding="utf-8-sig")  # -sig: a CSV saved by a spreadsheet has a BOM
     if p.suffix.lower() == ".csv":
-        reader = csv.DictReader(text.splitlines())
+        reader = csv.DictReader(split_lines(text))
         missing = {"id", "seed_id", "variant"} - set(reader.fieldnames or [])
         if missing:
             raise DataError("missing column(s) " + ", ".join(sorted(missing)), path=path,
                             line=1, expected="a header id,seed_id,variant[,categories]")
-        records = [(i, row) for i, row in enumerate(reader, start=2)]
+        # line_num: the file's line even when a quoted cell spans lines
+        records = [(reader.line_num, row) for row in reader]
     else:
-        for i, line in enumerate(text.splitlines(), start=1):
+        for i, line in enumerate(split_lines(text), start=1):
             if line.strip():
                 try:
                     records.append((i, json.loads(line)))

@@ -14,7 +14,8 @@ from ..errors import UserError
 from ..schema import Problem
 from .hub import CONFIGS, to_dataset
 from .official import OFFICIAL_HUB_ID, import_source
-from .readers import looks_like_hub_id, read_front_matter, require_hub
+from .outdir import built_configs
+from .readers import looks_like_hub_id, require_hub
 
 
 def _check(config: str, split: str) -> None:
@@ -41,15 +42,11 @@ def _official(split: str) -> None:
 
 
 def _built_folder(source: str) -> tuple[Path, set[str]] | None:
-    """(folder, its configs) when `source` is a folder whose card defines the `all` config
+    """(folder, its configs) when `source` is a folder whose card defines our configs
     (a folder written by `dataset build`)."""
     path = Path(source).expanduser()
-    readme = path / "README.md"
-    if not (path.is_dir() and readme.is_file()):
-        return None
-    names = {c.get("config_name") for c in read_front_matter(readme).get("configs") or []
-             if isinstance(c, dict)}
-    return (path, names) if "all" in names else None
+    configs = built_configs(path) if path.is_dir() else None
+    return None if configs is None else (path, {c.name for c in configs})
 
 
 def load_problems(source: str | None = None, split: str = "public",

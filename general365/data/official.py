@@ -101,6 +101,9 @@ def import_source(source: str, *, split: str = "public",
     if split not in ("public", "test"):
         raise UserError(f"unknown split {split!r}; expected public or test")
     rows, described, notes = read_source(source, split=split)
+    if not rows:  # an empty file would pass every row check and build an empty card
+        raise UserError(f"{described}: no rows (split {split!r}); expected at least one "
+                        "problem")
     linkage = read_linkage_file(linkage_file) if linkage_file else None
     if linkage:
         ids = {str(r.data.get("id")) for r in rows if isinstance(r.data, dict)}

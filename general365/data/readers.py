@@ -53,14 +53,34 @@ def hub_unreachable_reason(timeout: float = 2.0) -> str | None:
 
 
 def require_hub(hub_id: str) -> None:
+    """Refuse at once, with what to do, when the dataset `hub_id` is to be read from a Hub
+    that cannot be reached."""
     reason = hub_unreachable_reason()
     if reason:
         raise UserError(
             f"the dataset {hub_id} is on the Hugging Face Hub, which cannot be reached "
-            f"({reason}). Where the Hub is reachable, run `general365 dataset build "
-            f"--source {hub_id} --out DIR` and copy DIR here, then pass source=DIR (or "
-            f"--source DIR); or use source=\"sample\" (--source sample) for the bundled "
-            f"sample, which needs no network.")
+            f"({reason}). {_offline_hint(reason)}Where the Hub is reachable, run "
+            f"`general365 dataset build --source {hub_id} --out DIR` and copy DIR here, then "
+            f"pass source=DIR (or --source DIR); or use source=\"sample\" (--source sample) "
+            f"for the bundled sample, which needs no network.")
+
+
+def require_hub_for_upload(folder: str, repo: str) -> None:
+    """Refuse an upload when the Hub cannot be reached: the folder is already built, so the
+    advice is where and how to push it (not how to build it)."""
+    reason = hub_unreachable_reason()
+    if reason:
+        raise UserError(
+            f"cannot upload to {repo}: the Hugging Face Hub cannot be reached ({reason}). "
+            f"{_offline_hint(reason)}The folder {folder} is checked and ready: copy it to a "
+            f"machine that reaches the Hub and run `general365 dataset push DIR --repo {repo}` "
+            f"there.")
+
+
+def _offline_hint(reason: str) -> str:
+    var = next((v for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE") if reason.startswith(v)),
+               None)
+    return f"If this machine has network, unset {var} and run again. " if var else ""
 
 
 def looks_like_hub_id(source: str) -> bool:
@@ -98,43 +118,123 @@ def read_front_matter(readme: Path) -> dict[str, Any]:
     """The YAML front matter of a dataset card ({} when it has none)."""
     import yaml
 
-    text = read_text(readme)
-    if not text.startswith("---"):
+    lines = read_text(readme).lstrip("\ufeff").split("\n")
+    if lines[0].rstrip() != "---":
         return {}
-    end = text.find("\n---", 3)
-    if end < 0:
-        raise DataError("front matter never closed", path=str(readme),
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
+    if end is None:
+        raise DataError("front matter never closed", path=str(readme), line=1,
                         expected="a line '---' after the YAML")
     try:
-        data = yaml.safe_load(text[3:end]) or {}
+        data = yaml.safe_load("\n".join(lines[1:end]))
     except yaml.YAMLError as exc:
-        raise DataError(f"bad YAML front matter ({exc})", path=str(readme)) from None
+        mark = getattr(exc, "problem_mark", None)
+        what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise DataError(f"bad YAML front matter ({what})", path=str(readme),
+                        line=None if mark is None else mark.line + 2,
+                        expected="valid YAML between the '---' lines") from None
+    if data is None:
+        return {}
     if not isinstance(data, dict):
-        raise DataError("front matter is not a mapping", path=str(readme))
+        raise DataError("front matter is not a mapping", path=str(readme), line=2,
+                        value=data, expected="YAML keys such as configs:")
     return data
 
 
-def config_files(folder: Path, meta: dict[str, Any], config: str | None,
+@dataclass(frozen=True)
+class CardConfig:
+    """One entry of a card's `configs:`, checked: its name and each split's path patterns."""
+
+    name: str
+    splits: dict[str, tuple[str, ...]]
+    default: bool = False
+
+
+_CONFIGS_EXPECTED = "a list of {config_name, data_files} mappings"
+
+
+def card_configs(meta: dict[str, Any], readme: Path) -> list[CardConfig]:
+    """The card's `configs:`, checked key by key so that a malformed card is one line that
+    names the file and the key (never a TypeError deep in a reader)."""
+    raw = meta.get("configs")
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise DataError("not a list", path=str(readme), field="configs", value=raw,
+                        expected=_CONFIGS_EXPECTED)
+    out: list[CardConfig] = []
+    for i, entry in enumerate(raw):
+        key = f"configs[{i}]"
+        if not isinstance(entry, dict):
+            raise DataError("not a mapping", path=str(readme), field=key, value=entry,
+                            expected="a mapping with config_name and data_files")
+        name = entry.get("config_name", "default")
+        if not isinstance(name, str) or not name:
+            raise DataError("bad config_name", path=str(readme), field=f"{key}.config_name",
+                            value=name, expected="a non-empty string")
+        if any(c.name == name for c in out):
+            raise DataError("config named twice", path=str(readme), field=f"{key}.config_name",
+                            value=name, expected="each config_name once")
+        default = entry.get("default", False)
+        if not isinstance(default, bool):
+            raise DataError("bad default", path=str(readme), field=f"{key}.default",
+                            value=default, expected="true or false")
+        out.append(CardConfig(name, _data_files(entry.get("data_files"), readme,
+                                                f"{key}.data_files"), default))
+    return out
+
+
+def _data_files(raw: Any, readme: Path, key: str) -> dict[str, tuple[str, ...]]:
+    expected = ("a path, a list of paths, or a list of {split, path} mappings "
+                "(path: a relative glob or a list of them)")
+    if isinstance(raw, str) or (isinstance(raw, list) and raw
+                                and all(isinstance(x, str) for x in raw)):
+        return {"train": _patterns(raw, readme, key)}  # the Hub's name for a lone split
+    if not isinstance(raw, list) or not raw or not all(isinstance(x, dict) for x in raw):
+        raise DataError("missing" if raw is None else "bad data_files", path=str(readme),
+                        field=key, value=raw, expected=expected)
+    splits: dict[str, tuple[str, ...]] = {}
+    for j, d in enumerate(raw):
+        split = d.get("split", "train")
+        if not isinstance(split, str) or not split:
+            raise DataError("bad split", path=str(readme), field=f"{key}[{j}].split",
+                            value=split, expected="a split name (a string)")
+        if split in splits:
+            raise DataError("split named twice", path=str(readme), field=f"{key}[{j}].split",
+                            value=split, expected="each split once per config")
+        splits[split] = _patterns(d.get("path"), readme, f"{key}[{j}].path")
+    return splits
+
+
+def _patterns(raw: Any, readme: Path, key: str) -> tuple[str, ...]:
+    items = [raw] if isinstance(raw, str) else raw
+    if not isinstance(items, list) or not items:
+        raise DataError("missing" if raw is None else "bad path", path=str(readme), field=key,
+                        value=raw, expected="a relative path or glob, or a non-empty list of them")
+    for p in items:
+        if (not isinstance(p, str) or not p.strip() or p.startswith(("/", "\\"))
+                or ".." in Path(p).parts):
+            raise DataError("bad path", path=str(readme), field=key, value=p,
+                            expected="a path or glob relative to the card's folder")
+    return tuple(items)
+
+
+def config_files(folder: Path, configs: list[CardConfig], config: str | None,
                  split: str) -> tuple[list[Path], list[str]]:
     """The files of one config and split of a Hub-style folder, per its card's `configs:`."""
-    configs = meta.get("configs") or []
-    by_name = {c.get("config_name"): c for c in configs if isinstance(c, dict)}
+    by_name = {c.name: c for c in configs}
     if config is None:
         config = ("all" if "all" in by_name else
-                  next((n for n, c in by_name.items() if c.get("default")), None)
+                  next((c.name for c in configs if c.default), None)
                   or next(iter(by_name), None))
     if config not in by_name:
-        raise UserError(f"{folder} has no config {config!r}; it has: {', '.join(map(str, by_name))}")
-    data_files = by_name[config].get("data_files")
-    if isinstance(data_files, (str, list)) and not (
-            isinstance(data_files, list) and data_files and isinstance(data_files[0], dict)):
-        data_files = [{"split": "train", "path": data_files}]
-    splits = {d["split"]: d["path"] for d in data_files or [] if isinstance(d, dict)}
+        raise DataError(f"no config {config!r}", path=str(folder / "README.md"),
+                        field="configs", expected="one of: " + (", ".join(by_name) or "(none)"))
+    splits = by_name[config].splits
     name, notes = pick_split(list(splits), split, f"{folder} (config {config!r})")
-    patterns = splits[name] if isinstance(splits[name], list) else [splits[name]]
     files: list[Path] = []
-    for pattern in patterns:
-        matched = sorted(folder.glob(pattern))
+    for pattern in splits[name]:
+        matched = sorted(p for p in folder.glob(pattern) if p.is_file())
         if not matched:
             raise DataError("no file matches", path=str(folder / "README.md"),
                             field="configs", value=pattern, expected="an existing data file")
@@ -144,11 +244,30 @@ def config_files(folder: Path, meta: dict[str, Any], config: str | None,
 
 def read_text(path: Path, encoding: str = "utf-8") -> str:
     try:
-        return path.read_text(encoding=encoding)
-    except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 text (byte {exc.start})", path=str(path)) from None
+        data = path.read_bytes()
     except OSError as exc:
         raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        # The line (and column) of the bad byte: what a user opens the file at. (utf-8-sig
+        # counts from after the BOM it strips.)
+        at = exc.start + (3 if encoding == "utf-8-sig" and data.startswith(b"\xef\xbb\xbf")
+                          else 0)
+        line = data.count(b"\n", 0, at) + 1
+        column = at - (data.rfind(b"\n", 0, at) + 1) + 1
+        raise DataError(f"not UTF-8 text (byte 0x{data[at]:02x} at column {column})",
+                        path=str(path), line=line, expected="UTF-8 text") from None
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as files mean them: split at \\n only. (str.splitlines also splits at U+2028,
+    U+0085, form feeds..., which JSON allows raw inside strings, and would shift the line
+    numbers that errors name.)"""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
 def read_file(path: Path) -> list[RawRow]:
@@ -175,7 +294,7 @@ def read_file(path: Path) -> list[RawRow]:
         if isinstance(whole, list):
             return [RawRow(r, str(path), i) for i, r in enumerate(whole, start=1)]
     rows = []
-    for line_no, line in enumerate(text.splitlines(), start=1):
+    for line_no, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
         try:
@@ -188,9 +307,9 @@ def read_file(path: Path) -> list[RawRow]:
 
 def _folder_files(folder: Path, split: str) -> tuple[list[Path], list[str]]:
     readme = folder / "README.md"
-    meta = read_front_matter(readme) if readme.is_file() else {}
-    if meta.get("configs"):
-        return config_files(folder, meta, None, split)
+    configs = card_configs(read_front_matter(readme), readme) if readme.is_file() else []
+    if configs:
+        return config_files(folder, configs, None, split)
     files = sorted(p for p in folder.rglob("*")
                    if p.is_file() and p.suffix.lower() in DATA_SUFFIXES
                    and not any(part.startswith(".") for part in p.relative_to(folder).parts))

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..errors import DataError, DataErrors, UserError
 from ..schema import Problem
+from .readers import read_text, split_lines
 
 
 def sample_dir() -> Path:
@@ -32,29 +33,33 @@ def load_sample() -> list[Problem]:
     errors: list[DataError] = []
     first_seen: dict[str, str] = {}
     for path in files:
-        with open(path, encoding="utf-8") as fh:
-            for line_no, text in enumerate(fh, start=1):
-                if not text.strip():
-                    continue
-                try:
-                    row = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    errors.append(DataError(f"not valid JSON ({exc.msg})", path=str(path),
-                                            line=line_no, expected="one JSON object a line"))
-                    continue
-                try:
-                    problem = Problem.from_dict(row, path=str(path), line=line_no)
-                except DataError as exc:
-                    errors.append(exc)
-                    continue
-                where = f"{path.name}:{line_no}"
-                if problem.id in first_seen:
-                    errors.append(DataError(
-                        "duplicated id", path=str(path), line=line_no, row_id=problem.id,
-                        field="id", expected=f"each id once (first at {first_seen[problem.id]})"))
-                    continue
-                first_seen[problem.id] = where
-                problems.append(problem)
+        try:
+            lines = split_lines(read_text(path))
+        except DataError as exc:  # e.g. not UTF-8: the file's other rows cannot be trusted
+            errors.append(exc)
+            continue
+        for line_no, text in enumerate(lines, start=1):
+            if not text.strip():
+                continue
+            try:
+                row = json.loads(text)
+            except json.JSONDecodeError as exc:
+                errors.append(DataError(f"not valid JSON ({exc.msg})", path=str(path),
+                                        line=line_no, expected="one JSON object a line"))
+                continue
+            try:
+                problem = Problem.from_dict(row, path=str(path), line=line_no)
+            except DataError as exc:
+                errors.append(exc)
+                continue
+            where = f"{path.name}:{line_no}"
+            if problem.id in first_seen:
+                errors.append(DataError(
+                    "duplicated id", path=str(path), line=line_no, row_id=problem.id,
+                    field="id", expected=f"each id once (first at {first_seen[problem.id]})"))
+                continue
+            first_seen[problem.id] = where
+            problems.append(problem)
     if errors:
         raise DataErrors(errors)
     return problems
