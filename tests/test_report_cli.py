@@ -87,7 +87,8 @@ def test_run_json_beside_the_graded_file_gives_provenance(tmp_path):
                 [{k: v for k, v in r.items() if k != "model"} for r in alpha_rows()])
     (run_dir / "run.json").write_text(json.dumps({
         "general365_run": 1, "model": "org/Alpha-7B", "backend": "vllm",
-        "dataset": {"source": "sample", "split": "public", "fingerprint": "abc"},
+        "dataset": {"source": "meituan-longcat/General365_Public", "split": "public",
+                    "fingerprint": "abc"},
         "sampling": {"preset": "reasoning", "temperature": 1.0}}), encoding="utf-8")
     rep = build_report([str(run_dir / "graded.jsonl")], published="none", resamples=200)
     assert rep.settings["notes"] == []
@@ -100,6 +101,14 @@ def test_run_json_beside_the_graded_file_gives_provenance(tmp_path):
     assert "--published public compares like with like" in rep.settings["notes"][0]
     assert build_report([str(run_dir / "graded.jsonl")], published="public",
                         resamples=200).settings["notes"] == []
+    # a run on the bundled sample is not comparable with the paper at all
+    meta = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    meta["dataset"]["source"] = "sample"
+    (run_dir / "run.json").write_text(json.dumps(meta), encoding="utf-8")
+    for published in ("full", "public"):
+        notes = build_report([str(run_dir / "graded.jsonl")], published=published,
+                             resamples=200).settings["notes"]
+        assert len(notes) == 1 and "bundled sample" in notes[0]
 
 
 def test_names_override_and_model_per_row(tmp_path):
@@ -147,7 +156,7 @@ def test_bad_json_and_missing_file(tmp_path, capsys):
     path.write_text('{"id": "s1"\n', encoding="utf-8")
     assert main(["report", str(path), "--out", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
-    assert "g.jsonl:1: not valid JSON" in err and "expected one JSON object per line" in err
+    assert "g.jsonl:1: not valid JSON" in err and "expected one JSON object a line" in err
     assert main(["report", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "r")]) == 2
     assert "no such file" in capsys.readouterr().err
     empty = tmp_path / "e.jsonl"

@@ -73,8 +73,12 @@ def build_report(paths: Sequence[str], *, published: str = "full",
 def _comparison_notes(runs, published: str) -> list[str]:
     """Warn where the paper's figures are on another part of the benchmark than the runs
     (run.json records the split a run used)."""
-    splits = {rj.get("dataset", {}).get("split") for m in runs for rj in m.run_json
-              if isinstance(rj.get("dataset"), dict)}
+    datasets = [rj["dataset"] for m in runs for rj in m.run_json
+                if isinstance(rj.get("dataset"), dict)]
+    if published != "none" and any(d.get("source") == "sample" for d in datasets):
+        return ["some runs are on the bundled sample (problems written for this toolkit, not "
+                "General365's own): their scores are not comparable with the paper's figures"]
+    splits = {d.get("split") for d in datasets}
     if published == "full" and "public" in splits:
         return ["some runs are on the public split while the paper's figures shown are on "
                 "the full benchmark; --published public compares like with like"]

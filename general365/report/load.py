@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from ..errors import DataError, UserError
+from ..jsonl import iter_jsonl
 from ..schema import AnswerType, Category, Status, parse_categories
 
 # Fields a graded row must carry; everything else has a documented default.
@@ -220,22 +221,11 @@ def read_graded_file(path: str, *, name: str | None = None) -> tuple[list[Graded
     run_json = read_run_json(path)
     fallback = name or _default_name(path, run_json)
     rows: list[GradedRow] = []
-    try:
-        with open(path, encoding="utf-8") as f:
-            for n, text in enumerate(f, start=1):
-                if not text.strip():
-                    continue
-                try:
-                    d = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"not valid JSON ({exc.msg})", path=path, line=n,
-                                    expected="one JSON object per line") from None
-                row = parse_row(d, path=path, line=n, model=fallback)
-                if name:
-                    row = _renamed(row, name)
-                rows.append(row)
-    except UnicodeDecodeError:
-        raise DataError("not UTF-8 text", path=path, expected="a UTF-8 JSON Lines file") from None
+    for n, d in iter_jsonl(path):
+        row = parse_row(d, path=path, line=n, model=fallback)
+        if name:
+            row = _renamed(row, name)
+        rows.append(row)
     if not rows:
         raise DataError("no rows", path=path, expected="at least one graded row")
     return rows, run_json
