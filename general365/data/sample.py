@@ -7,12 +7,11 @@ order so that the sample's row order never depends on the file system.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..errors import DataError, DataErrors, UserError
+from ..jsonl import iter_jsonl
 from ..schema import Problem
-from .readers import read_text, split_lines
 
 
 def sample_dir() -> Path:
@@ -33,20 +32,7 @@ def load_sample() -> list[Problem]:
     errors: list[DataError] = []
     first_seen: dict[str, str] = {}
     for path in files:
-        try:
-            lines = split_lines(read_text(path))
-        except DataError as exc:  # e.g. not UTF-8: the file's other rows cannot be trusted
-            errors.append(exc)
-            continue
-        for line_no, text in enumerate(lines, start=1):
-            if not text.strip():
-                continue
-            try:
-                row = json.loads(text)
-            except json.JSONDecodeError as exc:
-                errors.append(DataError(f"not valid JSON ({exc.msg})", path=str(path),
-                                        line=line_no, expected="one JSON object a line"))
-                continue
+        for line_no, row in iter_jsonl(str(path), errors=errors):
             try:
                 problem = Problem.from_dict(row, path=str(path), line=line_no)
             except DataError as exc:
