@@ -64,6 +64,8 @@ def test_transformers_end_to_end_and_resume(tiny_model_dir, dataset, tmp_path, c
     records = list(iter_records(str(out / "responses.jsonl")))
     assert sorted((r["id"], r["run"]) for r in records) == [
         ("q-add", 0), ("q-add", 1), ("q-pick", 0), ("q-pick", 1)]
+    # Run-major in the file: one full pass (run 0 of every problem) before any run 1.
+    assert [r["run"] for r in records] == [0, 0, 1, 1]
     for r in records:
         resp = Response.from_dict(r)
         assert resp.model == str(tiny_model_dir)
@@ -218,3 +220,115 @@ def test_openai_backend_against_real_vllm_serve(vllm_server, dataset, tmp_path, 
     run_json = json.loads((out / "run.json").read_text())
     assert run_json["runner"]["max_model_len"] == vllm_server.max_model_len
     assert run_json["runner"]["stats"]["requests"] == 4
+
+
+# --- refused before anything loads or is written --------------------------------------
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--temperature", "nan"], "--temperature must be a finite number (got nan)"),
+    (["--temperature", "inf"], "--temperature must be a finite number (got inf)"),
+    (["--temperature", "-0.5"], "--temperature must be >= 0"),
+    (["--top-p", "nan"], "--top-p must be a finite number"),
+    (["--top-p", "0"], "--top-p must be in (0, 1]"),
+    (["--top-k", "-2"], "--top-k must be -1 (off) or a positive integer"),
+    (["--max-tokens", "0"], "--max-tokens must be at least 1"),
+    (["--runs", "-1"], "--runs must be at least 1"),
+    (["--request-timeout", "0"], "--request-timeout must be a positive number of seconds"),
+    (["--request-timeout", "-1"], "--request-timeout must be a positive number of seconds"),
+    (["--request-timeout", "nan"], "--request-timeout must be a finite number"),
+    (["--gpu-memory-utilization", "nan"], "--gpu-memory-utilization must be a finite number"),
+])
+def test_bad_numbers_are_refused_up_front(dataset, tmp_path, capsys, extra, message):
+    # A server that is not there: a number that slipped through would end as "cannot
+    # reach the server" instead of naming the flag.
+    argv = ["--backend", "openai", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+            "--dataset", dataset, "--max-tokens", "8", "--out", tmp_path / "run", *extra]
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2
+    assert message in error_line(err)
+    assert "Traceback" not in err
+    assert not (tmp_path / "run").exists()
+
+
+def transformers_argv(model, dataset, tmp_path, out, *extra):
+    ids = ids_file(tmp_path, "q-add", "q-pick")
+    return ["--backend", "transformers", "--model", model, "--dataset", dataset, "--ids", ids,
+            "--max-tokens", "8", "--dtype", "float32", "--out", out, *extra]
+
+
+@pytest.mark.slow
+def test_nan_temperature_with_transformers_writes_nothing(tiny_model_dir, dataset, tmp_path,
+                                                          capsys):
+    out = tmp_path / "run"
+    code, _, err = run_cli(capsys, *transformers_argv(tiny_model_dir, dataset, tmp_path, out,
+                                                      "--temperature", "nan"))
+    assert code == 2 and "--temperature must be a finite number" in error_line(err)
+    assert not out.exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("device, message", [
+    ("foo", "--device 'foo' is not a torch device"),
+    ("cuda", "--device 'cuda': this machine has no cuda device"),
+])
+def test_bad_device_is_one_line(tiny_model_dir, dataset, tmp_path, capsys, device, message):
+    import torch
+
+    if device == "cuda" and torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA device")
+    out = tmp_path / "run"
+    code, _, err = run_cli(capsys, *transformers_argv(tiny_model_dir, dataset, tmp_path, out,
+                                                      "--device", device))
+    assert code == 2 and message in error_line(err)
+    assert "Traceback" not in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("backend", ["transformers", "vllm"])
+@pytest.mark.parametrize("make, message", [
+    (lambda p: p.mkdir(), "the folder has no config.json; expected a model folder"),
+    (lambda p: None, "no such folder; expected a model folder (with config.json) or a Hub"),
+    (lambda p: p.write_text("x"), "is a file; expected a model folder"),
+])
+def test_model_that_is_not_a_model_folder(dataset, tmp_path, capsys, backend, make, message):
+    model = tmp_path / "model"
+    make(model)
+    out = tmp_path / "run"
+    code, _, err = run_cli(capsys, *transformers_argv(model, dataset, tmp_path, out,
+                                                      "--backend", backend))
+    assert code == 2
+    assert f"--model {model}: {message}" in error_line(err)
+    assert "Traceback" not in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("content, message", [
+    ("[1,2]", "run.json: not a JSON object (got 'list')"),
+    ('{"sessions": {}}', "run.json, field 'sessions': not a list"),
+])
+def test_run_json_of_another_shape_is_refused_before_writing(tiny_model_dir, dataset, tmp_path,
+                                                             capsys, content, message):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "run.json").write_text(content)
+    code, _, err = run_cli(capsys, *transformers_argv(tiny_model_dir, dataset, tmp_path, out))
+    assert code == 2 and message in error_line(err)
+    assert "Traceback" not in err
+    assert sorted(p.name for p in out.iterdir()) == ["run.json"]
+    assert (out / "run.json").read_text() == content
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("responses.jsonl", "is a folder; expected a file of JSON lines"),
+    ("run.json", "is a folder; expected a JSON file"),
+])
+def test_store_file_that_is_a_folder_is_refused_before_writing(tiny_model_dir, dataset,
+                                                                tmp_path, capsys, name,
+                                                                expected):
+    out = tmp_path / "run"
+    (out / name).mkdir(parents=True)
+    code, _, err = run_cli(capsys, *transformers_argv(tiny_model_dir, dataset, tmp_path, out))
+    assert code == 2
+    assert f"{out / name}: {expected}" in error_line(err)
+    assert sorted(p.name for p in out.iterdir()) == [name]

@@ -97,9 +97,50 @@ def test_unsupported_sampling_option_is_refused(runner):
 def test_bad_model_path_is_one_clear_line(tmp_path):
     from general365.runners.transformers import TransformersRunner
 
-    with pytest.raises(UserError, match="cannot load model") as err:
+    with pytest.raises(UserError, match="no-such-model: no such folder") as err:
         TransformersRunner(str(tmp_path / "no-such-model"))
     assert "\n" not in str(err.value)
+
+
+def test_model_folder_without_tokenizer_is_one_clear_line(tmp_path, tiny_model_dir):
+    from general365.runners.transformers import TransformersRunner
+
+    # config.json alone: transformers raises ValueError (no tokenizer it can build).
+    folder = tmp_path / "config-only"
+    folder.mkdir()
+    (folder / "config.json").write_bytes((tiny_model_dir / "config.json").read_bytes())
+    with pytest.raises(UserError, match="cannot load model") as err:
+        TransformersRunner(str(folder))
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("device, message", [
+    ("foo", "is not a torch device"),
+    ("cuda:99", "cuda"),
+])
+def test_bad_device_is_refused_before_loading(tiny_model_dir, device, message):
+    from general365.runners.transformers import TransformersRunner
+
+    with pytest.raises(UserError, match=message) as err:
+        TransformersRunner(str(tiny_model_dir), device=device)
+    assert f"--device {device!r}" in str(err.value)
+
+
+def test_output_is_run_major(runner):
+    """One full pass before the next: every run-0 answer comes out before any run-1 one,
+    even where sorting by prompt length alone would put a problem's runs side by side."""
+    from general365.runners.base import GenerationRequest, preset
+
+    settings = preset("reasoning", max_tokens=2)
+    questions = {"long": "Explain in detail why the sky is blue, step by step, please. " * 3,
+                 "short": "Hi", "mid": "What is 2+3?"}
+    requests = [GenerationRequest(pid, run, ({"role": "user", "content": q},),
+                                  settings.with_seed(run))
+                for run in range(3) for pid, q in questions.items()]
+    order = [(g.problem_id, g.run) for g in runner.generate(requests)]
+    assert sorted(order) == sorted((r.problem_id, r.run) for r in requests)
+    runs = [run for _, run in order]
+    assert runs == sorted(runs), order
 
 
 def test_bad_dtype(tiny_model_dir):

@@ -106,13 +106,21 @@ def test_torn_last_line_is_truncated_and_logged(tmp_path, caplog):
     path = tmp_path / "responses.jsonl"
     good = path.read_bytes()
     path.write_bytes(good + b'{"id": "p1", "run": 2, "respo')   # killed mid-write
-    with caplog.at_level(logging.WARNING):
-        with RunStore(str(tmp_path)) as store:
+    with caplog.at_level(logging.INFO, logger="general365.runners.store"):
+        store = RunStore(str(tmp_path))
+        report = store.open()
+        try:
             report_len = len(store)
             todo, done = store.pending([req("p1", r) for r in range(3)], "m")
+        finally:
+            store.close()
     assert report_len == 2 and done == 2 and [r.run for r in todo] == [2]
     assert path.read_bytes() == good
+    assert report.torn_bytes == len(b'{"id": "p1", "run": 2, "respo')
+    # The caller (generate) tells the user from the report; the store's own log stays at
+    # INFO so that the user is not told twice.
     assert "torn last line" in caplog.text
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 def test_torn_line_then_new_appends_are_clean(tmp_path):
@@ -224,3 +232,28 @@ def test_dataset_fingerprint_changes_with_gold():
     other = Problem.from_dict({**PROBLEM.to_dict(), "answer": "3"})
     assert provenance.dataset_fingerprint([PROBLEM]) != provenance.dataset_fingerprint([other])
     assert provenance.dataset_fingerprint([PROBLEM]) == provenance.dataset_fingerprint([PROBLEM])
+
+
+@pytest.mark.parametrize("content, message", [
+    ("[1, 2]", "not a JSON object (got 'list')"),
+    ('{"sessions": 3}', "field 'sessions': not a list (got 'int')"),
+    ("{oops", "not valid JSON"),
+])
+def test_run_json_of_another_shape_is_refused(tmp_path, content, message):
+    (tmp_path / "run.json").write_text(content)
+    with pytest.raises(DataError) as err:
+        RunStore(str(tmp_path)).read_run_json()
+    assert message in str(err.value) and str(tmp_path / "run.json") in str(err.value)
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("responses.jsonl", "expected a file of JSON lines"),
+    ("run.json", "expected a JSON file"),
+])
+def test_a_folder_where_a_store_file_belongs_is_refused(tmp_path, name, expected):
+    (tmp_path / name).mkdir()
+    store = RunStore(str(tmp_path))
+    with pytest.raises(DataError) as err:
+        store.check_paths()
+    assert f"{tmp_path / name}: is a folder; {expected}" in str(err.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import math
 import os
 import sys
 import time
@@ -89,6 +90,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _check_numbers(args: argparse.Namespace) -> None:
+    """Refuse every out-of-range number before anything loads or is written: a NaN
+    temperature, say, only fails deep in the sampler, after the run folder exists."""
     checks = [("--runs", args.runs, 1), ("--limit", args.limit, 1),
               ("--max-tokens", args.max_tokens, 1), ("--concurrency", args.concurrency, 1),
               ("--max-attempts", args.max_attempts, 1), ("--batch-size", args.batch_size, 1),
@@ -98,12 +101,21 @@ def _check_numbers(args: argparse.Namespace) -> None:
     for flag, value, least in checks:
         if value is not None and value < least:
             raise UserError(f"{flag} must be at least {least} (got {value})")
+    # argparse's float() takes 'nan' and 'inf', which pass every comparison below unnoticed.
+    for flag, value in (("--temperature", args.temperature), ("--top-p", args.top_p),
+                        ("--request-timeout", args.request_timeout),
+                        ("--gpu-memory-utilization", args.gpu_memory_utilization)):
+        if value is not None and not math.isfinite(value):
+            raise UserError(f"{flag} must be a finite number (got {value})")
     if args.temperature is not None and args.temperature < 0:
         raise UserError(f"--temperature must be >= 0 (got {args.temperature})")
     if args.top_p is not None and not 0 < args.top_p <= 1:
         raise UserError(f"--top-p must be in (0, 1] (got {args.top_p})")
     if args.top_k is not None and (args.top_k == 0 or args.top_k < -1):
         raise UserError(f"--top-k must be -1 (off) or a positive integer (got {args.top_k})")
+    if args.request_timeout is not None and args.request_timeout <= 0:
+        raise UserError(f"--request-timeout must be a positive number of seconds "
+                        f"(got {args.request_timeout:g})")
     if not 0 < args.gpu_memory_utilization <= 1:
         raise UserError(f"--gpu-memory-utilization must be in (0, 1] "
                         f"(got {args.gpu_memory_utilization})")
@@ -243,13 +255,17 @@ def main(args: argparse.Namespace) -> int:
     model = model_key(args.model, args.revision)
 
     store = RunStore(args.out)
+    # A folder whose files are not what a run writes is refused before the model loads and
+    # before anything is written (a torn line cut off, a responses file created).
+    store.check_paths()
+    previous = store.read_run_json()
     tally = Tally(total=len(requests))
     pending = requests
     opened = False
     if os.path.exists(store.path):
         report = store.open()
         opened = True
-        if report.torn_bytes:
+        if report.torn_bytes:   # the store only logs it at INFO: said once, here
             print(f"general365 generate: recovered {store.path}: dropped a torn last line "
                   f"({report.torn_bytes} bytes) from an interrupted run", file=sys.stderr)
         pending, tally.skipped = store.pending(requests, model)
@@ -276,7 +292,7 @@ def main(args: argparse.Namespace) -> int:
                       "seeds": {str(r): run_seed(settings.seed or 0, r)
                                 for r in range(args.runs)}},
             runs=args.runs, runner=_safe_provenance(runner), prompt=_prompt_provenance(args),
-            previous=store.read_run_json())
+            previous=previous)
         store.write_run_json(record)
         status = "interrupted"
         try:

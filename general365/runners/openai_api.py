@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import random
 from dataclasses import dataclass
@@ -67,6 +68,10 @@ class OpenAIRunner:
             raise MissingExtra("openai", "openai") from None
         if concurrency < 1:
             raise UserError(f"--concurrency must be at least 1 (got {concurrency})")
+        if not (request_timeout > 0 and math.isfinite(request_timeout)):
+            # 0 or less would make every request "time out" and read as an unreachable server
+            raise UserError(f"--request-timeout must be a positive number of seconds "
+                            f"(got {request_timeout:g})")
         self.model = model
         self.revision = revision
         self.model_id = model_key(model, revision)

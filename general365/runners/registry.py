@@ -4,6 +4,7 @@ import and may not be installed at all)."""
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Any
 
 from ..errors import MissingExtra, UserError
@@ -33,7 +34,35 @@ def runner_class(backend: str) -> type:
     return getattr(importlib.import_module(module_name), class_name)
 
 
+LOCAL_BACKENDS = ("vllm", "transformers")
+
+
+def _looks_like_path(model: str) -> bool:
+    # A Hub id is "name" or "org/name"; these can only be meant as a place on disk.
+    return (os.path.isabs(model) or model.startswith(("./", "../", "~"))
+            or model in (".", "..") or model.count("/") > 1 or os.sep != "/" and os.sep in model)
+
+
+def check_local_model(model: str) -> None:
+    """Refuse, in one line and before the backend loads anything, a model that is meant as
+    a folder on disk but is not one holding a model (the libraries answer such a path with a
+    Hub-id complaint or a tokenizer traceback)."""
+    path = os.path.expanduser(model)
+    if os.path.exists(path):
+        if not os.path.isdir(path):
+            raise UserError(f"--model {model}: is a file; expected a model folder (with "
+                            f"config.json) or a Hub model id")
+        if not os.path.isfile(os.path.join(path, "config.json")):
+            raise UserError(f"--model {model}: the folder has no config.json; expected a "
+                            f"model folder (config.json, weights, tokenizer files)")
+    elif _looks_like_path(model):
+        raise UserError(f"--model {model}: no such folder; expected a model folder (with "
+                        f"config.json) or a Hub model id such as org/name")
+
+
 def make_runner(backend: str, model: str, **opts: Any) -> Runner:
     """A runner for `backend` on `model`; `opts` are that backend's keyword options."""
+    if backend in LOCAL_BACKENDS:   # before importing the backend: that takes seconds
+        check_local_model(model)
     cls = runner_class(backend)
     return cls(model, **opts)

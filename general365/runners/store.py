@@ -180,8 +180,10 @@ class RunStore:
             cut_at = len(b"\n".join(lines[: last_bad - 1])) + (1 if last_bad > 1 else 0)
         if cut_at < len(data):
             report.torn_bytes = len(data) - cut_at
-            log.warning("%s: dropped a torn last line (%d bytes) left by an interrupted run",
-                        self.path, report.torn_bytes)
+            # INFO, not WARNING: the caller gets torn_bytes in the report and tells the user
+            # once (`generate` prints it); a warning here too said it twice.
+            log.info("%s: dropped a torn last line (%d bytes) left by an interrupted run",
+                     self.path, report.torn_bytes)
             with open(self.path, "r+b") as f:
                 f.truncate(cut_at)
                 f.flush()
@@ -276,15 +278,38 @@ class RunStore:
     def write_run_json(self, data: dict[str, Any]) -> None:
         write_json_atomic(self.run_json, data)
 
+    def check_paths(self) -> None:
+        """Refuse a folder whose responses.jsonl or run.json is not a plain file (a folder,
+        say), with one line naming it, before anything is opened or written."""
+        for path, what in ((self.path, "a file of JSON lines (the run's responses)"),
+                           (self.run_json, "a JSON file (the run's provenance)")):
+            if os.path.lexists(path) and not os.path.isfile(path):
+                kind = "a folder" if os.path.isdir(path) else "not a regular file"
+                raise DataError(f"is {kind}", path=path, expected=what)
+
     def read_run_json(self) -> dict[str, Any] | None:
-        if not os.path.exists(self.run_json):
+        if not os.path.lexists(self.run_json):
             return None
+        self.check_paths()
         try:
             with open(self.run_json, encoding="utf-8") as f:
-                return json.load(f)
+                data = json.load(f)
         except json.JSONDecodeError as exc:
             raise DataError(f"not valid JSON ({exc.msg})", path=self.run_json,
                             line=exc.lineno) from None
+        except UnicodeDecodeError:
+            raise DataError("not UTF-8 text", path=self.run_json,
+                            expected="the JSON object `general365 generate` writes") from None
+        # A later session extends the record (its sessions list), so its shape must hold.
+        if not isinstance(data, dict):
+            raise DataError("not a JSON object", path=self.run_json,
+                            value=type(data).__name__,
+                            expected="the JSON object `general365 generate` writes") from None
+        if not isinstance(data.get("sessions", []), list):
+            raise DataError("not a list", path=self.run_json, field="sessions",
+                            value=type(data["sessions"]).__name__,
+                            expected="a list of the run's sessions")
+        return data
 
 
 def iter_records(path: str) -> Iterator[dict[str, Any]]:

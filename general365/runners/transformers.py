@@ -2,7 +2,8 @@
 
 - Prompts are the model's own chat template (with `chat_template_kwargs`, e.g.
   enable_thinking), tokenized without extra special tokens, as vLLM's chat does.
-- Prompts are batched (sorted by length to waste little on padding) with left padding.
+- Prompts are batched run by run (run 0 of every problem before run 1 of any), sorted by
+  length within a run to waste little on padding, with left padding.
 - Sampling is per row: each request draws from its own `torch.Generator` seeded with the
   request's seed, so a response depends on its seed, not on what shares its batch or on the
   global RNG. The row sampler runs as the last logits processor and leaves one finite
@@ -110,6 +111,27 @@ def _row_sampler_class(torch, transformers):
     return RowSampler
 
 
+def _check_device(torch, device: str) -> None:
+    """Refuse a device torch cannot parse or this machine does not have, before the model
+    loads (torch would fail later, with a traceback, inside `.to(device)`)."""
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        raise UserError(f"--device {device!r} is not a torch device; expected cpu, cuda, "
+                        f"cuda:N, mps or xpu") from None
+    if dev.type == "cpu":
+        return
+    backend = getattr(torch, dev.type, None)
+    available = getattr(backend, "is_available", None)
+    if available is None or not available():
+        raise UserError(f"--device {device!r}: this machine has no {dev.type} device that "
+                        f"torch can use; expected cpu or an available accelerator")
+    count = getattr(backend, "device_count", None)
+    if dev.index is not None and count is not None and dev.index >= count():
+        raise UserError(f"--device {device!r}: there are {count()} {dev.type} device(s), "
+                        f"numbered from 0")
+
+
 class TransformersRunner:
     backend = "transformers"
 
@@ -128,11 +150,15 @@ class TransformersRunner:
         if dtype != "auto" and not isinstance(getattr(torch, str(dtype), None), torch.dtype):
             raise UserError(f"dtype {dtype!r} is not a torch dtype; expected auto, float32, "
                             f"bfloat16 or float16")
+        _check_device(torch, device)
+        from .registry import check_local_model
+
+        check_local_model(model)
         try:
             self.tokenizer = transformers.AutoTokenizer.from_pretrained(model, revision=revision)
             self.model = transformers.AutoModelForCausalLM.from_pretrained(
                 model, revision=revision, dtype="auto" if dtype == "auto" else getattr(torch, dtype))
-        except OSError as exc:
+        except (OSError, ValueError) as exc:   # ValueError: no usable tokenizer files
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise UserError(f"cannot load model {model!r} with transformers: {first}") from None
         if not getattr(self.tokenizer, "chat_template", None):
@@ -188,7 +214,11 @@ class TransformersRunner:
 
     def generate(self, requests: list[GenerationRequest]) -> Iterator[Generation]:
         budgets = self.prepare(requests)  # all refusals happen here, before any output
-        order = sorted(range(len(requests)), key=lambda i: len(self._prompt_ids(requests[i])))
+        # Run-major, as the requests come: every run-0 answer is out before any run-1 one,
+        # so a run cut short still holds one full pass to grade. Within a run, prompts are
+        # sorted by length so that a batch wastes little on padding.
+        order = sorted(range(len(requests)),
+                       key=lambda i: (requests[i].run, len(self._prompt_ids(requests[i]))))
         for chunk in batched(order, self.batch_size):
             yield from self._generate_batch([requests[i] for i in chunk],
                                             [budgets[i] for i in chunk])
