@@ -36,8 +36,9 @@ def load_problems(source: str | None = None, split: str = "public", config: str 
     return _load(source=source, split=split, config=config)
 
 
-def grade(responses, problems=None, policy: str = "paper", judge=None, **kwargs):
-    """Grade responses against problems; returns a list of `Verdict` (see grading.hybrid)."""
+def grade(responses, problems=None, policy: str | None = None, judge=None, **kwargs):
+    """Grade responses against problems; returns a list of `Verdict` (see grading.hybrid).
+    policy: "paper", "cascade" or "rule"; by default "paper" with a judge, "rule" without."""
     from .grading.hybrid import grade as _grade
 
     return _grade(responses, problems, policy=policy, judge=judge, **kwargs)

@@ -100,8 +100,9 @@ def compute(predictions: Sequence[str], references: Sequence[str], answer_type: 
         if column is not None and len(column) != n:
             raise UserError(f"{name} has {len(column)} items, predictions has {n}")
     judge = _make_judge(judge)
-    if policy is None:
-        policy = "paper" if judge is not None else "rule"
+    from .grading.hybrid import default_policy
+
+    policy = default_policy(policy, judge)
     problems, responses = [], []
     for i in range(n):
         problems.append(Problem.from_dict({

@@ -46,8 +46,9 @@ def stage_args(verb_module, argv: list[str]) -> argparse.Namespace:
 
 
 def grade_argv(args: argparse.Namespace, responses: str, graded: str) -> list[str]:
-    policy = args.policy or ("paper" if args.judge_model else "rule")
-    argv = [responses, "--out", graded, "--policy", policy]
+    argv = [responses, "--out", graded]
+    if args.policy:
+        argv += ["--policy", args.policy]
     if args.judge_model:
         argv += ["--judge-model", args.judge_model, "--judge-api-key-env", args.judge_api_key_env,
                  "--judge-concurrency", str(args.judge_concurrency),

@@ -225,3 +225,24 @@ def test_identical_answers_go_to_math_verify_once():
         out = list(grade_iter(rs, PROBLEMS, policy="rule", pool=pool, chunk_size=5))
         assert [g.verdict.status for g in out] == [Status.CORRECT] * 20
         assert pool.graded == 1
+
+
+def test_no_policy_named_is_rule_without_a_judge_as_in_the_design_example():
+    # DESIGN.md: `general365.grade(responses, problems, judge=None)` must just work.
+    import general365
+
+    problems = [{"id": "n", "question": "q", "answer": "12", "answer_type": "number"},
+                {"id": "t", "question": "q", "answer": "Paris", "answer_type": "text"}]
+    responses = [{"id": "n", "run": 0, "response": r"\boxed{12}"},
+                 {"id": "t", "run": 0, "response": r"\boxed{Paris}"}]
+    verdicts = general365.grade(responses, problems, judge=None)
+    assert [v.status.value for v in verdicts] == ["correct", "ungraded"]
+
+
+def test_naming_a_judge_policy_without_a_judge_is_still_refused():
+    import general365
+
+    with pytest.raises(general365.UserError, match="judge"):
+        general365.grade([{"id": "n", "run": 0, "response": "x"}],
+                         [{"id": "n", "question": "q", "answer": "1", "answer_type": "number"}],
+                         policy="paper")

@@ -270,3 +270,11 @@ def test_judge_failures_exit_1_and_a_rerun_retries_them(tmp_path, capsys, fault_
     state["down"] = False
     assert main(args) == 0
     assert read_jsonl(tmp_path / "g.jsonl")[0]["status"] == "correct"
+
+
+def test_without_policy_or_judge_the_cli_grades_by_rule(tmp_path, capsys):
+    src = write_jsonl(tmp_path / "r.jsonl", INLINE)
+    out = tmp_path / "g.jsonl"
+    assert main(["grade", str(src), "--out", str(out), "--no-progress"]) == 0
+    assert "(policy rule)" in capsys.readouterr().out
+    assert all(r["method"] != "judge" for r in read_jsonl(out))

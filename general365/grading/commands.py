@@ -29,9 +29,9 @@ def add_arguments(p) -> None:
     p.add_argument("--dataset", help="the problems: 'sample', a Hub id, a file or a folder "
                                      "(without it, responses must carry their gold inline)")
     p.add_argument("--split", default="public", help="dataset split (default: public)")
-    p.add_argument("--policy", choices=POLICIES, default="paper",
+    p.add_argument("--policy", choices=POLICIES, default=None,
                    help="paper: rule + judge as in the paper; cascade: rule, then the judge "
-                        "where the rule says not correct; rule: no judge (default: paper)")
+                        "where the rule says not correct; rule: no judge, text answers left ungraded (default: paper with --judge-model, rule without)")
     g = p.add_argument_group("LLM judge (policies paper and cascade)")
     g.add_argument("--judge-model", help="judge model name, e.g. gpt-4.1")
     g.add_argument("--judge-base-url", help="OpenAI-compatible base URL")
@@ -82,6 +82,9 @@ def check_args(args) -> None:
     generates, so a typo in a grading option never costs a generation."""
     from urllib.parse import urlparse
 
+    from .hybrid import default_policy
+
+    args.policy = default_policy(args.policy, args.judge_model)
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers must be at least 1 (got {args.workers})")
     if not args.timeout > 0:

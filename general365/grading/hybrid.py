@@ -41,11 +41,21 @@ class Graded:
     verdict: Verdict
 
 
-def grade(responses, problems=None, policy: str = "paper", judge=None, workers: int | None = None,
+def default_policy(policy: str | None, judge) -> str:
+    """No policy named: the paper's grading when there is a judge, else the judge-free `rule`
+    (the same default for the Python API, the metric and the command line)."""
+    if policy is not None:
+        return policy
+    return "paper" if judge is not None else "rule"
+
+
+def grade(responses, problems=None, policy: str | None = None, judge=None,
+          workers: int | None = None,
           timeout: float = DEFAULT_TIMEOUT, progress: bool = False, **kwargs) -> list[Verdict]:
     """Grade `responses` (Response records or dicts) against `problems` (Problem records or
     dicts, a dict by id, or None when every response carries its gold inline)."""
-    return [g.verdict for g in grade_iter(responses, problems, policy=policy, judge=judge,
+    return [g.verdict for g in grade_iter(responses, problems, policy=default_policy(policy, judge),
+                                          judge=judge,
                                           workers=workers, timeout=timeout, progress=progress,
                                           **kwargs)]
 
