@@ -47,12 +47,6 @@ class _BadReply(Exception):
     """A 200 reply that carries no usable completion (no choices): retried like a 5xx."""
 
 
-@dataclass
-class _Outcome:
-    generation: Generation
-    attempts: int
-
-
 class OpenAIRunner:
     backend = "openai"
 
