@@ -14,7 +14,6 @@ none inherits its seed's.
 from __future__ import annotations
 
 import csv
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -91,7 +90,7 @@ def read_linkage_file(path: str) -> dict[str, Linkage]:
     if not p.is_file():
         raise UserError(f"{path}: linkage file not found")
     records: list[tuple[int, Any]] = []
-    from .readers import read_text, split_lines
+    from .readers import jsonl_values, read_text, split_lines
 
     text = read_text(p, encoding="utf-8-sig")  # -sig: a CSV saved by a spreadsheet has a BOM
     if p.suffix.lower() == ".csv":
@@ -103,13 +102,7 @@ def read_linkage_file(path: str) -> dict[str, Linkage]:
         # line_num: the file's line even when a quoted cell spans lines
         records = [(reader.line_num, row) for row in reader]
     else:
-        for i, line in enumerate(split_lines(text), start=1):
-            if line.strip():
-                try:
-                    records.append((i, json.loads(line)))
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"not valid JSON ({exc.msg})", path=path, line=i,
-                                    expected="one JSON object a line") from None
+        records = jsonl_values(text, path)
     out: dict[str, Linkage] = {}
     errors: list[DataError] = []
     for line, rec in records:

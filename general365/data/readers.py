@@ -293,16 +293,23 @@ def read_file(path: Path) -> list[RawRow]:
             whole = next(iter(whole.values()))  # {"data": [...]}
         if isinstance(whole, list):
             return [RawRow(r, str(path), i) for i, r in enumerate(whole, start=1)]
-    rows = []
+    return [RawRow(value, str(path), n) for n, value in jsonl_values(text, str(path))]
+
+
+def jsonl_values(text: str, path: str) -> list[tuple[int, Any]]:
+    """(line number, parsed value) for each non-blank line of JSON Lines text already read
+    with read_text. (general365.jsonl.iter_jsonl reads a file line by line instead; these
+    callers decode it whole first, for read_text's error column and utf-8-sig.)"""
+    values = []
     for line_no, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
         try:
-            rows.append(RawRow(json.loads(line), str(path), line_no))
+            values.append((line_no, json.loads(line)))
         except json.JSONDecodeError as exc:
-            raise DataError(f"not valid JSON ({exc.msg})", path=str(path), line=line_no,
+            raise DataError(f"not valid JSON ({exc.msg})", path=path, line=line_no,
                             expected="one JSON object a line") from None
-    return rows
+    return values
 
 
 def _folder_files(folder: Path, split: str) -> tuple[list[Path], list[str]]:
