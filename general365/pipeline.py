@@ -21,9 +21,11 @@ from .runners import commands as generate_cmd
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from .grading.hybrid import POLICIES
+
     generate_cmd.add_arguments(p)
     g = p.add_argument_group("grading (see `general365 grade`)")
-    g.add_argument("--policy", choices=("paper", "cascade", "rule"),
+    g.add_argument("--policy", choices=POLICIES,
                    help="default: paper with --judge-model, rule without (then text answers "
                         "are left ungraded)")
     g.add_argument("--judge-model", help="judge model name, e.g. gpt-4.1")
