@@ -288,9 +288,9 @@ def main(args: argparse.Namespace) -> int:
                    "ids_file": args.ids, "limit": args.limit}
         record = provenance.start_record(
             backend=args.backend, model=args.model, revision=args.revision, dataset=dataset,
+            # The seeds the requests were given (build_requests derives them), not a recount.
             sampling={**settings.to_dict(), "system_prompt": args.system_prompt,
-                      "seeds": {str(r): run_seed(settings.seed or 0, r)
-                                for r in range(args.runs)}},
+                      "seeds": {str(r.run): r.sampling.seed for r in requests}},
             runs=args.runs, runner=_safe_provenance(runner), prompt=_prompt_provenance(args),
             previous=previous)
         store.write_run_json(record)
