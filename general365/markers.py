@@ -16,7 +16,8 @@ REASONING_MARKERS: tuple[tuple[str, str], ...] = (
     ("◁think▷", "◁/think▷"),
 )
 
-_CLOSE_RE = re.compile("|".join(re.escape(c) for _, c in REASONING_MARKERS))
+# Public: the runners count reasoning tokens up to the last match of the same pattern.
+CLOSE_RE = re.compile("|".join(re.escape(c) for _, c in REASONING_MARKERS))
 _OPEN_RE = re.compile("|".join(re.escape(o) for o, _ in REASONING_MARKERS))
 
 
@@ -34,7 +35,7 @@ def split_reasoning(text: str) -> tuple[str | None, str, bool]:
     - No marker: (None, text, True).
     """
     last_close = None
-    for m in _CLOSE_RE.finditer(text):
+    for m in CLOSE_RE.finditer(text):
         last_close = m
     if last_close is not None:
         head = text[: last_close.start()]

@@ -4,15 +4,12 @@ its tokens counted where a closing marker shows where it ends, the settings reco
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..markers import REASONING_MARKERS, split_reasoning
+from ..markers import CLOSE_RE, REASONING_MARKERS, split_reasoning
 from .base import Generation, GenerationRequest
 from .limits import Budget
-
-_CLOSE_RE = re.compile("|".join(re.escape(close) for _, close in REASONING_MARKERS))
 
 
 class ReasoningCounter:
@@ -29,7 +26,7 @@ class ReasoningCounter:
         self.close_ids = frozenset(vocab[close] for _, close in REASONING_MARKERS if close in vocab)
 
     def count(self, text: str, token_ids: Sequence[int]) -> int | None:
-        ends = [m.end() for m in _CLOSE_RE.finditer(text)]
+        ends = [m.end() for m in CLOSE_RE.finditer(text)]
         if not ends:
             return None
         for i in range(len(token_ids) - 1, -1, -1):
