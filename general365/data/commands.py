@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
+from .readers import SPLITS
 
 _SOURCE_HELP = ("HUB_ID (e.g. meituan-longcat/General365_Public), a .parquet/.jsonl/.json "
                 "file, a folder of them (also one written by `dataset build`), or 'sample'")
@@ -48,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _source_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--source", required=True, help=_SOURCE_HELP)
-    p.add_argument("--split", default="public", choices=("public", "test"),
+    p.add_argument("--split", default="public", choices=SPLITS,
                    help="public: the released half (default); test: the full benchmark")
     p.add_argument("--linkage", metavar="FILE",
                    help="CSV or JSON Lines of id,seed_id,variant[,categories] for sources "

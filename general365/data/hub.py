@@ -23,9 +23,8 @@ from typing import Any, Iterable
 from ..errors import DataError, DataErrors, UserError
 from ..schema import Problem
 from .outdir import CONFIGS, check_out_folder, make_parents, make_tmp, os_reason
-from .readers import card_configs, config_files, read_front_matter
+from .readers import SPLITS, card_configs, config_files, read_front_matter
 
-SPLITS = ("public", "test")
 _REPO = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 
 

@@ -15,13 +15,13 @@ from ..schema import Problem
 from .hub import CONFIGS, to_dataset
 from .official import OFFICIAL_HUB_ID, import_source
 from .outdir import built_configs
-from .readers import looks_like_hub_id, require_hub
+from .readers import SPLITS, looks_like_hub_id, require_hub
 
 
 def _check(config: str, split: str) -> None:
     if config not in CONFIGS:
         raise UserError(f"unknown config {config!r}; expected one of {', '.join(CONFIGS)}")
-    if split not in ("public", "test"):
+    if split not in SPLITS:
         raise UserError(f"unknown split {split!r}; expected public or test")
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import DataError, DataErrors, UserError
 from ..schema import Problem
 from .linkage import Linkage, derive, read_linkage_file
-from .readers import RawRow, read_source
+from .readers import SPLITS, RawRow, read_source
 
 OFFICIAL_HUB_ID = "meituan-longcat/General365_Public"
 
@@ -98,7 +98,7 @@ def import_source(source: str, *, split: str = "public",
                   linkage_file: str | None = None) -> ImportResult:
     """Import a Hub id, a file, a folder of files (also one written by `dataset build`),
     or "sample" (the bundled sample)."""
-    if split not in ("public", "test"):
+    if split not in SPLITS:
         raise UserError(f"unknown split {split!r}; expected public or test")
     rows, described, notes = read_source(source, split=split)
     if not rows:  # an empty file would pass every row check and build an empty card

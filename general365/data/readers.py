@@ -20,6 +20,7 @@ from urllib.parse import urlparse
 from ..errors import DataError, UserError
 
 DATA_SUFFIXES = (".parquet", ".jsonl", ".json")
+SPLITS = ("public", "test")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 _TRUE = {"1", "true", "yes", "on"}
 
