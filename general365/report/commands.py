@@ -20,14 +20,6 @@ from ..errors import UserError
 from . import html, plots, published as pub, stats, summary, tables
 from .load import load_graded
 
-LAYOUT = {
-    "index.html": "the leaderboard page (self-contained)",
-    "report.json": "every number, versioned (schema general365.report)",
-    "report.md": "all tables as Markdown",
-    "tables/*.csv": "one CSV per table",
-    "figures/*.png, *.svg": "leaderboard, accuracy_vs_tokens, radar",
-}
-
 
 @dataclass
 class Report:
