@@ -278,3 +278,24 @@ def test_without_policy_or_judge_the_cli_grades_by_rule(tmp_path, capsys):
     assert main(["grade", str(src), "--out", str(out), "--no-progress"]) == 0
     assert "(policy rule)" in capsys.readouterr().out
     assert all(r["method"] != "judge" for r in read_jsonl(out))
+
+
+def test_each_gold_is_parsed_once_per_command(tmp_path, monkeypatch):
+    # The check pass and the grading pass share the parsed golds (a spy, not a stand-in:
+    # the real parser still runs).
+    import general365.grading.hybrid as hybrid
+
+    calls = []
+    real = hybrid.parse_gold
+
+    def counting(answer, answer_type, float_round):
+        calls.append(answer)
+        return real(answer, answer_type, float_round)
+
+    monkeypatch.setattr(hybrid, "parse_gold", counting)
+    rows = [{"id": "a", "run": r, "response": r"\boxed{3}", "answer": "3",
+             "answer_type": "number"} for r in range(4)]
+    src = write_jsonl(tmp_path / "r.jsonl", rows)
+    assert main(["grade", str(src), "--policy", "rule", "--out", str(tmp_path / "g.jsonl"),
+                 "--no-progress"]) == 0
+    assert calls == ["3"]

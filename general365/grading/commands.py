@@ -177,7 +177,8 @@ def main(args) -> int:
             stream = (r for _, r in read_responses(args.responses))
             for g in grade_iter(_Sized(stream, count), problems, policy=args.policy, judge=judge,
                                 workers=args.workers, timeout=args.timeout,
-                                progress=not args.no_progress, path=args.responses):
+                                progress=not args.no_progress, path=args.responses,
+                                golds=golds):   # the golds pass 1 parsed: not parsed again
                 f.write(json.dumps(graded_record(g.response, g.verdict, g.problem),
                                    ensure_ascii=False) + "\n")
                 summary.add(g.verdict, g.problem)

@@ -75,14 +75,15 @@ def check_policy(policy: str, judge) -> None:
 def grade_iter(responses: Iterable, problems=None, *, policy: str = "paper", judge=None,
                workers: int | None = None, timeout: float = DEFAULT_TIMEOUT,
                progress: bool = False, chunk_size: int = CHUNK_SIZE,
-               pool: RulePool | None = None, path: str | None = None) -> Iterator[Graded]:
+               pool: RulePool | None = None, path: str | None = None,
+               golds: GoldCache | None = None) -> Iterator[Graded]:
     """Grade a stream of responses chunk by chunk, yielding `Graded` rows in input order.
     Holds at most two chunks at a time, so a file of any length grades in flat memory."""
     check_policy(policy, judge)
     if not (isinstance(timeout, (int, float)) and timeout > 0):
         raise UserError(f"timeout must be a positive number of seconds (got {timeout!r})")
     lookup = problem_lookup(problems)
-    golds = GoldCache()
+    golds = golds if golds is not None else GoldCache()
     bar = None
     if progress:
         from tqdm import tqdm
