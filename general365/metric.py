@@ -42,9 +42,10 @@ Args:
     categories (list of list of str, optional): challenge categories, for the breakdown.
     policy (str, optional): "rule" (no judge, no network; text answers are left ungraded),
         "paper" (rule for number/interval, judge for choice/text) or "cascade" (rule first,
-        judge where the rule says incorrect). Default: "paper" when a judge is given, else "rule".
-    judge (optional): a general365.grading.judge.Judge, or a dict of its arguments
-        ({"model": "gpt-4.1", "base_url": ...}).
+        the judge wherever the rule does not find the answer correct). Default: "paper" when
+        a judge is given, else "rule".
+    judge (optional): a general365.grading.judge.Judge, a dict of its arguments
+        ({"model": "gpt-4.1", "base_url": ...}), or a model name.
     workers (int, optional): rule-grading processes (default: CPU count).
     timeout (float, optional): per-answer time limit of the rule grader, in seconds.
     return_details (bool): also return one verdict per prediction.

@@ -33,11 +33,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--judge-api-key-env", default="OPENAI_API_KEY", metavar="VAR")
     g.add_argument("--judge-concurrency", type=int, default=16)
     g.add_argument("--judge-votes", type=int, default=1)
+    g.add_argument("--judge-structured", choices=("json_schema", "vllm"),
+                   help="constrain the judge's reply (see `general365 grade --help`)")
+    g.add_argument("--judge-max-tokens", type=int, help="output limit of each judge reply")
     g.add_argument("--grade-workers", type=int, help="rule-grading processes (default: CPUs)")
     g = p.add_argument_group("report (see `general365 report`)")
     g.add_argument("--published", default="full", choices=("full", "public", "none"),
                    help="the paper's figures beside yours (default: full)")
-    g.add_argument("--name", help="the model's name in the report (default: --model)")
+    g.add_argument("--name", help="the model's name in the report (default: the model as the "
+                                  "run records it: --model, or --model@--revision)")
 
 
 def stage_args(verb_module, argv: list[str]) -> argparse.Namespace:
@@ -57,6 +61,10 @@ def grade_argv(args: argparse.Namespace, responses: str, graded: str) -> list[st
                  "--judge-votes", str(args.judge_votes)]
         if args.judge_base_url:
             argv += ["--judge-base-url", args.judge_base_url]
+        if args.judge_structured:
+            argv += ["--judge-structured", args.judge_structured]
+        if args.judge_max_tokens is not None:
+            argv += ["--judge-max-tokens", str(args.judge_max_tokens)]
     if args.grade_workers:
         argv += ["--workers", str(args.grade_workers)]
     return argv

@@ -299,3 +299,20 @@ def test_each_gold_is_parsed_once_per_command(tmp_path, monkeypatch):
     assert main(["grade", str(src), "--policy", "rule", "--out", str(tmp_path / "g.jsonl"),
                  "--no-progress"]) == 0
     assert calls == ["3"]
+
+
+def test_judge_structured_output_and_max_tokens_reach_the_request(tmp_path, fault_server):
+    from support.servers import Behaviour
+
+    fault_server.set_script(lambda req, n: Behaviour.reply('{"accuracy": true}'))
+    rows = [{"id": "t", "run": 0, "response": "Paris", "answer": "Paris",
+             "answer_type": "text", "question": "Capital?"}]
+    src = write_jsonl(tmp_path / "r.jsonl", rows)
+    base = ["grade", str(src), "--judge-model", "j", "--judge-base-url", fault_server.base_url,
+            "--judge-cache", "none", "--no-progress", "--judge-max-tokens", "16"]
+    assert main(base + ["--out", str(tmp_path / "a.jsonl"), "--judge-structured", "vllm"]) == 0
+    assert main(base + ["--out", str(tmp_path / "b.jsonl"),
+                        "--judge-structured", "json_schema"]) == 0
+    first, second = fault_server.requests
+    assert first["max_tokens"] == 16 and "structured_outputs" in first
+    assert second["response_format"]["type"] == "json_schema"

@@ -163,6 +163,19 @@ def test_reask_adds_a_corrective_turn_and_can_recover(fault_server, tmp_path):
         {"role": "user", "content": REASK_MESSAGE.format(problem="no JSON object")}]
 
 
+def test_a_runaway_reply_is_cut_in_the_reask(fault_server, tmp_path):
+    # A model that emits whitespace to its token limit: echoing all of it back would
+    # overflow the context of the re-ask itself.
+    from general365.grading.judge import REASK_ECHO_CHARS
+
+    runaway = "\n" * 5000 + "x" * 5000
+    fault_server.set_script(sequence(Behaviour.reply(runaway), Behaviour.reply(TRUE)))
+    [r] = make_judge(fault_server, tmp_path).judge_batch([ITEM_RIGHT])
+    assert r.status is Status.CORRECT
+    echoed = fault_server.requests[1]["messages"][2]["content"]
+    assert echoed.endswith(" [...]") and len(echoed) <= REASK_ECHO_CHARS + 6
+
+
 def test_client_errors_are_not_retried(fault_server, tmp_path):
     fault_server.set_script(lambda req, n: Behaviour.error(400, message="context too long"))
     [r] = make_judge(fault_server, tmp_path).judge_batch([ITEM_RIGHT])

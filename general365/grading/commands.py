@@ -43,6 +43,12 @@ def add_arguments(p) -> None:
                                          "~/.cache/general365/judge.sqlite); 'none' = no cache")
     g.add_argument("--no-judge-cache", action="store_true",
                    help="ask the judge again even where a verdict is cached")
+    g.add_argument("--judge-structured", choices=("json_schema", "vllm"),
+                   help="constrain the judge's reply: json_schema (OpenAI response_format) or "
+                        "vllm (a vLLM server's structured outputs); default: the paper's "
+                        "plain prompt")
+    g.add_argument("--judge-max-tokens", type=int,
+                   help="output limit of each judge reply (default: the server's)")
     g.add_argument("--judge-timeout", type=float, default=60.0,
                    help="seconds per judge request before it is retried (default 60)")
     p.add_argument("--workers", type=int, default=None,
@@ -74,7 +80,9 @@ def _make_judge(args):
     return Judge(args.judge_model, base_url=args.judge_base_url,
                  api_key_env=args.judge_api_key_env, concurrency=args.judge_concurrency,
                  votes=args.judge_votes, cache=cache,
-                 timeout=getattr(args, "judge_timeout", 60.0))
+                 timeout=getattr(args, "judge_timeout", 60.0),
+                 structured=getattr(args, "judge_structured", None),
+                 max_tokens=getattr(args, "judge_max_tokens", None))
 
 
 def check_args(args) -> None:
@@ -97,6 +105,8 @@ def check_args(args) -> None:
         if args.judge_votes < 1 or args.judge_votes % 2 == 0:
             raise UserError(f"--judge-votes must be an odd number >= 1 (got {args.judge_votes}); "
                             "an even number of votes can tie")
+        if args.judge_max_tokens is not None and args.judge_max_tokens < 1:
+            raise UserError(f"--judge-max-tokens must be at least 1 (got {args.judge_max_tokens})")
         if args.judge_concurrency < 1:
             raise UserError(f"--judge-concurrency must be at least 1 (got {args.judge_concurrency})")
         if args.judge_base_url:

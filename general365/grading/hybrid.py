@@ -54,8 +54,7 @@ def grade(responses, problems=None, policy: str | None = None, judge=None,
           timeout: float = DEFAULT_TIMEOUT, progress: bool = False, **kwargs) -> list[Verdict]:
     """Grade `responses` (Response records or dicts) against `problems` (Problem records or
     dicts, a dict by id, or None when every response carries its gold inline)."""
-    return [g.verdict for g in grade_iter(responses, problems, policy=default_policy(policy, judge),
-                                          judge=judge,
+    return [g.verdict for g in grade_iter(responses, problems, policy=policy, judge=judge,
                                           workers=workers, timeout=timeout, progress=progress,
                                           **kwargs)]
 
@@ -72,13 +71,14 @@ def check_policy(policy: str, judge) -> None:
         raise UserError(f"judge must have a judge_batch(items) method (got {type(judge).__name__})")
 
 
-def grade_iter(responses: Iterable, problems=None, *, policy: str = "paper", judge=None,
+def grade_iter(responses: Iterable, problems=None, *, policy: str | None = None, judge=None,
                workers: int | None = None, timeout: float = DEFAULT_TIMEOUT,
                progress: bool = False, chunk_size: int = CHUNK_SIZE,
                pool: RulePool | None = None, path: str | None = None,
                golds: GoldCache | None = None) -> Iterator[Graded]:
     """Grade a stream of responses chunk by chunk, yielding `Graded` rows in input order.
     Holds at most two chunks at a time, so a file of any length grades in flat memory."""
+    policy = default_policy(policy, judge)
     check_policy(policy, judge)
     if not (isinstance(timeout, (int, float)) and timeout > 0):
         raise UserError(f"timeout must be a positive number of seconds (got {timeout!r})")

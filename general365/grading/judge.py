@@ -40,6 +40,16 @@ log = logging.getLogger(__name__)
 
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 STRUCTURED_MODES = ("json_schema", "vllm")
+# A re-ask shows the judge its unusable reply; a runaway reply (a model that emitted
+# whitespace to its token limit) is cut, or the re-ask itself would overflow the context.
+REASK_ECHO_CHARS = 1000
+
+
+def _echo(raw: str) -> str:
+    raw = raw.strip()
+    return raw if len(raw) <= REASK_ECHO_CHARS else raw[:REASK_ECHO_CHARS] + " [...]"
+
+
 REASK_MESSAGE = ("Your reply could not be read ({problem}). Output only a JSON object with a "
                  "single field 'accuracy' whose value is true or false.")
 
@@ -340,7 +350,7 @@ class Judge:
                 if raw:
                     # A corrective follow-up turn; the judged prediction is unchanged.
                     msgs = list(messages) + [
-                        {"role": "assistant", "content": raw},
+                        {"role": "assistant", "content": _echo(raw)},
                         {"role": "user", "content": REASK_MESSAGE.format(problem=problem)}]
             reasks += 1
             if reasks > self.max_reasks:
