@@ -92,3 +92,23 @@ def test_run_checks_grading_and_report_options_before_generating(tmp_path, tiny_
     assert r.returncode == 2, r.stderr
     assert needle in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "run").exists()      # nothing was generated
+
+
+def test_run_through_an_api_with_a_local_judge(tmp_path, vllm_server):
+    # The whole path against a real `vllm serve`: it answers the problems (openai backend)
+    # and judges them (structured output, so even the tiny model's verdicts parse).
+    r = _cli("run", "--backend", "openai", "--model", vllm_server.model,
+             "--base-url", vllm_server.base_url, "--dataset", "sample", "--limit", "8",
+             "--max-tokens", "16", "--judge-model", vllm_server.model,
+             "--judge-base-url", vllm_server.base_url, "--judge-structured", "vllm",
+             "--judge-max-tokens", "16", "--policy", "cascade", "--name", "tiny-api",
+             "--out", str(tmp_path / "run"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    graded = _lines(tmp_path / "run" / "graded.jsonl")
+    assert len(graded) == 8
+    # every judged row got a verdict (a cut-off reasoning block may stay no_answer)
+    assert {g["status"] for g in graded} <= {"correct", "incorrect", "no_answer"}
+    judged = [g for g in graded if g["method"] == "judge"]
+    assert judged and all(g["judge"]["model"] == vllm_server.model for g in judged)
+    report = json.loads((tmp_path / "run" / "report" / "report.json").read_text())
+    assert "tiny-api" in json.dumps(report)
