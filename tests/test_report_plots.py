@@ -102,3 +102,19 @@ def test_tokens_figure_without_tokens_says_so(tmp_path):
     f = plots.tokens_figure([ModelSummary(name="x", kind="run", group="other", accuracy=0.5,
                                           categories={})], str(tmp_path))
     assert "no run reports output_tokens" in f.note
+
+
+def test_token_figure_keeps_every_interval_inside_the_axes():
+    # A wide 95% interval (few seed families) must not run off the top or bottom.
+    wide = ModelSummary(name="wide", kind="run", group="reasoning", accuracy=0.379,
+                        categories={}, interval=stats.Interval(low=0.267, high=0.492, level=0.95, resamples=200,
+                                                 seed=0, families=30),
+                        tokens=stats.Tokens(64, None, 1, 0, 0, 0, 1))
+    floor = ModelSummary(name="floor", kind="run", group="reasoning", accuracy=0.0,
+                         categories={}, interval=stats.Interval(low=0.0, high=0.0, level=0.95, resamples=200,
+                                                  seed=0, families=30),
+                         tokens=stats.Tokens(160, None, 1, 0, 0, 0, 1))
+    fig, ax, _ = plots.draw_tokens([wide, floor])
+    low, high = ax.get_ylim()
+    assert low <= 0.0 and high >= 49.2
+    matplotlib.pyplot.close(fig)

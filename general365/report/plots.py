@@ -164,8 +164,10 @@ def draw_tokens(models: Sequence[ModelSummary]):
         # From zero, as lengths compare by ratio; room on the right for the labels.
         span = max(xs) or 1.0
         ax.set_xlim(0, 1.35 * span)
-        ys = [p[1] for p in points]
-        ax.set_ylim(max(0, min(ys) - 10), min(100, max(ys) + 10))
+        # The intervals' ends too, so that no whisker runs off the plot.
+        lows = [100 * m.interval.low if m.interval else y for m, (_, y) in zip(ms, points)]
+        highs = [100 * m.interval.high if m.interval else y for m, (_, y) in zip(ms, points)]
+        ax.set_ylim(max(0, min(lows) - 5), min(100, max(highs) + 5))
         # Labels start a few points to the right of their marker.
         for t, (x, y) in zip(texts, points):
             t.set_position((x + 0.02 * span, y))
