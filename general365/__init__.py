@@ -12,11 +12,14 @@ import os as _os
 
 __version__ = "0.1.0"
 
-# The evaluate metric folder (metric/general365/), found next to the package in a source
-# checkout and shipped inside it (general365/_metric) in a wheel.
+# The evaluate metric folder. An installed wheel carries a copy of the checkout's
+# metric/general365/ at general365/_shipped/metric/general365 (setup.py's build step); a
+# source checkout or an editable install uses metric/general365/ itself. evaluate.load(DIR)
+# runs DIR/<basename of DIR>.py, so both folders are named general365 (for general365.py).
 _here = _os.path.dirname(_os.path.abspath(__file__))
+_shipped_metric = _os.path.join(_here, "_shipped", "metric", "general365")
 _checkout_metric = _os.path.join(_os.path.dirname(_here), "metric", "general365")
-METRIC_PATH = _checkout_metric if _os.path.isdir(_checkout_metric) else _os.path.join(_here, "_metric")
+METRIC_PATH = _shipped_metric if _os.path.isdir(_shipped_metric) else _checkout_metric
 
 from .schema import AnswerType, Category, Method, Problem, Response, Status, Verdict  # noqa: E402
 from .errors import DataError, UserError  # noqa: E402

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from . import pipeline
+from .extras import backend_extra, require
 
 REAL_MODEL_LINE = (
     "general365 run --backend vllm --model Qwen/Qwen3-8B --enable-thinking --runs 4 "
@@ -42,6 +43,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    # The tiny model is built with transformers whatever runs it; the report draws figures.
+    require("demo", ["transformers", *backend_extra(args.backend), "plots"])
     from .tiny_model import build_tiny_model, is_built
 
     model_dir = Path(args.model_dir) if args.model_dir else default_cache() / "tiny-model"

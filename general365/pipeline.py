@@ -15,6 +15,7 @@ import os
 import sys
 
 from .errors import UserError
+from .extras import backend_extra, require
 from .grading import commands as grade_cmd
 from .report import commands as report_cmd
 from .runners import commands as generate_cmd
@@ -71,6 +72,8 @@ def grade_argv(args: argparse.Namespace, responses: str, graded: str) -> list[st
 
 
 def main(args: argparse.Namespace) -> int:
+    require("run", [*backend_extra(args.backend), *(["judge"] if args.judge_model else []),
+                    "plots"])
     if args.policy in ("paper", "cascade") and not args.judge_model:
         raise UserError(f"--policy {args.policy} needs a judge: give --judge-model "
                         "(and --judge-base-url), or use --policy rule")

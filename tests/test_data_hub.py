@@ -283,6 +283,15 @@ def test_a_hub_refusal_is_one_line(sample_folder):
         push_folder(sample_folder, "org/name", api=RecordingApi(fail=KeyError("bug")))
 
 
+def test_a_network_failure_is_one_line(sample_folder):
+    # huggingface_hub 1.x lets httpx's transport errors through unwrapped (not OSErrors)
+    import httpx
+
+    api = RecordingApi(fail=httpx.ConnectError("[Errno 111] Connection refused"))
+    with pytest.raises(UserError, match="upload to org/name failed: .*Connection refused"):
+        push_folder(sample_folder, "org/name", api=api)
+
+
 def test_push_offline_fails_fast(sample_folder, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(UserError, match="HF_HUB_OFFLINE=1 is set"):

@@ -15,11 +15,11 @@ from typing import Any
 from ..errors import UserError
 from ..schema import Category, Problem
 
-# The checkout's dataset_card/ (the source of truth); an installed wheel carries it as
-# general365/_dataset_card (a link to the same folder, resolved when the wheel is built).
+# The checkout's dataset_card/ (the source of truth); an installed wheel carries a copy as
+# general365/_shipped/dataset_card (setup.py's build step).
+_SHIPPED_TEMPLATE = Path(__file__).resolve().parents[1] / "_shipped" / "dataset_card" / "README.md"
 _CHECKOUT_TEMPLATE = Path(__file__).resolve().parents[2] / "dataset_card" / "README.md"
-TEMPLATE = (_CHECKOUT_TEMPLATE if _CHECKOUT_TEMPLATE.is_file()
-            else Path(__file__).resolve().parents[1] / "_dataset_card" / "README.md")
+TEMPLATE = _SHIPPED_TEMPLATE if _SHIPPED_TEMPLATE.is_file() else _CHECKOUT_TEMPLATE
 
 # One line per category, after the paper's section 2.1.
 DEFINITIONS = {

@@ -286,9 +286,7 @@ def _is_hub_error(exc: Exception) -> bool:
             return True
     except ImportError:
         pass
-    try:
-        import httpx
-
-        return isinstance(exc, httpx.HTTPError)
-    except ImportError:
-        return False
+    # A transport error that huggingface_hub lets through unwrapped: httpx's (huggingface_hub
+    # 1.x) or requests' (0.x; those are OSErrors already). Recognised by the class's module,
+    # so that general365 need not import (nor declare) the Hub client's HTTP library.
+    return any(cls.__module__.split(".")[0] == "httpx" for cls in type(exc).__mro__)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import DataError, UserError
+from ..extras import require
 from ..jsonl import iter_jsonl
 from ..schema import Response, Status, graded_record
 from .pool import DEFAULT_TIMEOUT
@@ -131,6 +132,7 @@ def _check_inline_agrees(resp: Response, prob, path: str, line: int) -> None:
 
 
 def main(args) -> int:
+    require("grade", ["judge"] if args.judge_model else [])
     from .hybrid import GoldCache, problem_lookup, check_policy, grade_iter
 
     check_args(args)

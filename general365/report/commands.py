@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from ..errors import UserError
+from ..extras import require
 from . import html, plots, published as pub, stats, summary, tables
 from .load import load_graded
 
@@ -147,6 +148,7 @@ def _pct(x: float | None) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
+    require("report", ["plots"])
     report = build_report(args.graded, published=args.published, names=args.name,
                           resamples=args.bootstrap, seed=args.seed)
     write_report(report, args.out)

