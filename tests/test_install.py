@@ -1,0 +1,244 @@
+"""Installs that work for users: the wheel (built from the sdist) in fresh environments, one
+per extra, each running that extra's own feature against real parts, as a user would run it.
+
+    row           Python   extras                        feature
+    base          3.10     -                             sample, rule grading, the metric via
+    base          3.13                                   evaluate.load(METRIC_PATH), dataset build;
+                                                         every other verb stops naming its extra
+    judge         3.11     judge                         grade --judge-model against `vllm serve`
+    openai        3.11     openai                        generate --backend openai against it
+                                                         (it reports its context: /tokenize)
+    transformers  3.11     transformers                  generate --backend transformers
+    plots         3.11     plots                         report (figures, the page)
+    demo          3.11     transformers, plots           general365 demo
+    floors-base   3.10     -                             base, every install_requires at its floor
+    floors-extras 3.11     judge, openai, transformers,  judge, API runner and demo, every extra's
+                           plots                         dependency at its floor
+
+The judge and the API runner talk to the session's real `vllm serve` on the tiny model
+(support.models), which runs from this checkout's environment, not the fresh one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from support import install
+
+pytestmark = pytest.mark.slow
+
+PY_OLDEST, PY_NEWEST, PY_REST = "3.10", "3.13", "3.11"
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    if install.uv() is None:
+        pytest.skip("uv is not installed (pip install uv; it is in the dev extra)")
+    return install.build(tmp_path_factory.mktemp("dist")).wheel
+
+
+def _env(tmp_path, wheel, label, python, extras=(), lowest=False) -> install.Env:
+    exe = install.find_python(python)
+    if exe is None:
+        pytest.skip(f"no Python {python} here (pyenv or python{python} on PATH)")
+    if "transformers" in extras and install.local_cpu_torch(
+            "cp" + python.replace(".", "")) is None:
+        pytest.skip(f"no local CPU torch wheel for Python {python} (GENERAL365_TORCH_WHEELS); "
+                    "PyPI's Linux torch would pull several GB of CUDA")
+    return install.make_env(tmp_path, label, exe, wheel, tuple(extras), lowest=lowest)
+
+
+def _ok(r, what: str) -> None:
+    assert r.returncode == 0, f"{what}: exit {r.returncode}\n{r.stdout[-1500:]}\n{r.stderr[-3000:]}"
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+
+
+def _shortest(types: tuple[str, ...], n: int) -> list:
+    # The server's context is 1024 tokens: the judge's prompt holds the whole question.
+    import general365
+
+    problems = [p for p in general365.load_problems(source="sample")
+                if p.answer_type.value in types]
+    return sorted(problems, key=lambda p: len(p.question))[:n]
+
+
+def _stops_for(env: install.Env, needle: str, *args: str) -> None:
+    r = env.run(*args)
+    assert r.returncode == 2, f"{args}: exit {r.returncode}\n{r.stderr[-2000:]}"
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"pip install 'general365[{needle}]'" in lines[0], r.stderr
+
+
+# --- what each extra does -------------------------------------------------------------
+
+def check_base(env: install.Env) -> None:
+    r = env.py(textwrap.dedent(r"""
+        import json, evaluate, general365
+        problems = general365.load_problems(source="sample")
+        number = [p for p in problems if p.answer_type.value == "number"][:2]
+        verdicts = general365.grade([
+            {"id": number[0].id, "run": 0, "response": "\\boxed{%s}" % number[0].answer},
+            {"id": number[1].id, "run": 0, "response": "<think>\\boxed{1}"}], problems,
+            policy="rule")
+        metric = evaluate.load(general365.METRIC_PATH)
+        scores = metric.compute(predictions=["\\boxed{12}", "\\boxed{2.6}"],
+                                references=["12", "2.67"], answer_type=["number", "number"],
+                                float_round=[0, 2])
+        print(json.dumps({"n": len(problems), "statuses": [v.status.value for v in verdicts],
+                          "metric_path": general365.METRIC_PATH, "scores": scores}))
+    """))
+    _ok(r, "the Python API and the metric")
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["n"] == 120 and out["statuses"] == ["correct", "no_answer"]
+    assert "site-packages" in out["metric_path"]          # the wheel's copy, not a checkout
+    assert out["scores"]["accuracy"] == 0.5
+    _ok(env.run("dataset", "build", "--source", "sample", "--out", "hub"), "dataset build")
+    card = (env.home / "hub" / "README.md").read_text()
+    assert "configs:" in card and "general365:" not in card    # every marker filled in
+    r = env.py("import general365; print(len(general365.load_dataset('all', source='hub')))")
+    _ok(r, "load the built folder")
+    assert r.stdout.strip().splitlines()[-1] == "120"
+
+
+def check_judge(env: install.Env, server) -> None:
+    problems = _shortest(("single_choice", "multiple_choice", "text"), 3)
+    (env.home / "responses.jsonl").write_text("".join(
+        json.dumps({"id": p.id, "run": 0, "response": r"The answer is \boxed{A}"}) + "\n"
+        for p in problems))
+    r = env.run("grade", "responses.jsonl", "--dataset", "sample", "--out", "judged.jsonl",
+                "--policy", "paper", "--judge-model", server.model,
+                "--judge-base-url", server.base_url, "--judge-structured", "vllm",
+                "--judge-max-tokens", "16", "--judge-cache", "none", "--no-progress")
+    _ok(r, "grade with the judge")
+    graded = _lines(env.home / "judged.jsonl")
+    assert len(graded) == 3
+    assert all(g["method"] == "judge" and g["status"] in ("correct", "incorrect")
+               for g in graded), graded
+
+
+def check_openai(env: install.Env, server) -> None:
+    (env.home / "ids.txt").write_text("".join(p.id + "\n" for p in _shortest(("number",), 2)))
+    r = env.run("generate", "--backend", "openai", "--model", server.model,
+                "--base-url", server.base_url, "--dataset", "sample", "--ids", "ids.txt",
+                "--max-tokens", "8", "--out", "api-run")
+    _ok(r, "generate --backend openai")
+    rows = _lines(env.home / "api-run" / "responses.jsonl")
+    assert len(rows) == 2 and all(isinstance(x["response"], str) for x in rows)
+    assert json.loads((env.home / "api-run" / "run.json").read_text())["backend"] == "openai"
+
+
+def check_transformers(env: install.Env) -> None:
+    r = env.py("from general365.tiny_model import build_tiny_model; build_tiny_model('tiny')")
+    _ok(r, "build the tiny model")
+    (env.home / "ids.txt").write_text("".join(p.id + "\n" for p in _shortest(("number",), 2)))
+    r = env.run("generate", "--backend", "transformers", "--model", "tiny", "--dataset",
+                "sample", "--ids", "ids.txt", "--max-tokens", "8", "--out", "tf-run")
+    _ok(r, "generate --backend transformers")
+    assert len(_lines(env.home / "tf-run" / "responses.jsonl")) == 2
+
+
+def check_plots(env: install.Env) -> None:
+    problems = _shortest(("number", "interval", "single_choice"), 12)
+    (env.home / "right.jsonl").write_text("".join(
+        json.dumps({"id": p.id, "run": 0, "response": "\\boxed{%s}" % p.answer}) + "\n"
+        for p in problems))
+    _ok(env.run("grade", "right.jsonl", "--dataset", "sample", "--policy", "rule",
+                "--out", "right-graded.jsonl", "--no-progress"), "grade (rule)")
+    _ok(env.run("report", "right-graded.jsonl", "--out", "report"), "report")
+    assert (env.home / "report" / "index.html").stat().st_size > 1000
+    assert list((env.home / "report" / "figures").glob("*.png"))
+
+
+def check_demo(env: install.Env) -> None:
+    r = env.run("demo", "--limit", "2", "--runs", "1", "--max-tokens", "8", "--out", "demo",
+                "--model-dir", "demo-model")
+    _ok(r, "general365 demo")
+    assert len(_lines(env.home / "demo" / "graded.jsonl")) == 2
+    assert (env.home / "demo" / "report" / "index.html").is_file()
+
+
+# --- the rows -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("python", [PY_OLDEST, PY_NEWEST])
+def test_base(tmp_path, wheel, python):
+    env = _env(tmp_path, wheel, f"base-{python}", python)
+    check_base(env)
+    _stops_for(env, "transformers,plots", "demo", "--out", "d")
+    _stops_for(env, "judge", "grade", "x.jsonl", "--out", "g.jsonl", "--judge-model", "m")
+    _stops_for(env, "plots", "report", "x.jsonl", "--out", "r")
+    _stops_for(env, "openai", "generate", "--backend", "openai", "--model", "m", "--out", "d")
+    _stops_for(env, "vllm", "generate", "--backend", "vllm", "--model", "m", "--out", "d")
+    _stops_for(env, "transformers,judge,plots", "run", "--backend", "transformers",
+               "--model", "m", "--out", "d", "--judge-model", "j")
+    assert not (env.home / "d").exists()
+
+
+def test_judge(tmp_path, wheel, vllm_server):
+    env = _env(tmp_path, wheel, "judge", PY_REST, ["judge"])
+    check_judge(env, vllm_server)
+    _stops_for(env, "plots", "report", "x.jsonl", "--out", "r")
+
+
+def test_openai(tmp_path, wheel, vllm_server):
+    env = _env(tmp_path, wheel, "openai", PY_REST, ["openai"])
+    check_openai(env, vllm_server)
+
+
+def test_transformers(tmp_path, wheel):
+    env = _env(tmp_path, wheel, "transformers", PY_REST, ["transformers"])
+    check_transformers(env)
+    _stops_for(env, "plots", "demo", "--out", "d")
+
+
+def test_plots(tmp_path, wheel):
+    env = _env(tmp_path, wheel, "plots", PY_REST, ["plots"])
+    check_plots(env)
+    _stops_for(env, "transformers", "demo", "--out", "d")
+
+
+def test_demo(tmp_path, wheel):
+    env = _env(tmp_path, wheel, "demo", PY_REST, ["transformers", "plots"])
+    check_demo(env)
+
+
+def _assert_at_floors(env: install.Env, lines: list[str]) -> None:
+    installed = env.versions()
+    for line in lines:
+        name, floor = re.match(r"([A-Za-z0-9_.\-]+)(?:\[.*\])?\s*>=\s*([^,;\s]+)", line).groups()
+        if name == "torch":
+            continue      # the local CPU build: the only torch this machine can install
+        got = installed[re.sub(r"[-_.]+", "-", name).lower()]
+        assert _release(got) == _release(floor), f"{name}: floor {floor}, installed {got}"
+
+
+def test_floors_base(tmp_path, wheel):
+    # Every install_requires floor, exactly, on the oldest Python.
+    env = _env(tmp_path, wheel, "floors-base", PY_OLDEST, lowest=True)
+    _assert_at_floors(env, install.declared())
+    check_base(env)
+
+
+def test_floors_extras(tmp_path, wheel, vllm_server):
+    # Every extra's floor, exactly (the base packages as low as those extras allow).
+    extras = ("judge", "openai", "transformers", "plots")
+    env = _env(tmp_path, wheel, "floors-extras", PY_REST, extras, lowest=True)
+    base = set(install.declared())
+    _assert_at_floors(env, [x for x in install.declared(extras) if x not in base])
+    check_judge(env, vllm_server)
+    check_openai(env, vllm_server)
+    check_demo(env)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    parts = [int(x) for x in re.match(r"\d+(?:\.\d+)*", version).group(0).split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
