@@ -36,10 +36,10 @@ PY_OLDEST, PY_NEWEST, PY_REST = "3.10", "3.13", "3.11"
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
+def wheel() -> Path:
     if install.uv() is None:
         pytest.skip("uv is not installed (pip install uv; it is in the dev extra)")
-    return install.build(tmp_path_factory.mktemp("dist")).wheel
+    return install.build_once().wheel
 
 
 def _env(tmp_path, wheel, label, python, extras=(), lowest=False) -> install.Env:

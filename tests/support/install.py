@@ -93,6 +93,22 @@ def build(out: Path) -> Artifacts:
     return Artifacts(wheel, sdist)
 
 
+_BUILT: list[Artifacts] = []
+
+
+def build_once() -> Artifacts:
+    """build(), once per test session (test_packaging and test_install share it), into a
+    temporary folder removed at exit."""
+    if not _BUILT:
+        import atexit
+        import tempfile
+
+        out = Path(tempfile.mkdtemp(prefix="general365-dist-"))
+        atexit.register(shutil.rmtree, out, True)
+        _BUILT.append(build(out))
+    return _BUILT[0]
+
+
 def declared(extras: tuple[str, ...] = ()) -> list[str]:
     """setup.cfg's requirement lines for the base install plus `extras`."""
     cfg = configparser.ConfigParser()
