@@ -62,7 +62,7 @@ def test_a_worker_that_dies_marks_its_item_and_is_replaced(pool):
         time.sleep(1.0)
         for w in pool._workers:
             if w.index is not None:
-                os.kill(w.proc.pid, signal.SIGKILL)
+                os.kill(w.pid, signal.SIGKILL)
 
     t = threading.Thread(target=kill_busy_worker)
     t.start()
