@@ -38,6 +38,7 @@ from .rule import GoldAnswer, RuleResult
 
 DEFAULT_TIMEOUT = 5.0
 MEMORY_LIMIT_MB = 2048  # address space per worker
+START_TIMEOUT = 600.0   # for the fork server's answer (its first waits for its imports)
 
 
 @dataclass(frozen=True)
@@ -73,26 +74,39 @@ class _Server:
             raise RuntimeError("sys.executable is not set: the rule-grading pool cannot "
                                "start a Python interpreter")
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        # The first answer waits for the server's imports (seconds; more on a loaded machine).
+        self.control.settimeout(START_TIMEOUT)
+        fd, dup = theirs.fileno(), None
+        if fd <= 2:  # a caller that closed its standard streams: keep clear of them
+            import fcntl
+
+            fd = dup = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-c", _bootstrap(theirs.fileno())],
-                stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), close_fds=True)
+                [sys.executable, "-c", _bootstrap(fd)],
+                stdin=subprocess.DEVNULL, pass_fds=(fd,), close_fds=True)
         except BaseException:
             self.control.close()
             raise
         finally:
             theirs.close()
+            if dup is not None:
+                os.close(dup)
         self.answered = False  # has it forked a worker yet (else: it failed to start)
 
     def request(self, msg) -> tuple[int, int, int | None]:
         try:
             wire.send(self.control, msg)
             reply, fd = wire.recv_with_fd(self.control)
+        except TimeoutError:
+            self.abandon()
+            raise RuntimeError(f"the rule-grading server did not answer in {START_TIMEOUT:g} s")
         except (EOFError, OSError) as exc:
             raise _ServerGone(self._exitcode()) from exc
         if reply[0] == "error":
-            raise RuntimeError("the rule-grading server could not import math-verify:\n"
-                               + reply[1])
+            self.abandon()
+            raise RuntimeError("the rule-grading server could not import what grading needs "
+                               "(its traceback follows):\n" + reply[1])
         self.answered = True
         return reply[1], fd, reply[2]
 
@@ -101,6 +115,11 @@ class _Server:
             return self.proc.wait(5)
         except subprocess.TimeoutExpired:
             return None
+
+    def abandon(self) -> None:
+        self.control.close()
+        self.proc.kill()
+        self.proc.wait()
 
     def close(self) -> None:
         try:
@@ -158,6 +177,9 @@ class RulePool:
                 self._server = _Server()
             try:
                 pid, fd, old_exit = self._server.request(msg)
+            except RuntimeError:
+                self._server = None
+                raise
             except _ServerGone as gone:
                 fresh = not self._server.answered
                 self._server.control.close()

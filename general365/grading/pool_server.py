@@ -32,6 +32,9 @@ import struct
 import sys
 
 _HEADER = struct.Struct("!I")
+# A write to a dead peer must be an error, not SIGPIPE: the CLI restores SIGPIPE's default
+# (to end quietly under `| head`), and that default ends the process.
+_NOSIGNAL = getattr(socket, "MSG_NOSIGNAL", 0)
 
 
 # --- framing (both sides) -------------------------------------------------------------
@@ -41,11 +44,11 @@ def send(sock: socket.socket, obj, fds: tuple[int, ...] = ()) -> None:
     data = pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)
     payload = _HEADER.pack(len(data)) + data
     if fds:
-        sent = socket.send_fds(sock, [payload], list(fds))
+        sent = socket.send_fds(sock, [payload], list(fds), _NOSIGNAL)
         if sent < len(payload):
-            sock.sendall(payload[sent:])
+            sock.sendall(payload[sent:], _NOSIGNAL)
     else:
-        sock.sendall(payload)
+        sock.sendall(payload, _NOSIGNAL)
 
 
 def _recv_exact(sock: socket.socket, n: int, into: bytearray) -> None:
