@@ -164,3 +164,27 @@ def test_workers_are_children_of_the_pools_own_server_not_of_the_caller(pool):
     with open(f"/proc/{pool.server_pid}/cmdline") as f:
         argv = f.read().split("\0")
     assert "general365.grading.pool_server" in argv[2]  # python -c <bootstrap>, no __main__
+
+
+def test_a_map_cut_short_leaves_no_stale_answer_for_the_next(pool):
+    # Ctrl-C (here a signal handler that raises) while a worker grades a hanging item: the
+    # next batch must not wait on it or take its answer for one of its own items.
+    class Cut(Exception):
+        pass
+
+    def cut(*_):
+        raise Cut
+
+    pool.map([RuleTask(GOLD, "12")], timeout=30)
+    old = signal.signal(signal.SIGALRM, cut)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 1.0)
+        with pytest.raises(Cut):
+            pool.map([RuleTask(GOLD, SLOW), RuleTask(GOLD, r"\sqrt{144}")], timeout=600)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    replaced = pool.replaced
+    res = pool.map([RuleTask(GOLD, r"\sqrt{145}"), RuleTask(GOLD, r"\sqrt{144}")], timeout=30)
+    assert [r.status for r in res] == [Status.INCORRECT, Status.CORRECT]
+    assert pool.replaced == replaced + 2

@@ -149,7 +149,8 @@ def _bootstrap(fd: int) -> str:
     root = os.path.dirname(os.path.dirname(os.path.abspath(general365.__file__)))
     paths = [root] + [os.path.abspath(p) if p == "" else p
                       for p in sys.path if isinstance(p, str)]
-    return ("import sys; p = " + repr(list(dict.fromkeys(paths))) + "; "
+    # SIGINT first: Ctrl-C reaches the whole process group, and the caller stops the pool.
+    return ("import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); p = " + repr(list(dict.fromkeys(paths))) + "; "
             "sys.path[:] = p + [q for q in sys.path if q and q not in p]; "
             "from general365.grading.pool_server import main; main(" + str(fd) + ")")
 
@@ -165,6 +166,7 @@ class RulePool:
         self._lock = threading.Lock()  # one map at a time (the shared pool may be reached from threads)
         self._owner = os.getpid()
         self._failed_starts = 0
+        self._interrupted = False
         self.replaced = 0  # workers killed and replaced (timeouts, crashes)
         self.graded = 0    # items sent to the workers
         _POOLS.add(self)
@@ -223,6 +225,13 @@ class RulePool:
     def _map(self, tasks: Sequence[RuleTask], timeout: float) -> list[RuleResult]:
         results: list[RuleResult | None] = [None] * len(tasks)
         self._ensure_started()
+        if self._interrupted:
+            # The last map ended early (Ctrl-C, an error): a worker may still be grading
+            # its item, or a message may be half read. Fresh workers, so no stale answer
+            # lands on this batch.
+            for w in list(self._workers):
+                self._replace(w)
+        self._interrupted = True
         self.graded += len(tasks)
         pending = deque(range(len(tasks)))
         while pending or any(w.index is not None for w in self._workers):
@@ -259,6 +268,7 @@ class RulePool:
                     results[w.index] = RuleResult(
                         Status.TIMEOUT, f"the rule grader passed its {timeout:g} s limit")
                     self._replace(w)
+        self._interrupted = False
         return results  # type: ignore[return-value]
 
     def _worker_died(self, w: _Worker, results) -> None:
@@ -289,6 +299,7 @@ class RulePool:
         for w in self._workers:
             w.sock.close()
         self._workers = []
+        self._interrupted = False
         if self._server is not None:
             self._server.close()
             self._server = None
@@ -305,6 +316,7 @@ class RulePool:
         self._lock = threading.Lock()
         self._owner = os.getpid()
         self._failed_starts = 0
+        self._interrupted = False
 
     def __enter__(self) -> "RulePool":
         return self
