@@ -10,8 +10,10 @@ measure also runs under multiprocessing-based pools):
   script); a pool that re-imports the caller's main module pays for torch again;
 - replace: a warm pool, an item killed at a 0.2 s limit, then the next answer: the time
   past the limit until that answer is back (kill, new worker, grade);
-- baseline: a fresh interpreter that imports math-verify and grades the same answer in
-  process (what any pool must at least pay once), measured in the same run.
+- baselines, in the same run: a fresh interpreter that does the pool's warm-up in process
+  (imports math-verify and sympy, grades a number and an interval answer: what a pool of
+  warm workers must pay once, its floor), and one that only imports math-verify and grades
+  the answer (plain math-verify, cold).
 
     .venv/bin/python benchmarks/pool_start.py [--reps 5] [--workers 2]
 """
@@ -59,11 +61,19 @@ CALLER = textwrap.dedent('''
         print(json.dumps({{"first": t_first, "warm": t_warm, "replace": t_replace}}))
 ''')
 
-BASELINE = textwrap.dedent(r'''
+PLAIN = textwrap.dedent(r'''
     import json, time
     t0 = time.perf_counter()
     from math_verify import parse, verify
     assert verify(parse("$12$"), parse(r"$\sqrt{144}$"))
+    print(json.dumps({"first": time.perf_counter() - t0}))
+''')
+
+FLOOR = textwrap.dedent(r'''
+    import json, time
+    import general365.grading.rule
+    t0 = time.perf_counter()
+    import general365.grading._warm
     print(json.dumps({"first": time.perf_counter() - t0}))
 ''')
 
@@ -95,23 +105,26 @@ def main() -> int:
     kinds = {"plain": CALLER.format(heavy="", workers=args.workers)}
     if not args.no_heavy:
         kinds["heavy"] = CALLER.format(heavy="import torch", workers=args.workers)
-    rows: dict[str, list[dict]] = {k: [] for k in [*kinds, "baseline"]}
+    kinds.update(floor=FLOOR, plain_mv=PLAIN)
+    rows: dict[str, list[dict]] = {k: [] for k in kinds}
     for _ in range(args.reps):  # interleaved, so load on a shared machine hits all alike
-        rows["baseline"].append(run(BASELINE, env))
         for kind, code in kinds.items():
             rows[kind].append(run(code, env))
 
     def med(kind, key):
         return statistics.median(r[key] for r in rows[kind])
 
-    base = med("baseline", "first")
+    base = med("floor", "first")
     print(f"{args.reps} fresh callers each; pool of {args.workers} workers; medians (min)")
-    print(f"baseline: import math-verify + grade one answer in process: {base * 1000:7.0f} ms")
-    for kind in kinds:
+    labels = {"floor": "baseline: the warm-up in process", "plain_mv": "plain math-verify, one answer",
+              "plain": "first result", "heavy": "first result, caller imports torch"}
+    for kind in ["floor", "plain_mv", "plain", "heavy"]:
+        if kind not in rows:
+            continue
         first = med(kind, "first")
         lo = min(r["first"] for r in rows[kind])
-        label = "first result, caller imports torch" if kind == "heavy" else "first result"
-        print(f"{label:<36}: {first * 1000:7.0f} ms ({lo * 1000:.0f})  {first / base:.2f}x baseline")
+        print(f"{labels[kind]:<36}: {first * 1000:7.0f} ms ({lo * 1000:.0f})  "
+              f"{first / base:.2f}x the in-process warm-up")
     print(f"{'warm item':<36}: {med('plain', 'warm') * 1000:7.1f} ms")
     print(f"{'replace after a kill + next item':<36}: {med('plain', 'replace') * 1000:7.1f} ms "
           f"({min(r['replace'] for r in rows['plain']) * 1000:.1f})")

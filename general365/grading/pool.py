@@ -48,8 +48,9 @@ class RuleTask:
 
 
 class _Worker:
-    def __init__(self, pid: int, fd: int):
+    def __init__(self, pid: int, fd: int, old_exitcode: int | None = None):
         self.pid = pid
+        self.old_exitcode = old_exitcode  # of the worker it replaces
         self.sock = socket.socket(fileno=fd)
         self.index: int | None = None   # the item in flight
         self.deadline = 0.0
@@ -150,9 +151,10 @@ def _bootstrap(fd: int) -> str:
     paths = [root] + [os.path.abspath(p) if p == "" else p
                       for p in sys.path if isinstance(p, str)]
     # SIGINT first: Ctrl-C reaches the whole process group, and the caller stops the pool.
-    return ("import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); p = " + repr(list(dict.fromkeys(paths))) + "; "
+    return ("import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+            f"p = {list(dict.fromkeys(paths))!r}; "
             "sys.path[:] = p + [q for q in sys.path if q and q not in p]; "
-            "from general365.grading.pool_server import main; main(" + str(fd) + ")")
+            f"from general365.grading.pool_server import main; main({fd})")
 
 
 class RulePool:
@@ -194,9 +196,7 @@ class RulePool:
                 if msg[0] == "replace":  # the new server does not know the old worker
                     msg = ("fork", self.memory_limit_mb)
                 continue
-            w = _Worker(pid, fd)
-            w.old_exitcode = old_exit
-            return w
+            return _Worker(pid, fd, old_exit)
         raise AssertionError("unreachable")
 
     def _ensure_started(self) -> None:
