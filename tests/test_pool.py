@@ -62,7 +62,7 @@ def test_a_worker_that_dies_marks_its_item_and_is_replaced(pool):
         time.sleep(1.0)
         for w in pool._workers:
             if w.index is not None:
-                os.kill(w.proc.pid, signal.SIGKILL)
+                os.kill(w.pid, signal.SIGKILL)
 
     t = threading.Thread(target=kill_busy_worker)
     t.start()
@@ -108,3 +108,83 @@ def test_workers_run_under_an_address_space_limit():
         with open(f"/proc/{pid}/limits") as f:
             line = next(l for l in f if l.startswith("Max address space"))
         assert line.split()[3] == str(1536 * 2**20)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"  # a zombie is gone too
+    except FileNotFoundError:
+        return True
+
+
+def test_a_killed_server_takes_its_workers_and_the_next_batch_starts_a_new_one():
+    with RulePool(2) as p:
+        assert p.map([RuleTask(GOLD, r"\sqrt{144}")], timeout=30)[0].status is Status.CORRECT
+        server, workers = p.server_pid, p.pids()
+        os.kill(server, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while not all(_gone(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert all(_gone(pid) for pid in workers)  # PR_SET_PDEATHSIG: no orphans
+        res = p.map([RuleTask(GOLD, r"\sqrt{144}"), RuleTask(GOLD, r"\sqrt{145}")], timeout=30)
+        assert [r.status for r in res] == [Status.CORRECT, Status.INCORRECT]
+        assert p.server_pid != server and not set(p.pids()) & set(workers)
+
+
+def test_a_server_that_cannot_import_math_verify_says_why(tmp_path, monkeypatch):
+    # The server resolves imports as the caller does (its sys.path), so a broken
+    # math_verify first on the caller's path is the one it finds.
+    (tmp_path / "math_verify.py").write_text("raise ImportError('this math_verify is broken')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    p = RulePool(1)
+    with pytest.raises(RuntimeError, match="could not import") as err:
+        p.map([RuleTask(GOLD, r"\sqrt{144}")], timeout=30)
+    assert "this math_verify is broken" in str(err.value)
+    assert p.server_pid is None
+    monkeypatch.undo()
+    assert p.map([RuleTask(GOLD, r"\sqrt{144}")], timeout=30)[0].status is Status.CORRECT
+    p.close()
+
+
+def test_a_server_that_dies_as_it_starts_is_one_clear_error(monkeypatch):
+    monkeypatch.setattr("sys.executable", "/bin/false")
+    p = RulePool(1)
+    with pytest.raises(RuntimeError, match=r"exited as it started \(exit code 1\)"):
+        p.map([RuleTask(GOLD, r"\sqrt{144}")], timeout=30)
+    p.close()
+
+
+def test_workers_are_children_of_the_pools_own_server_not_of_the_caller(pool):
+    pool.map([RuleTask(GOLD, "12")], timeout=30)
+    for pid in pool.pids():
+        with open(f"/proc/{pid}/stat") as f:
+            ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        assert ppid == pool.server_pid
+    with open(f"/proc/{pool.server_pid}/cmdline") as f:
+        argv = f.read().split("\0")
+    assert "general365.grading.pool_server" in argv[2]  # python -c <bootstrap>, no __main__
+
+
+def test_a_map_cut_short_leaves_no_stale_answer_for_the_next(pool):
+    # Ctrl-C (here a signal handler that raises) while a worker grades a hanging item: the
+    # next batch must not wait on it or take its answer for one of its own items.
+    class Cut(Exception):
+        pass
+
+    def cut(*_):
+        raise Cut
+
+    pool.map([RuleTask(GOLD, "12")], timeout=30)
+    old = signal.signal(signal.SIGALRM, cut)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 1.0)
+        with pytest.raises(Cut):
+            pool.map([RuleTask(GOLD, SLOW), RuleTask(GOLD, r"\sqrt{144}")], timeout=600)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    replaced = pool.replaced
+    res = pool.map([RuleTask(GOLD, r"\sqrt{145}"), RuleTask(GOLD, r"\sqrt{144}")], timeout=30)
+    assert [r.status for r in res] == [Status.INCORRECT, Status.CORRECT]
+    assert pool.replaced == replaced + 2

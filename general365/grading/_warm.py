@@ -1,5 +1,6 @@
-"""Imported once in the pool's forkserver: builds math-verify's LaTeX parser there, so every
-worker forked from it (and every replacement after a timeout) starts warm."""
+"""Imported once in the pool's fork server (pool_server.py): builds math-verify's LaTeX parser
+and sympy's inequality machinery there, so every worker forked from it (and every
+replacement after a timeout) starts warm."""
 
 from __future__ import annotations
 

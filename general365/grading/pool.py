@@ -6,31 +6,39 @@ each item runs in a worker process, one item at a time; a worker still busy when
 item's limit passes is killed, the item gets status `timeout`, a fresh worker takes its
 place, and the batch goes on.
 
-Each worker talks to the parent over its own pipe: killing a worker mid-write can only
-break that pipe, never a queue the others share. Workers start from a forkserver that has
-already imported math-verify and sympy, so a replacement starts in milliseconds and no
-worker inherits the parent's threads (a judge client, a progress bar).
+Safe from any caller: the workers come from our own fork server (pool_server.py), started
+as a fresh interpreter with `subprocess`, not through multiprocessing, so they never import
+or run the caller's `__main__` (a script without the `__main__` guard, `python -c`, stdin,
+a notebook, a daemonic multiprocessing worker, torchrun ranks). The server has imported
+math-verify and sympy once, so a worker, and a replacement after a kill, starts warm in
+milliseconds and inherits none of the caller's threads. Each worker talks to the caller
+over its own socket: killing a worker mid-write can only break that socket, never a queue
+the others share. Nothing outlives the caller (see pool_server.py), and a process forked
+from one that had a pool gets a pool of its own.
 """
 
 from __future__ import annotations
 
 import atexit
-import multiprocessing as mp
 import os
-import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
+import weakref
 from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Sequence
 
 from ..schema import Status
+from . import pool_server as wire
 from .rule import GoldAnswer, RuleResult
 
 DEFAULT_TIMEOUT = 5.0
 MEMORY_LIMIT_MB = 2048  # address space per worker
-_PRELOAD = ["general365.grading.pool", "general365.grading._warm"]
+START_TIMEOUT = 600.0   # for the fork server's answer (its first waits for its imports)
 
 
 @dataclass(frozen=True)
@@ -39,73 +47,114 @@ class RuleTask:
     candidate: str
 
 
-def _grade_one(task: RuleTask) -> tuple[str, str | None]:
-    from .rule import grade_slow
-
-    try:
-        res = grade_slow(task.gold, task.candidate)
-        return res.status.value, res.detail
-    except MemoryError:
-        raise
-    except RecursionError:
-        return Status.INCORRECT.value, "math-verify: expression too deeply nested"
-    except Exception as exc:  # math-verify's verify() also counts an error as "not equal"
-        return Status.INCORRECT.value, f"math-verify error: {type(exc).__name__}"
-
-
-def _worker(conn, memory_limit_mb: int) -> None:
-    # Ctrl-C reaches the whole process group: the parent stops the workers itself.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # `99999^{99999}!` grows by hundreds of MiB a second; on a shared machine a worker must
-    # not take the memory of others before its time limit comes.
-    try:
-        import resource
-
-        limit = memory_limit_mb * 2**20
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    except (ImportError, ValueError, OSError):
-        pass
-    from . import _warm  # noqa: F401  (already imported in the forkserver: then free)
-
-    conn.send(("ready", None, None))
-    while True:
-        try:
-            msg = conn.recv()
-        except (EOFError, OSError):
-            return
-        if msg is None:
-            return
-        index, task = msg
-        try:
-            status, detail = _grade_one(task)
-        except MemoryError:
-            # A resource limit, like the time limit: reported as a timeout, and this
-            # worker, whose heap may be in any state, ends (the parent replaces it).
-            conn.send((index, Status.TIMEOUT.value,
-                       f"the rule grader passed its {memory_limit_mb} MiB memory limit"))
-            return
-        try:
-            conn.send((index, status, detail))
-        except (BrokenPipeError, OSError):
-            return
-
-
 class _Worker:
-    def __init__(self, ctx, memory_limit_mb: int):
-        self.conn, child = ctx.Pipe(duplex=True)
-        self.proc = ctx.Process(target=_worker, args=(child, memory_limit_mb), daemon=True)
-        self.proc.start()
-        child.close()
+    def __init__(self, pid: int, fd: int, old_exitcode: int | None = None):
+        self.pid = pid
+        self.old_exitcode = old_exitcode  # of the worker it replaces
+        self.sock = socket.socket(fileno=fd)
         self.index: int | None = None   # the item in flight
         self.deadline = 0.0
         self.ready = False
+        self.done = 0  # items it has graded
 
-    def kill(self) -> None:
+    def fileno(self) -> int:
+        return self.sock.fileno()
+
+
+class _ServerGone(Exception):
+    pass
+
+
+class _Server:
+    """The caller's side of the fork server: one process, one control socket."""
+
+    def __init__(self):
+        if not hasattr(os, "fork") or not hasattr(socket, "send_fds"):
+            raise RuntimeError("the rule-grading pool needs os.fork and Unix sockets "
+                               "(Linux or macOS)")
+        if not sys.executable:
+            raise RuntimeError("sys.executable is not set: the rule-grading pool cannot "
+                               "start a Python interpreter")
+        self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        # The first answer waits for the server's imports (seconds; more on a loaded machine).
+        self.control.settimeout(START_TIMEOUT)
+        fd, dup = theirs.fileno(), None
+        if fd <= 2:  # a caller that closed its standard streams: keep clear of them
+            import fcntl
+
+            fd = dup = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
         try:
-            self.proc.kill()
-            self.proc.join(5)
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", _bootstrap(fd)],
+                stdin=subprocess.DEVNULL, pass_fds=(fd,), close_fds=True)
+        except BaseException:
+            self.control.close()
+            raise
         finally:
-            self.conn.close()
+            theirs.close()
+            if dup is not None:
+                os.close(dup)
+        self.answered = False  # has it forked a worker yet (else: it failed to start)
+
+    def request(self, msg) -> tuple[int, int, int | None]:
+        try:
+            wire.send(self.control, msg)
+            reply, fd = wire.recv_with_fd(self.control)
+        except TimeoutError:
+            self.abandon()
+            raise RuntimeError(f"the rule-grading server did not answer in {START_TIMEOUT:g} s")
+        except (EOFError, OSError) as exc:
+            raise _ServerGone(self._exitcode()) from exc
+        if reply[0] == "error":
+            self.abandon()
+            raise RuntimeError("the rule-grading server could not import what grading needs "
+                               "(its traceback follows):\n" + reply[1])
+        self.answered = True
+        return reply[1], fd, reply[2]
+
+    def _exitcode(self) -> int | None:
+        try:
+            return self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def abandon(self) -> None:
+        self.control.close()
+        self.proc.kill()
+        self.proc.wait()
+
+    def close(self) -> None:
+        try:
+            wire.send(self.control, ("stop",))
+        except OSError:
+            pass
+        self.control.close()  # the server kills and reaps its workers, then exits
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def forget(self) -> None:
+        """In a forked child: drop our copy of the parent's server without touching it."""
+        self.control.close()
+        self.proc.returncode = 0  # not our child: never wait on it
+
+
+def _bootstrap(fd: int) -> str:
+    # The server resolves imports as this process does: the directory that holds this very
+    # general365 (an editable or uninstalled checkout too), then this process's sys.path
+    # ('' made absolute), so it grades with the same math-verify and sympy.
+    import general365
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(general365.__file__)))
+    paths = [root] + [os.path.abspath(p) if p == "" else p
+                      for p in sys.path if isinstance(p, str)]
+    # SIGINT first: Ctrl-C reaches the whole process group, and the caller stops the pool.
+    return ("import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+            f"p = {list(dict.fromkeys(paths))!r}; "
+            "sys.path[:] = p + [q for q in sys.path if q and q not in p]; "
+            f"from general365.grading.pool_server import main; main({fd})")
 
 
 class RulePool:
@@ -114,20 +163,58 @@ class RulePool:
     def __init__(self, workers: int | None = None, memory_limit_mb: int = MEMORY_LIMIT_MB):
         self.size = max(1, workers or _cpu_count())
         self.memory_limit_mb = memory_limit_mb
-        try:
-            self._ctx = mp.get_context("forkserver")
-            self._ctx.set_forkserver_preload(_PRELOAD)
-        except ValueError:  # no forkserver on this platform
-            self._ctx = mp.get_context("spawn")
+        self._server: _Server | None = None
         self._workers: list[_Worker] = []
         self._lock = threading.Lock()  # one map at a time (the shared pool may be reached from threads)
+        self._owner = os.getpid()
         self._failed_starts = 0
+        self._interrupted = False
         self.replaced = 0  # workers killed and replaced (timeouts, crashes)
         self.graded = 0    # items sent to the workers
+        _POOLS.add(self)
+
+    # --- workers ------------------------------------------------------------------------
+
+    def _request(self, msg) -> _Worker:
+        """Ask the server for a worker; a server that died is started again once."""
+        for attempt in (0, 1):
+            if self._server is None:
+                self._server = _Server()
+            try:
+                pid, fd, old_exit = self._server.request(msg)
+            except RuntimeError:
+                self._server = None
+                raise
+            except _ServerGone as gone:
+                fresh = not self._server.answered
+                self._server.control.close()
+                self._server = None
+                if fresh or attempt:
+                    raise RuntimeError(
+                        "the rule-grading server process exited as it started (exit code "
+                        f"{gone.args[0]}); see its stderr above") from None
+                if msg[0] == "replace":  # the new server does not know the old worker
+                    msg = ("fork", self.memory_limit_mb)
+                continue
+            return _Worker(pid, fd, old_exit)
+        raise AssertionError("unreachable")
 
     def _ensure_started(self) -> None:
+        if self._owner != os.getpid():
+            self._forget()
         while len(self._workers) < self.size:
-            self._workers.append(_Worker(self._ctx, self.memory_limit_mb))
+            self._workers.append(self._request(("fork", self.memory_limit_mb)))
+
+    def _replace(self, w: _Worker) -> int | None:
+        """Kill `w` (through the server, which reaps it) and put a fresh worker in its
+        place; returns the old worker's exit code."""
+        w.sock.close()
+        new = self._request(("replace", w.pid, self.memory_limit_mb))
+        self._workers[self._workers.index(w)] = new
+        self.replaced += 1
+        return new.old_exitcode
+
+    # --- grading ------------------------------------------------------------------------
 
     def map(self, tasks: Sequence[RuleTask], timeout: float = DEFAULT_TIMEOUT) -> list[RuleResult]:
         if not tasks:
@@ -138,26 +225,33 @@ class RulePool:
     def _map(self, tasks: Sequence[RuleTask], timeout: float) -> list[RuleResult]:
         results: list[RuleResult | None] = [None] * len(tasks)
         self._ensure_started()
+        if self._interrupted:
+            # The last map ended early (Ctrl-C, an error): a worker may still be grading
+            # its item, or a message may be half read. Fresh workers, so no stale answer
+            # lands on this batch.
+            for w in list(self._workers):
+                self._replace(w)
+        self._interrupted = True
         self.graded += len(tasks)
         pending = deque(range(len(tasks)))
         while pending or any(w.index is not None for w in self._workers):
-            now = time.monotonic()
-            for w in self._workers:
-                if w.ready and w.index is None and pending:
+            # Seasoned workers first: a fresh fork's first item is slower (its pages are
+            # still shared copy-on-write, its gold cache empty), so after a kill the next
+            # item goes to a worker that has graded before, when one is free.
+            for w in sorted(self._workers, key=lambda w: w.done == 0):
+                if w.index is None and pending:
                     i = pending.popleft()
                     try:
-                        w.conn.send((i, tasks[i]))
+                        wire.send(w.sock, (i, tasks[i].gold, tasks[i].candidate))
                         w.index, w.deadline = i, time.monotonic() + timeout
-                    except (BrokenPipeError, OSError):
+                    except OSError:  # it died idle: the item goes to another worker
                         pending.appendleft(i)
-                        self._replace(w)
-            waiting = {w.conn: w for w in self._workers}
+                        self._worker_died(w, results)
             busy = [w.deadline for w in self._workers if w.index is not None]
-            wait_for = max(0.0, min(busy) - now) if busy else 0.5
-            for conn in wait(list(waiting), timeout=min(wait_for, 0.5) + 0.001):
-                w = waiting[conn]
+            wait_for = max(0.0, min(busy) - time.monotonic()) if busy else 0.5
+            for w in wait(list(self._workers), timeout=min(wait_for, 0.5) + 0.001):
                 try:
-                    index, status, detail = conn.recv()
+                    index, status, detail = wire.recv(w.sock)
                 except (EOFError, OSError):
                     self._worker_died(w, results)
                     continue
@@ -167,48 +261,62 @@ class RulePool:
                 elif index == w.index:
                     results[index] = RuleResult(Status(status), detail)
                     w.index = None
+                    w.done += 1
             now = time.monotonic()
             for w in list(self._workers):
                 if w.index is not None and now > w.deadline:
                     results[w.index] = RuleResult(
                         Status.TIMEOUT, f"the rule grader passed its {timeout:g} s limit")
                     self._replace(w)
-                elif not w.proc.is_alive():
-                    self._worker_died(w, results)
+        self._interrupted = False
         return results  # type: ignore[return-value]
 
     def _worker_died(self, w: _Worker, results) -> None:
-        if not w.ready:
+        index, ready = w.index, w.ready
+        code = self._replace(w)
+        if not ready:
             self._failed_starts += 1
             if self._failed_starts > 3 * self.size:
                 raise RuntimeError("the rule-grading worker processes die as they start "
-                                   f"(exit code {w.proc.exitcode}); see their stderr above")
-        if w.index is not None:
-            results[w.index] = RuleResult(
-                Status.TIMEOUT, f"the grading process died (exit code {w.proc.exitcode})")
-        self._replace(w)
+                                   f"(exit code {code}); see their stderr above")
+        if index is not None:
+            results[index] = RuleResult(
+                Status.TIMEOUT, f"the grading process died (exit code {code})")
 
-    def _replace(self, w: _Worker) -> None:
-        w.kill()
-        self._workers[self._workers.index(w)] = _Worker(self._ctx, self.memory_limit_mb)
-        self.replaced += 1
+    # --- life ---------------------------------------------------------------------------
 
     def pids(self) -> list[int]:
-        return [w.proc.pid for w in self._workers]
+        return [w.pid for w in self._workers] if self._owner == os.getpid() else []
+
+    @property
+    def server_pid(self) -> int | None:
+        return self._server.proc.pid if self._server is not None else None
 
     def close(self) -> None:
+        if self._owner != os.getpid():
+            self._forget()
+            return
         for w in self._workers:
-            try:
-                w.conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
-        for w in self._workers:
-            w.proc.join(2)
-            if w.proc.is_alive():
-                w.proc.kill()
-                w.proc.join(2)
-            w.conn.close()
+            w.sock.close()
         self._workers = []
+        self._interrupted = False
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+
+    def _forget(self) -> None:
+        """After a fork: this process is not the one the workers serve. Close our copies of
+        the sockets (so the parent's exit still ends its server) and start afresh."""
+        for w in self._workers:
+            w.sock.close()
+        self._workers = []
+        if self._server is not None:
+            self._server.forget()
+            self._server = None
+        self._lock = threading.Lock()
+        self._owner = os.getpid()
+        self._failed_starts = 0
+        self._interrupted = False
 
     def __enter__(self) -> "RulePool":
         return self
@@ -224,21 +332,36 @@ def _cpu_count() -> int:
         return os.cpu_count() or 1
 
 
+_POOLS: "weakref.WeakSet[RulePool]" = weakref.WeakSet()
 _SHARED: dict[int, RulePool] = {}
+_SHARED_LOCK = threading.Lock()
 
 
 def shared_pool(workers: int | None = None) -> RulePool:
     """A pool kept for the life of the process (the `evaluate` metric and repeated
-    `grade()` calls reuse its warm workers); closed at exit."""
+    `grade()` calls reuse its warm workers); closed at exit. A forked child gets its own."""
     size = max(1, workers or _cpu_count())
-    pool = _SHARED.get(size)
-    if pool is None:
-        pool = _SHARED[size] = RulePool(size)
-    return pool
+    with _SHARED_LOCK:
+        pool = _SHARED.get(size)
+        if pool is None:
+            pool = _SHARED[size] = RulePool(size)
+        return pool
+
+
+def _after_fork_in_child() -> None:
+    global _SHARED_LOCK
+    _SHARED_LOCK = threading.Lock()
+    for pool in list(_POOLS):
+        pool._forget()
+    _SHARED.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 @atexit.register
 def _close_shared() -> None:
-    for pool in _SHARED.values():
+    for pool in list(_SHARED.values()):
         pool.close()
     _SHARED.clear()

@@ -1,0 +1,239 @@
+"""The rule pool's fork server and its workers (the other half of pool.py).
+
+The pool starts this module as a fresh interpreter (`python -c`, never multiprocessing),
+so nothing here ever imports or runs the caller's `__main__`: a script without the
+`if __name__ == "__main__":` guard, `python -c`, a script on stdin, a notebook or a
+daemonic multiprocessing worker are all the same to it. The server imports math-verify and
+sympy once, builds the parser (`_warm`), then forks one worker per request. A worker is
+therefore warm from its first item and single-threaded, and a replacement after a
+timeout kill costs a fork (milliseconds), not an interpreter start.
+
+Channels (all AF_UNIX stream sockets, framed as a 4-byte length then a pickle):
+- control, caller <-> server: strict request then reply. `("fork", memory_mb)` and
+  `("replace", pid, memory_mb)` are answered `("forked", pid, old_exitcode)` with the
+  caller's end of the new worker's socket attached (SCM_RIGHTS). The server only reaps
+  its children when asked, so a pid it kills cannot have been reused by another process.
+- worker, caller <-> one worker: `(index, gold, candidate)` in, `(index, status, detail)`
+  out, `("ready", None, None)` first.
+
+Nothing outlives the caller: the control socket's end in the caller closes when the
+caller exits, however it exits (SIGKILL included); the server then kills its workers and
+leaves. Each worker also asks Linux for SIGKILL when the server dies (PR_SET_PDEATHSIG),
+so a worker busy in a hung math-verify call goes too.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import socket
+import struct
+import sys
+
+_HEADER = struct.Struct("!I")
+# A write to a dead peer must be an error, not SIGPIPE: the CLI restores SIGPIPE's default
+# (to end quietly under `| head`), and that default ends the process.
+_NOSIGNAL = getattr(socket, "MSG_NOSIGNAL", 0)
+
+
+# --- framing (both sides) -------------------------------------------------------------
+
+
+def send(sock: socket.socket, obj, fds: tuple[int, ...] = ()) -> None:
+    data = pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)
+    payload = _HEADER.pack(len(data)) + data
+    if fds:
+        sent = socket.send_fds(sock, [payload], list(fds), _NOSIGNAL)
+        if sent < len(payload):
+            sock.sendall(payload[sent:], _NOSIGNAL)
+    else:
+        sock.sendall(payload, _NOSIGNAL)
+
+
+def _recv_exact(sock: socket.socket, n: int, into: bytearray) -> None:
+    while len(into) < n:
+        chunk = sock.recv(n - len(into))
+        if not chunk:
+            raise EOFError("the other end closed")
+        into += chunk
+
+
+def recv(sock: socket.socket):
+    buf = bytearray()
+    _recv_exact(sock, _HEADER.size, buf)
+    (size,) = _HEADER.unpack(buf)
+    body = bytearray()
+    _recv_exact(sock, size, body)
+    return pickle.loads(body)
+
+
+def recv_with_fd(sock: socket.socket):
+    """A reply that carries one file descriptor (the fd comes with its first byte)."""
+    data, fds, _, _ = socket.recv_fds(sock, _HEADER.size, 1)
+    if not data:
+        raise EOFError("the other end closed")
+    buf = bytearray(data)
+    try:
+        _recv_exact(sock, _HEADER.size, buf)
+        (size,) = _HEADER.unpack(buf)
+        body = bytearray()
+        _recv_exact(sock, size, body)
+        return pickle.loads(body), (fds[0] if fds else None)
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+
+
+# --- the worker (a forked child of the server) ----------------------------------------
+
+
+def _grade_one(gold, candidate: str) -> tuple[str, str | None]:
+    from ..schema import Status
+    from .rule import grade_slow
+
+    try:
+        res = grade_slow(gold, candidate)
+        return res.status.value, res.detail
+    except MemoryError:
+        raise
+    except RecursionError:
+        return Status.INCORRECT.value, "math-verify: expression too deeply nested"
+    except Exception as exc:  # math-verify's verify() also counts an error as "not equal"
+        return Status.INCORRECT.value, f"math-verify error: {type(exc).__name__}"
+
+
+def _worker(sock: socket.socket, memory_limit_mb: int) -> None:
+    from ..schema import Status
+
+    # `99999^{99999}!` grows by hundreds of MiB a second; on a shared machine a worker must
+    # not take the memory of others before its time limit comes.
+    try:
+        import resource
+
+        limit = memory_limit_mb * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, ValueError, OSError):
+        pass
+    send(sock, ("ready", None, None))
+    while True:
+        try:
+            msg = recv(sock)
+        except (EOFError, OSError):
+            return
+        if msg is None:
+            return
+        index, gold, candidate = msg
+        try:
+            status, detail = _grade_one(gold, candidate)
+        except MemoryError:
+            # A resource limit, like the time limit: reported as a timeout, and this
+            # worker, whose heap may be in any state, ends (the caller replaces it).
+            send(sock, (index, Status.TIMEOUT.value,
+                        f"the rule grader passed its {memory_limit_mb} MiB memory limit"))
+            return
+        send(sock, (index, status, detail))
+
+
+# --- the server -------------------------------------------------------------------------
+
+
+def _die_with_server(server_pid: int) -> None:
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != server_pid:  # the server died before the request above took hold
+        os._exit(1)
+
+
+class _Server:
+    def __init__(self, control: socket.socket):
+        self.control = control
+        self.pid = os.getpid()
+        self.children: set[int] = set()
+
+    def fork(self, memory_limit_mb: int) -> tuple[int, socket.socket]:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        pid = os.fork()
+        if pid == 0:  # the worker: never returns into the server's code
+            code = 0
+            try:
+                self.control.close()
+                ours.close()
+                _die_with_server(self.pid)
+                _worker(theirs, memory_limit_mb)
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        theirs.close()
+        self.children.add(pid)
+        return pid, ours
+
+    def reap(self, pid: int) -> int | None:
+        """Kill (if still running) and reap one of our workers; its exit code."""
+        if pid not in self.children:
+            return None
+        self.children.discard(pid)
+        try:
+            os.kill(pid, signal.SIGKILL)  # a zombie ignores it and keeps its exit status
+        except ProcessLookupError:
+            pass
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:
+            return None
+        return os.waitstatus_to_exitcode(status)
+
+    def serve(self) -> None:
+        while True:
+            try:
+                msg = recv(self.control)
+            except (EOFError, OSError):
+                return  # the caller is gone (or closed the pool)
+            if msg[0] == "stop":
+                return
+            old = self.reap(msg[1]) if msg[0] == "replace" else None
+            pid, ours = self.fork(msg[-1])
+            try:
+                send(self.control, ("forked", pid, old), fds=(ours.fileno(),))
+            except OSError:
+                return
+            finally:
+                ours.close()
+
+    def stop(self) -> None:
+        for pid in list(self.children):
+            self.reap(pid)
+
+
+def main(control_fd: int) -> None:
+    # Ctrl-C reaches the whole process group: the caller stops the pool itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    control = socket.socket(fileno=control_fd)
+    server = _Server(control)
+    try:
+        try:
+            from . import _warm  # noqa: F401  (math-verify, sympy and its parser, once)
+        except BaseException:
+            import traceback
+
+            # Answer the caller's first request with why, then leave.
+            try:
+                recv(control)
+                send(control, ("error", traceback.format_exc(), None))
+            except (EOFError, OSError):
+                pass
+            return
+        import gc
+
+        gc.freeze()  # what the workers inherit stays shared: no collector writes to it
+        server.serve()
+    finally:
+        server.stop()
+        control.close()
