@@ -132,8 +132,8 @@ def plain_values(text: str) -> tuple[PlainNumber, ...] | None:
     if len(text) > MAX_RAW_LEN:
         return None
     items = value_items(text)
-    if len(items) == 1 and items[0] == normalize(text):
-        return None  # nothing was unwrapped: not plain (plain_number said so)
+    if len(items) == 1 and "\\{" not in text:
+        return None  # nothing was unwrapped (only set braces can be): plain_number said no
     out = []
     for item in items:
         v = plain_number(item)
