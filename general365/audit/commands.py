@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from ..errors import UserError
 
@@ -43,6 +44,9 @@ def _sample(args) -> int:
 
     if args.n < 1:
         raise UserError(f"--n {args.n}: expected the number of rows to sample, at least 1")
+    # Reading is three passes over the files (check, strata, the drawn rows' text): say so.
+    print(f"general365 audit sample: reading {len(args.graded)} graded file(s) ...",
+          file=sys.stderr, flush=True)
     s = write_sample(sample(args.graded, args.n, seed=args.seed, names=args.name), args.out)
     drawn = len(s.rows) - s.disagreements
     print(f"general365 audit sample: {len(s.rows)} rows to review from "
