@@ -88,7 +88,8 @@ def last_boxed(region: str) -> str | None:
         stripped = rest.lstrip()
         if stripped.startswith("{"):
             content = _braced(region, end + (len(rest) - len(stripped)))
-            if content is not None and not is_blank(content):  # `\boxed{}` states nothing
+            # `\boxed{}` states nothing (is_blank, inlined: this runs on every response)
+            if content is not None and _BLANK_RE.fullmatch(content) is None:
                 return content.strip()
         elif rest[:1] in (" ", "\t"):
             # `\boxed 5`: TeX takes the next token as the argument.

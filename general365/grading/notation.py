@@ -31,8 +31,7 @@ _THOUSANDS_LATEX = re.compile(r"(?<=\d)\{,\}(?=\d{3})")
 _CHARS = (("\u2212", "-"), ("\u2013", "-"), ("\uff0d", "-"), ("\ufe63", "-"), ("\u00a0", " "),
           ("\u2009", " "), ("\u202f", " "), ("\u221e", "\\infty"), ("\u222a", "\\cup"),
           ("\u2264", "\\le "), ("\u2265", "\\ge "), ("\u2a7d", "\\le "), ("\u2a7e", "\\ge "),
-          ("\u2208", "\\in "), ("\u2248", "\\approx "), ("\u03bc", "\u00b5"),
-          ("\u00b1", "\\pm "), ("\u2213", "\\mp "))
+          ("\u2208", "\\in "), ("\u2248", "\\approx "), ("\u03bc", "\u00b5"))
 _COMMANDS = (("\\dfrac", "\\frac"), ("\\tfrac", "\\frac"), ("\\displaystyle", ""),
              ("\\left", ""), ("\\right", ""), ("\\$", ""), ("**", ""),
              ("\\leqslant", "\\le "), ("\\geqslant", "\\ge "), ("\\leq", "\\le"),
@@ -126,7 +125,8 @@ def qualifier(text: str) -> str | None:
 
 # The label before a set of values: `x = \{-1, 3\}`, `x \in \{-1, 3\}`.
 _SET_HEAD = re.compile(r"^[A-Za-z](?:_\{?\w{1,8}\}?)?\s*(?:=|\\in(?![A-Za-z]))\s*(?=\\\{)")
-_PLUS_MINUS = re.compile(r"\\(?:pm|mp)(?![A-Za-z]) ?")
+# `\pm`, `\mp` and the characters ± and ∓ (read here, not in normalize(): only lists need them).
+_PLUS_MINUS = re.compile(r"(?:\\(?:pm|mp)(?![A-Za-z])|[\u00b1\u2213]) ?")
 # What joins the values of a list at the top level: `,`, `;`, "or", "and"
 # (`x = -1 \text{ or } x = 3`, `-1 and 3`; normalize() has made the spacing single).
 _LIST_SEPARATOR = re.compile(r"[,;]| (?:or|and) |\\lor(?![A-Za-z])|\\vee(?![A-Za-z])")
@@ -146,7 +146,8 @@ def value_items(text: str) -> list[str]:
     for item in _top_level_split(s):
         signs = _PLUS_MINUS.findall(item)
         if len(signs) == 1:  # `a \pm b` is the two values a-b and a+b
-            first, second = ("-", "+") if signs[0].startswith("\\pm") else ("+", "-")
+            first, second = (("-", "+") if signs[0].startswith(("\\pm", "\u00b1"))
+                             else ("+", "-"))
             out.append(_PLUS_MINUS.sub(first, item).strip())
             out.append(_PLUS_MINUS.sub(second, item).strip())
         else:
