@@ -350,7 +350,8 @@ def test_hand_written_labels_score(tmp_path, capsys):
     ('{"id": "p1", "status": "correct", "label": "right", "run": -1}', "field 'run'"),
     ('{"id": "p1", "status": "correct", "label": "right", "method": "oracle"}', "unknown Method"),
     ('{"id": "p1", "status": "correct", "label": "right", "stratum_size": 0}', "stratum_size"),
-    ('{"id": "p1", "status": "correct", "label": null}', "no row has a label"),
+    ('{"id": "p1", "status": "correct", "label": null}', "1 row, none labelled yet"),
+    ("", "no rows"),
     ('{"id": "p1", "status": "correct", "label": "right"}\n'
      '{"id": "p1", "status": "incorrect", "label": "wrong"}', "labelled twice"),
 ])
@@ -366,6 +367,8 @@ def test_bad_labels_file_one_line_exit_2_nothing_written(tmp_path, capsys, line,
 def test_missing_files_and_bad_arguments_exit_2(tmp_path, capsys):
     assert main(["audit", "score", str(tmp_path / "none.jsonl"), "--out", str(tmp_path)]) == 2
     assert "no such file" in capsys.readouterr().err
+    assert main(["audit", "score", str(tmp_path), "--out", str(tmp_path / "s")]) == 2
+    assert "is a folder" in capsys.readouterr().err
     assert main(["audit", "sample", str(tmp_path / "none.jsonl"), "--n", "5",
                  "--out", str(tmp_path / "o")]) == 2
     assert "no such file" in capsys.readouterr().err

@@ -123,8 +123,9 @@ def read_labels(paths: Sequence[str]) -> tuple[list[Label], int]:
     seen: dict[tuple[str, str, int], Label] = {}
     for path in paths:
         if not os.path.isfile(path):
-            raise UserError(f"{path}: no such file (expected a labels .jsonl file: the "
-                            "review page's export, or review.jsonl with labels filled in)")
+            what = "is a folder" if os.path.isdir(path) else "no such file"
+            raise UserError(f"{path}: {what} (expected a labels .jsonl file: the review "
+                            "page's export, or review.jsonl with labels filled in)")
         for n, d in iter_jsonl(path):
             lab = parse_label(d, path=path, line=n)
             if lab is None:
@@ -139,6 +140,8 @@ def read_labels(paths: Sequence[str]) -> tuple[list[Label], int]:
             seen[key] = lab
             out.append(lab)
     if not out:
-        raise UserError(f"{', '.join(paths)}: no row has a label yet ({unlabelled} unlabelled); "
-                        'expected "label": "right" or "wrong" on the reviewed rows')
+        held = (f"{unlabelled} row{'s' if unlabelled != 1 else ''}, none labelled yet"
+                if unlabelled else "no rows")
+        raise UserError(f"{', '.join(paths)}: {held}; expected \"label\": \"right\" or "
+                        "\"wrong\" on the reviewed rows")
     return out, unlabelled
