@@ -21,6 +21,7 @@ VERBS = {
     "grade": ("general365.grading.commands", "grade a responses file"),
     "report": ("general365.report.commands", "tables, figures and a leaderboard page"),
     "run": ("general365.pipeline", "generate + grade + report into one folder"),
+    "audit": ("general365.audit.commands", "sample graded rows for review; score the labels"),
     "demo": ("general365.demo", "the whole pipeline offline on the bundled sample"),
 }
 

@@ -33,7 +33,8 @@ def test_single_letters(cand, want):
 
 
 @pytest.mark.parametrize("cand", [
-    "Paris", "I think B", "NO", "YES", "b", "ABBA", "The Eiffel Tower", "42", "",
+    "Paris", "I think B", "NO", "YES", "ABBA", "The Eiffel Tower", "42", "", "bd", "x", "k",
+    "B and d", "c. Paris",
     "A bridge", "It is A",
 ])
 def test_words_and_option_text_are_not_letters(cand):
@@ -74,3 +75,48 @@ def test_letter_then_its_option_text(cand):
 
 def test_brackets_around_one_letter_each_still_work():
     assert letters("[B] [D]") == BD and letters("[B]") == frozenset("B")
+
+
+# --- lowercase letters after a cue, several letters in a sentence (issue 14) -----------
+
+
+@pytest.mark.parametrize("cand,want", [
+    ("c", "C"), ("(c)", "C"), ("[c]", "C"), (r"\text{c}", "C"), ("option c", "C"),
+    ("**c**", "C"), ("b and d", "BD"), ("b, d", "BD"), ("(b)(d)", "BD"), ("(c) Paris", "C"),
+    ("j", "J"),
+])
+def test_lowercase_letters_name_options(cand, want):
+    # Every candidate comes after an explicit cue (a box or "Answer:"): the paper's judge
+    # reads `Answer: c` as C, and so does the letter grader (docs/grading.md).
+    assert letters(cand) == frozenset(want)
+
+
+def test_lowercase_answer_is_graded_like_its_capital():
+    assert grade_choice(frozenset("C"), "c", single=True).status is Status.CORRECT
+    assert grade_choice(frozenset("C"), "d", single=True).status is Status.INCORRECT
+    assert grade_choice(BD, "b and d", single=False).status is Status.CORRECT
+    assert grade_choice(BD, "b", single=False).status is Status.INCORRECT
+
+
+@pytest.mark.parametrize("cand,named", [
+    ("C, though D is also plausible", "C, D"), ("B or C", "B, C"),
+    ("Between B and the others, D", "B, D"), ("either A or E", "A, E"),
+])
+def test_several_letters_in_a_sentence_say_so(cand, named):
+    res = grade_choice(frozenset("C"), cand, single=True)
+    assert res.status is Status.INCORRECT and res.letters is None
+    assert f"several options ({named})" in res.detail
+
+
+@pytest.mark.parametrize("cand,named", [
+    ("I think B", "B"), ("C, though I'm unsure", "C"), ("It is A", "A"),
+])
+def test_one_letter_in_a_sentence_says_which(cand, named):
+    res = grade_choice(frozenset("C"), cand, single=True)
+    assert res.status is Status.INCORRECT and f"mentions option {named}" in res.detail
+
+
+@pytest.mark.parametrize("cand", ["Paris", "A bridge", "I would say the tower", "NO"])
+def test_no_letter_at_all_says_so(cand):
+    res = grade_choice(frozenset("A"), cand, single=True)
+    assert res.detail == "the answer names no option letter"

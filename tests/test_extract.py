@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from general365.grading.extract import NO_CANDIDATE, NO_REGION, extract, final_region, last_boxed
+from general365.grading.extract import (EMPTY_BOX, NO_CANDIDATE, NO_REGION, extract, final_region,
+                                       is_blank, last_boxed)
 from general365.markers import REASONING_MARKERS
 
 
@@ -154,3 +155,32 @@ def test_last_non_empty_box_counts():
     assert extract(r"\boxed{7}\boxed{}").candidate == "7"
     assert extract(r"\boxed{7} and \boxed{ }").candidate == "7"
     assert extract(r"\boxed{}").candidate is None
+
+
+@pytest.mark.parametrize("text", [
+    r"so \boxed{}", r"\boxed{ }", r"\boxed{\text{}}", r"\boxed{\text{ }}", r"$\boxed{}$",
+    r"\boxed{\quad}", r"The final answer is $\boxed{}$.", r"**Final Answer:** \boxed{}",
+    r"Answer: $\boxed{\,}$", r"<think>\boxed{7}</think> so \boxed{}",
+])
+def test_an_empty_final_box_is_no_answer_and_says_so(text):
+    # An empty box states nothing, also when a statement points at it (issue 14): no
+    # candidate, and the reason names the empty box.
+    for usable in (None, NUMBER, CHOICE):
+        ex = extract(text, usable)
+        assert ex.candidate is None and ex.source == "empty_box", (text, ex)
+        assert ex.detail == EMPTY_BOX
+
+
+def test_an_empty_box_does_not_hide_a_stated_answer():
+    assert extract(r"Final answer: 7. \boxed{}", NUMBER).candidate == "7"
+    assert extract(r"\boxed{7} then \boxed{\text{}}").candidate == "7"
+    # An unclosed box is not an empty one.
+    assert extract(r"so \boxed{12").detail == NO_CANDIDATE
+
+
+@pytest.mark.parametrize("text,blank", [
+    ("", True), (" ", True), (r"\boxed{}", True), (r"$\text{ }$", True), (r"\,\;", True),
+    ("0", False), (r"\text{?}", False), (r"\emptyset", False), (r"\{\}", False), ("B", False),
+])
+def test_is_blank(text, blank):
+    assert is_blank(text) is blank

@@ -239,3 +239,46 @@ def test_two_boxes_the_last_one_counts():
     # The contract's literal rule: `\boxed{B} and \boxed{D}` answers D (docs/grading.md).
     v = grade_one("BD", "multiple_choice", r"\boxed{B} and \boxed{D}")
     assert v.status is Status.INCORRECT and v.extracted == "D"
+
+
+# Issue 14, section 4: the gaps found by the hidden contract cases, through the public API.
+GAPS = [
+    # number golds with several values
+    ("number", "-1, 3", r"\boxed{\{-1, 3\}}", "correct"),
+    ("number", "-1, 3", r"\boxed{x = -1 \text{ or } x = 3}", "correct"),
+    ("number", "-1, 3", r"\boxed{-1 \text{ and } 3}", "correct"),
+    ("number", "-3, 3", r"\boxed{\pm 3}", "correct"),
+    ("number", "-3, 3", r"The answer is $x = \pm 3$.", "correct"),
+    ("number", "-1, 3", r"\boxed{\{-1\}}", "incorrect"),
+    ("number", "-1, 3", r"\boxed{\{-1, 3, 5\}}", "incorrect"),
+    ("number", "-2, 3", r"\boxed{\pm 3}", "incorrect"),
+    ("number", "3", r"\boxed{\pm 3}", "incorrect"),
+    # a lowercase letter after an explicit cue
+    ("single_choice", "C", "Answer: c", "correct"),
+    ("single_choice", "C", r"\boxed{c}", "correct"),
+    ("single_choice", "C", "The answer is (c).", "correct"),
+    ("single_choice", "C", "Answer: d", "incorrect"),
+    ("multiple_choice", "BD", r"\boxed{b, d}", "correct"),
+    # an empty final box
+    ("number", "12", r"so \boxed{}", "no_answer"),
+    ("number", "12", r"The final answer is $\boxed{}$.", "no_answer"),
+    ("interval", "[1,2)", r"\boxed{\text{ }}", "no_answer"),
+    ("single_choice", "C", r"Final answer: \boxed{}", "no_answer"),
+    # several letters
+    ("single_choice", "C", "The answer is C, though D is also plausible", "incorrect"),
+]
+
+
+@pytest.mark.parametrize("answer_type,gold,response,expected", GAPS)
+def test_issue14_grading_gaps(answer_type, gold, response, expected):
+    v = grade_one(gold, answer_type, response)
+    assert v.status.value == expected, v
+
+
+def test_empty_box_detail_and_several_letters_detail():
+    v = grade_one("12", "number", r"The final answer is $\boxed{}$.")
+    assert v.status is Status.NO_ANSWER and "empty" in v.detail
+    v = grade_one("C", "single_choice", "The answer is C, though D is also plausible")
+    assert v.status is Status.INCORRECT and "several options (C, D)" in v.detail
+    v = grade_one("-1, 3", "number", r"\boxed{\{-1\}}")
+    assert "1 value where the gold has 2" in v.detail

@@ -377,3 +377,170 @@ def test_lists_are_multisets(gold, cand, ok):
 ])
 def test_notation_decisions(gold, k, cand, ok):
     assert both(gold, cand, k) is (Status.CORRECT if ok else Status.INCORRECT)
+
+
+# --- number golds with several values (issue 14, section 4) ---------------------------
+
+
+@pytest.mark.parametrize("gold,cand", [
+    ("-1, 3", r"\{-1, 3\}"), ("-1, 3", r"\{3, -1\}"), ("-1, 3", r"\left\{-1, 3\right\}"),
+    ("-1, 3", r"x \in \{-1, 3\}"), ("-1, 3", r"S = \{-1, 3\}"),
+    ("-1, 3", r"x = -1 \text{ or } x = 3"), ("-1, 3", r"x=-1 \text{ and } x = 3"),
+    ("-1, 3", r"-1 \text{ and } 3"), ("-1, 3", "-1 or 3"), ("-1, 3", "3 and -1"),
+    ("-1, 3", "x = -1; x = 3"), ("-1, 3", r"x_1 = -1,\ x_2 = 3"), ("-1, 3", r"-1 \lor 3"),
+    ("-3, 3", r"\pm 3"), ("-3, 3", r"x = \pm 3"), ("-3, 3", "\u00b13"), ("-3, 3", r"\mp 3"),
+    ("-3, 3", r"\pm 3 \text{ cm}"), ("-1, 1, -2, 2", r"\pm 1, \pm 2"),
+    (r"\pm 3", "-3, 3"), (r"\{-1, 3\}", "3, -1"), ("3", r"\{3\}"),
+    (r"1-\sqrt{2}, 1+\sqrt{2}", r"1 \pm \sqrt{2}"),
+    (r"\frac{1-\sqrt{5}}{2}, \frac{1+\sqrt{5}}{2}", r"\frac{1 \pm \sqrt{5}}{2}"),
+    ("12000, 5", r"12,000 \text{ and } 5"),
+])
+def test_several_values_as_a_set_with_or_and_or_plus_minus_are_correct(gold, cand):
+    assert both(gold, cand) is Status.CORRECT
+
+
+@pytest.mark.parametrize("gold,cand,why", [
+    ("-1, 3", r"\{3\}", "1 value where the gold has 2"),            # a value missing
+    ("-1, 3", r"\{-1, 3, 5\}", "3 values where the gold has 2"),    # an extra value
+    ("-1, 3", "-1 or 3 or 5", "3 values"),
+    ("-1, 3", r"\{-1, 3, 3\}", "3 values"),                         # a repeat is an extra value
+    ("1, 2, 2", r"\{1, 2\}", "2 values where the gold has 3"),      # the gold's multiset
+    ("3", r"\pm 3", "2 values where the gold has 1"),               # +-3 is not 3
+    ("3", "3 or 4", "2 values"),                                      # a hedge is not a value
+    ("-3, 3, 5", r"\pm 3", "2 values where the gold has 3"),
+    ("-3, 3", r"\pm 3 \text{ or } 5", "3 values"),
+    ("0", r"\pm 0", "2 values"),
+    ("4", "between 3 and 5", "2 values"),
+])
+def test_missing_or_extra_values_stay_incorrect_and_say_why(gold, cand, why):
+    assert both(gold, cand) is Status.INCORRECT
+    g = parse_gold(gold, N, 0)
+    for fast in (True, False):
+        assert why in grade_slow(g, cand, fast=fast).detail
+
+
+@pytest.mark.parametrize("gold,cand", [
+    ("-2, 3", r"\pm 3"), ("-2, 2", r"\pm 3"), ("-1, 3", r"\{-1, 4\}"),
+    ("-1, 3", r"x = 1 \text{ or } x = 3"), ("2, 4", r"3 \pm 2"), ("-1, 3", r"\pm 1 \pm 3"),
+])
+def test_wrong_values_and_plus_minus_on_an_asymmetric_gold_are_incorrect(gold, cand):
+    assert both(gold, cand) is Status.INCORRECT
+
+
+def test_plus_minus_rounds_each_value_with_float_round():
+    assert both("-1.41, 1.41", r"\pm\sqrt{2}", k=2) is Status.CORRECT
+    assert both("-1.41, 1.42", r"\pm\sqrt{2}", k=2) is Status.INCORRECT
+
+
+def test_several_values_do_not_change_intervals():
+    # "or" unites and "and" intersects for an interval gold, as before.
+    assert both("[2,5)", r"x\ge 2 \text{ and } x<5", t=I) is Status.CORRECT
+    assert both(r"\{-1,3\}", r"\{3,-1\}", t=I) is Status.CORRECT
+
+
+def test_value_items():
+    items = exact.value_items
+    assert items(r"\{-1, 3\}") == ["-1", "3"]
+    assert items(r"x = -1 \text{ or } x = 3") == ["x = -1", "x = 3"]
+    assert items(r"\pm 3") == ["-3", "+3"]
+    assert items(r"(1, 2), 3") == ["(1, 2)", "3"]          # brackets keep their commas
+    assert items("12,000") == ["12000"]                       # thousands, not a list
+    assert items(r"\pm 1 \pm 2") == [r"\pm 1 \pm 2"]          # two signs: left as written
+    assert items(r"\frac{1 or 2}{3}") == [r"\frac{1 or 2}{3}"]  # only top-level words split
+
+
+def _random_value_lists(seed: int, n: int):
+    """(gold, candidate, correct?) for number golds of one to three values: the candidate's
+    values are the gold's, or with one missing, one extra, one changed or repeated, written
+    as a list, a set, with "or"/"and", as x = ..., or with a plus-minus sign."""
+    import random
+
+    rng = random.Random(seed)
+
+    def show(q: Fraction) -> str:
+        if q.denominator == 1:
+            return str(q.numerator)
+        return rng.choice([rf"\frac{{{q.numerator}}}{{{q.denominator}}}", f"{q.numerator}/{q.denominator}"])
+
+    for _ in range(n):
+        a = Fraction(rng.randint(1, 40), rng.choice([1, 1, 2, 4]))
+        gold_vals = rng.choice([[a], [-a, a], [-a, a], [a, a + 3], [-a, a, a + 1]])
+        vals = list(gold_vals)
+        change = rng.choice(["same", "same", "same", "missing", "extra", "changed", "repeat"])
+        if change == "missing" and len(vals) > 1:
+            vals.pop(rng.randrange(len(vals)))
+        elif change == "extra":
+            vals.append(a + 7)
+        elif change == "changed":
+            vals[rng.randrange(len(vals))] += 1
+        elif change == "repeat":
+            vals.append(vals[0])
+        rng.shuffle(vals)
+        ok = sorted(vals) == sorted(gold_vals)
+        gold = ", ".join(show(v) for v in gold_vals)
+        form = rng.choice(["list", "set", "or", "and", "assign", "pm"])
+        if form == "pm" and len(vals) == 2 and vals[0] == -vals[1] and vals[0] != 0:
+            cand = rf"\pm {show(abs(vals[0]))}"
+            if rng.random() < 0.5:
+                cand = "x = " + cand
+        elif form == "set":
+            cand = r"\{" + ", ".join(show(v) for v in vals) + r"\}"
+        elif form in ("or", "and"):
+            cand = rf" \text{{ {form} }} ".join(show(v) for v in vals)
+        elif form == "assign":
+            cand = r" \text{ or } ".join(f"x = {show(v)}" for v in vals)
+        else:
+            cand = ", ".join(show(v) for v in vals)
+        yield gold, cand, ok
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_fast_path_agrees_with_math_verify_on_random_value_lists(seed):
+    # Both paths, and the independently computed answer: the same multiset of values.
+    for gold, cand, ok in _random_value_lists(seed, 40):
+        g = parse_gold(gold, N, 0)
+        quick = grade_fast(g, cand)
+        assert quick is not None, (gold, cand)
+        slow = grade_slow(g, cand, fast=False)
+        assert quick.status is slow.status, (gold, cand, quick, slow)
+        assert quick.status is (Status.CORRECT if ok else Status.INCORRECT), (gold, cand)
+
+
+def test_and_intersects_on_the_math_verify_path_too():
+    # Bounds the fast path does not read (sqrt 2) go to math-verify, which alone would read
+    # "and" like "or": the slow path intersects as the fast path does.
+    gold = r"[\sqrt{2}, 5)"
+    assert both(gold, r"x\ge \sqrt{2} \text{ and } x<5", t=I) is Status.CORRECT
+    assert both(gold, r"x\ge \sqrt{2} \land x<5", t=I) is Status.CORRECT
+    assert both(gold, r"x\ge \sqrt{2} \text{ or } x<5", t=I) is Status.INCORRECT
+    assert both(gold, r"x> \sqrt{2} \text{ and } x<5", t=I) is Status.INCORRECT
+    assert both(r"x\ge \sqrt{2} \text{ and } x<5", r"[\sqrt{2}, 5)", t=I) is Status.CORRECT
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_fast_path_agrees_with_math_verify_on_random_inequalities(seed):
+    # Unions of bounded spans written as inequalities joined by "and" and "or".
+    import random
+
+    rng = random.Random(1000 + seed)
+
+    def span_as_words(a, b, lo_closed, hi_closed):
+        lo = rf"x \ge {a}" if lo_closed else f"x > {a}"
+        hi = rf"x \le {b}" if hi_closed else f"x < {b}"
+        return rf"{lo} \text{{ and }} {hi}" if rng.random() < 0.5 else rf"{hi} \text{{ and }} {lo}"
+
+    for _ in range(20):
+        spans = []
+        for _ in range(rng.randint(1, 2)):
+            a = rng.randint(-6, 6)
+            spans.append((a, a + rng.randint(0, 4), rng.random() < 0.5, rng.random() < 0.5))
+        gold = r"\cup".join(("[" if lc else "(") + f"{a},{b}" + ("]" if hc else ")")
+                            for a, b, lc, hc in spans if a < b or (lc and hc)) or r"\emptyset"
+        if rng.random() < 0.5:  # the candidate: the same spans, or one end moved
+            a, b, lc, hc = spans[0]
+            spans[0] = (a, b, not lc, hc)
+        cand = r" \text{ or } ".join(span_as_words(*s) for s in spans)
+        g = parse_gold(gold, I, 0)
+        quick = grade_fast(g, cand)
+        assert quick is not None, cand
+        assert quick.status is grade_slow(g, cand, fast=False).status, (gold, cand)

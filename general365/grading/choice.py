@@ -3,9 +3,13 @@
 A candidate names option letters when, once its wrapping is gone (`\\boxed`, `\\text{}`,
 `$`, Markdown bold, "Option"/"Options"/"Choice"), it is nothing but capital letters and
 separators: `B`, `B, D`, `B and D`, `(B)(D)`, `BD`, `B/D`, or one letter followed by its
-option's text (`B. 42`, `(B) Paris`). Correct means all and only the gold letters, in any
+option's text (`B. 42`, `(B) Paris`). Lowercase letters a-j count the same when the list is
+all lowercase (`c`, `(c)`, `b and d`, `(c) Paris`): every candidate comes after an explicit
+cue (a box or "Answer:"), and the paper's judge reads `Answer: c` as C. Runs of lowercase
+letters (`bd`) are words, not letters. Correct means all and only the gold letters, in any
 order. A candidate that is an option's full text, or a sentence, names no letter: the
-grader answers INCORRECT with the reason, and in the cascade the judge may still rescue it.
+grader answers INCORRECT with the reason (which says which letters the sentence mentions),
+and in the cascade the judge may still rescue it.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ _PREFIX = re.compile(r"^(?:(?:the\s+)?(?:correct\s+)?(?:options?|choices?|answer
 # Split, never one big regex: nested optional separators backtrack exponentially.
 _SPLIT_RE = re.compile(r"\s*(?:,|;|/|&|\+|\band\b)\s*|\s+")
 _PIECE_RE = re.compile(r"^(?:\(([A-Z])\)|\[([A-Z])\]|([A-Z]))$")
+_LOWER_PIECE_RE = re.compile(r"^(?:\(([a-j])\)|\[([a-j])\]|([a-j]))$")
+_LOWER_LEADING_RE = re.compile(r"^\(([a-j])\)\s*\S")
 # Runs of letters only from A-J, so that a capitalised word ("NO", "YES") is not a run.
 _RUN_RE = re.compile(r"^[A-J]{2,10}$")
 # One letter then its option's text: `B. 42`, `(B) Paris`, `C - 42`, `C — Paris`, `C (42)`.
@@ -45,28 +51,29 @@ def letters(candidate: str | None) -> frozenset[str] | None:
                 and left not in inner and right not in inner):
             s = inner.strip()
             break
-    found = _letter_list(s)
+    found = _letter_list(s) or _letter_list(s, _LOWER_PIECE_RE)
     if found:
-        return found
+        return frozenset(c.upper() for c in found)
     found = _options_with_text(s)
     if found:
         return found
     if _RUN_RE.match(s) and len(set(s)) == len(s):
         return frozenset(s)  # "BD": distinct capitals run together
-    m = _LEADING_RE.match(s)
+    m = _LEADING_RE.match(s) or _LOWER_LEADING_RE.match(s)
     if m:
-        return frozenset(m.group(1) or m.group(2))
+        return frozenset((m.group(1) or m.group(2)).upper())
     return None
 
 
-def _letter_list(s: str) -> frozenset[str] | None:
-    """`B, D`, `B and D`, `(B)(D)`, `[B] [D]`: every piece a single (bracketed) capital."""
+def _letter_list(s: str, piece_re: re.Pattern = _PIECE_RE) -> frozenset[str] | None:
+    """`B, D`, `B and D`, `(B)(D)`, `[B] [D]`: every piece a single (bracketed) letter of
+    `piece_re` (capitals; or lowercase a-j, never mixed with capitals)."""
     s = s.replace(")(", ") (").replace("][", "] [")
     found = []
     for piece in _SPLIT_RE.split(s):
         if not piece:
             continue
-        m = _PIECE_RE.match(piece)
+        m = piece_re.match(piece)
         if not m:
             return None
         found.append(m.group(1) or m.group(2) or m.group(3))
@@ -94,6 +101,37 @@ class ChoiceResult:
     detail: str | None = None
 
 
+# A capital A-J standing alone in a sentence: `C, though D is also plausible`. "A" and "I"
+# followed by a lowercase word are the article and the pronoun ("A cat", "I think").
+_MENTION_RE = re.compile(r"(?<![A-Za-z0-9\\])([A-J])(?![A-Za-z0-9'])")
+
+
+def no_letter_reason(candidate: str) -> str:
+    """Why a candidate names no option: a sentence that mentions letters says which, so a
+    hedge between two options reads as one ("C, though D is also plausible")."""
+    s = normalize(candidate[:400])
+    mentioned = list(dict.fromkeys(m.group(1) for m in _MENTION_RE.finditer(s)
+                                   if not (m.group(1) in "AI" and _article(s, m.end()))))
+    if len(mentioned) > 1:
+        return (f"the answer names several options ({', '.join(mentioned)}) inside a sentence, "
+                "not one plain choice: read as no clear option letter")
+    if mentioned:
+        return (f"the answer mentions option {mentioned[0]} inside a sentence, not as a plain "
+                "option letter: read as no option letter")
+    return "the answer names no option letter"
+
+
+_LETTER_FOLLOWERS = {"or", "and", "nor", "is", "are", "was", "seems", "looks", "appears"}
+
+
+def _article(s: str, end: int) -> bool:
+    """`A cat`, `I think`: the article or the pronoun, not an option (but `A or E`, `A is`)."""
+    if s[end:end + 1] != " " or not s[end + 1:end + 2].islower():
+        return False
+    word = s[end + 1:end + 12].split(" ", 1)[0].rstrip(",.;:")
+    return word not in _LETTER_FOLLOWERS
+
+
 def gold_letters(answer: str) -> frozenset[str] | None:
     return letters(answer)
 
@@ -103,7 +141,7 @@ def grade_choice(gold: frozenset[str], candidate: str | None, *, single: bool) -
         return ChoiceResult(Status.NO_ANSWER, None, "no \\boxed{} answer and no final-answer statement")
     found = letters(candidate)
     if found is None:
-        return ChoiceResult(Status.INCORRECT, None, "the answer names no option letter")
+        return ChoiceResult(Status.INCORRECT, None, no_letter_reason(candidate))
     if single and len(found) != 1:
         return ChoiceResult(Status.INCORRECT, found, "more than one option for a single-choice question")
     return ChoiceResult(Status.CORRECT if found == gold else Status.INCORRECT, found)

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .notation import normalize, qualifier  # noqa: F401  (exact.normalize is the shared entry)
+from .notation import normalize, qualifier, value_items  # noqa: F401  (the shared entries)
 
 # Candidates longer than this never take the fast path (and exponents are bounded), so
 # that nothing here can be slow: a 10^(10^6) literal is math-verify's problem, in a worker
@@ -122,34 +122,18 @@ def sci_exponent(text: str) -> int | None:
     return None
 
 
-def top_level_items(text: str) -> list[str]:
-    """`1,2,2` -> ['1', '2', '2']: the comma-separated items outside any bracket, after
-    normalisation (so `12,000` is one item). A plain scan: linear on any input."""
-    s = normalize(text)
-    items, depth, start = [], 0, 0
-    for i, c in enumerate(s):
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            items.append(s[start:i].strip())
-            start = i + 1
-    items.append(s[start:].strip())
-    return items
-
-
 def plain_values(text: str) -> tuple[PlainNumber, ...] | None:
-    """A plain number as a 1-tuple, a list of plain numbers (`1,2,2`) as a tuple in order;
-    else None."""
+    """A plain number as a 1-tuple; the plain values an answer lists (`1,2,2`,
+    `\\{-1, 3\\}`, `-1 \\text{ or } 3`, `\\pm 3`: notation.value_items) as a tuple in
+    order; else None."""
     one = plain_number(text)
     if one is not None:
         return (one,)
     if len(text) > MAX_RAW_LEN:
         return None
-    items = top_level_items(text)
-    if len(items) < 2:
-        return None
+    items = value_items(text)
+    if len(items) == 1 and "\\{" not in text:
+        return None  # nothing was unwrapped (only set braces can be): plain_number said no
     out = []
     for item in items:
         v = plain_number(item)

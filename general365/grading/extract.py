@@ -17,6 +17,7 @@ from ..markers import split_reasoning
 
 NO_REGION = "the reasoning block was opened and never closed (cut off): no final answer"
 NO_CANDIDATE = "no \\boxed{} answer and no final-answer statement"
+EMPTY_BOX = "the final \\boxed{} is empty: no answer is stated"
 
 
 @dataclass(frozen=True)
@@ -26,14 +27,15 @@ class Extraction:
 
     region: str | None
     candidate: str | None
-    source: str | None = None  # "boxed" or "statement"
+    source: str | None = None  # "boxed" or "statement"; "empty_box" when there is no candidate
+    # because the only box (or the box a statement points at) is empty
 
     @property
     def detail(self) -> str | None:
         if self.region is None:
             return NO_REGION
         if self.candidate is None:
-            return NO_CANDIDATE
+            return EMPTY_BOX if self.source == "empty_box" else NO_CANDIDATE
         return None
 
 
@@ -44,6 +46,16 @@ def final_region(text: str) -> str | None:
 
 MAX_BOX_TRIES = 16
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])")
+# What states nothing: `\boxed{}`, `\boxed{\text{ }}`, `$\boxed{}$`, `\boxed{\quad}`. Each
+# alternative starts with a different character, so the match is linear.
+_BLANK_RE = re.compile(
+    r"(?:\s|[{}$*]|\\(?:boxed|fbox|text|textbf|textit|textrm|mathrm|mathbf|mbox|quad|qquad"
+    r"|phantom|displaystyle)(?![A-Za-z])|\\[,;:! ])*")
+
+
+def is_blank(text: str) -> bool:
+    """True when `text` is only empty boxes, empty `\\text{}`, spacing and math delimiters."""
+    return _BLANK_RE.fullmatch(text) is not None
 
 
 def _braced(text: str, start: int) -> str | None:
@@ -76,7 +88,8 @@ def last_boxed(region: str) -> str | None:
         stripped = rest.lstrip()
         if stripped.startswith("{"):
             content = _braced(region, end + (len(rest) - len(stripped)))
-            if content is not None and content.strip():  # `\boxed{}` states nothing
+            # `\boxed{}` states nothing (is_blank, inlined: this runs on every response)
+            if content is not None and _BLANK_RE.fullmatch(content) is None:
                 return content.strip()
         elif rest[:1] in (" ", "\t"):
             # `\boxed 5`: TeX takes the next token as the argument.
@@ -111,7 +124,7 @@ def statement_candidates(region: str) -> list[str]:
     out = []
     for end in ends:
         x = _candidate_after(region, end)
-        if x:
+        if x and not is_blank(x):  # "The final answer is $\boxed{}$" states nothing
             out.append(x)
     return out
 
@@ -185,10 +198,25 @@ def extract(text: str, usable: Callable[[str], bool] | None = None) -> Extractio
     stated = last_statement(region, usable)
     if stated:
         return Extraction(region, stated, "statement")
+    if _BOX_RE.search(region) and any(is_blank(c) for c in _box_contents(region)):
+        return Extraction(region, None, "empty_box")
     return Extraction(region, None)
 
 
-_VALUE_START = set("0123456789+-.\\$([{]\u2212\u221e\u03c0\u221a\u2205\uff0d")
+def _box_contents(region: str) -> list[str]:
+    """The contents of the region's last complete boxes (only for the rare no-answer case)."""
+    out = []
+    for m in list(_BOX_RE.finditer(region))[-MAX_BOX_TRIES:]:
+        rest = region[m.end():]
+        stripped = rest.lstrip()
+        if stripped.startswith("{"):
+            content = _braced(region, m.end() + (len(rest) - len(stripped)))
+            if content is not None:
+                out.append(content)
+    return out
+
+
+_VALUE_START = set("0123456789+-.\\$([{]\u2212\u221e\u03c0\u221a\u2205\uff0d\u00b1")
 _HEDGES = ("approximately ", "approx", "about ", "around ", "roughly ", "nearly ", "almost ")
 _VAR_RE = re.compile(
     r"^[A-Za-z](?:_\{?\w{1,8}\}?)?\s*(?:=|<|>|\\in|\\le|\\ge|\\lt|\\gt|\u2264|\u2265|\\approx)")

@@ -6,6 +6,8 @@ text, so they cannot disagree about notation).
   separators, hedges ("approximately 3.14"), scale words (`7.5 million`), repeating decimals
   (`0.\\overline{3}`), set-builder sets, ISO open brackets (`]a,b[`).
 - `qualifier`: words that make a number a bound or an operation (`7 or more`, `7 squared`).
+- `value_items`: the values a number answer lists (`1,2,2`, `\\{-1, 3\\}`, `x = -1 or x = 3`,
+  `\\pm 3`), each item normalised, so both paths count and read the same values.
 
 Every regex here is linear: no nested quantifiers over the same characters.
 """
@@ -117,3 +119,64 @@ def qualifier(text: str) -> str | None:
         return None
     m = _QUALIFIER.search(normalize(text))
     return m.group(0) if m else None
+
+
+# --- the values of a number answer ----------------------------------------------------
+
+# The label before a set of values: `x = \{-1, 3\}`, `x \in \{-1, 3\}`.
+_SET_HEAD = re.compile(r"^[A-Za-z](?:_\{?\w{1,8}\}?)?\s*(?:=|\\in(?![A-Za-z]))\s*(?=\\\{)")
+# `\pm`, `\mp` and the characters ± and ∓ (read here, not in normalize(): only lists need them).
+_PLUS_MINUS = re.compile(r"(?:\\(?:pm|mp)(?![A-Za-z])|[\u00b1\u2213]) ?")
+# What joins the values of a list at the top level: `,`, `;`, "or", "and"
+# (`x = -1 \text{ or } x = 3`, `-1 and 3`; normalize() has made the spacing single).
+_LIST_SEPARATOR = re.compile(r"[,;]| (?:or|and) |\\lor(?![A-Za-z])|\\vee(?![A-Za-z])")
+
+
+def value_items(text: str) -> list[str]:
+    """The values a number answer lists, each normalised, in order: `1,2,2` gives three;
+    a set `\\{-1, 3\\}` (also `x \\in \\{-1, 3\\}`), `x = -1 \\text{ or } x = 3` and
+    `-1 \\text{ and } 3` give two; `\\pm 3` (one plus-minus sign in an item) gives `-3` and
+    `+3`. One value gives a list of one. A plain scan and linear regexes: safe on any text."""
+    s = _SET_HEAD.sub("", normalize(text))
+    if s.startswith("\\{") and s.endswith("\\}"):
+        inner = s[2:-2]
+        if "\\{" not in inner and "\\}" not in inner:  # one set, not `\{1\}\cup\{2\}`
+            s = inner.strip()
+    out: list[str] = []
+    for item in _top_level_split(s):
+        signs = _PLUS_MINUS.findall(item)
+        if len(signs) == 1:  # `a \pm b` is the two values a-b and a+b
+            first, second = (("-", "+") if signs[0].startswith(("\\pm", "\u00b1"))
+                             else ("+", "-"))
+            out.append(_PLUS_MINUS.sub(first, item).strip())
+            out.append(_PLUS_MINUS.sub(second, item).strip())
+        else:
+            out.append(item)
+    return out
+
+
+def _top_level_split(s: str) -> list[str]:
+    """`s` cut at `,`, `;` and the connectives that stand outside any bracket."""
+    return split_top_level(s, _LIST_SEPARATOR)
+
+
+def split_top_level(s: str, separator: re.Pattern) -> list[str]:
+    """`s` cut at the matches of `separator` that stand outside any bracket, each piece
+    stripped. One pass over `s` for the depths, one `finditer`: linear."""
+    matches = list(separator.finditer(s))
+    if not matches:
+        return [s.strip()]
+    depths, depth = [], 0
+    for c in s:
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        depths.append(depth)
+    items, start = [], 0
+    for m in matches:
+        if depths[m.start()] == 0:
+            items.append(s[start:m.start()].strip())
+            start = m.end()
+    items.append(s[start:].strip())
+    return items

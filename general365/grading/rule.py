@@ -17,6 +17,7 @@ the dataset), and `sympy_gold` once per worker process (a cache keyed by the gol
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -24,6 +25,7 @@ from typing import Any
 from ..schema import AnswerType, Status
 from . import exact
 from .exact import PlainNumber, Span
+from .notation import split_top_level
 
 # math-verify warns once that its timeout is off; the pool enforces time, so that is intended.
 logging.getLogger("math_verify").setLevel(logging.ERROR)
@@ -91,6 +93,8 @@ def grade_fast(gold: GoldAnswer, candidate: str) -> RuleResult | None:
         if preds is None:
             return None
         golds = (gold.number,) if gold.number is not None else gold.numbers
+        if len(golds) != len(preds):
+            return RuleResult(Status.INCORRECT, count_mismatch(len(golds), len(preds)))
         ok = _multisets_agree(golds, preds, gold.float_round, gold.exponent)
         return RuleResult(Status.CORRECT if ok else Status.INCORRECT)
     if gold.spans is not None:
@@ -111,6 +115,12 @@ def qualified_result(gold: GoldAnswer, candidate: str) -> RuleResult | None:
     if words is None:
         return None
     return RuleResult(Status.INCORRECT, f"{words!r} makes the answer a bound or an operation, not a value")
+
+
+def count_mismatch(golds: int, preds: int) -> str:
+    """The reason a list answer is wrong by its length alone (the same words on both paths)."""
+    said = f"{preds} value" + ("s" if preds != 1 else "")
+    return f"the answer gives {said} where the gold has {golds}"
 
 
 def _multisets_agree(golds, preds, k: int, exponent: int) -> bool:
@@ -183,6 +193,11 @@ def sympy_gold(gold: GoldAnswer):
             value = sets.from_spans(gold.spans)
         _GOLD_CACHE[ck] = (value, [value])
         return value, [value]
+    if gold.answer_type is AnswerType.INTERVAL:
+        joined = _joined_relations(gold.text)  # "and" intersects in a gold too
+        if joined is not None:
+            _GOLD_CACHE[ck] = (joined, [joined])
+            return joined, [joined]
     parsed = _mv_parse(exact.normalize(gold.text))
     expr = next((p for p in parsed if not isinstance(p, str)), None)
     if expr is None:
@@ -221,6 +236,11 @@ def grade_slow(gold: GoldAnswer, candidate: str, *, fast: bool = True) -> RuleRe
         listed = _list_verdict(gold, gold_value, candidate)
         if listed is not None:
             return listed
+    if gold.answer_type is AnswerType.INTERVAL:
+        joined = _joined_relations(candidate)
+        if joined is not None:
+            ok = sets.sets_equal(gold_value, joined, k)
+            return RuleResult(Status.CORRECT if ok else Status.INCORRECT)
     parsed = _mv_parse(exact.normalize(candidate))
     pred = next((p for p in parsed if not isinstance(p, str)), None)
     if pred is None:
@@ -241,6 +261,32 @@ def grade_slow(gold: GoldAnswer, candidate: str, *, fast: bool = True) -> RuleRe
     return RuleResult(Status.CORRECT if ok else Status.INCORRECT)
 
 
+_OR = re.compile(r" or |\\lor(?![A-Za-z])|\\vee(?![A-Za-z])|[,;]")
+_AND = re.compile(r" and |\\land(?![A-Za-z])|\\wedge(?![A-Za-z])")
+
+
+def _joined_relations(candidate: str):
+    """`x \\ge \\sqrt{2} \\text{ and } x < 5` as the set it describes: "and" intersects,
+    "or" unites, as on the fast path (math-verify alone reads "and" like "or"). None when
+    the answer has no top-level "and" or a part is not a relation or set."""
+    from . import symbolic as sets
+
+    s = exact.normalize(candidate)
+    if not _AND.search(s):
+        return None
+    union = None
+    for disjunct in split_top_level(s, _OR):
+        both = None
+        for part in split_top_level(disjunct, _AND):
+            expr = next((p for p in _mv_parse(part) if not isinstance(p, str)), None)
+            one = sets.to_set(expr) if expr is not None else None
+            if one is None:
+                return None
+            both = one if both is None else both.intersect(one)
+        union = both if union is None else union.union(both)
+    return union
+
+
 def _list_verdict(gold: GoldAnswer, gold_value, candidate: str) -> RuleResult | None:
     """Lists as multisets on the math-verify path too: math-verify reads `1,2,2` as the set
     {1, 2}, so each item is parsed on its own. None when neither side is a list."""
@@ -248,11 +294,11 @@ def _list_verdict(gold: GoldAnswer, gold_value, candidate: str) -> RuleResult | 
 
     from . import symbolic as sets
 
-    g_items, p_items = exact.top_level_items(gold.text), exact.top_level_items(candidate)
+    g_items, p_items = exact.value_items(gold.text), exact.value_items(candidate)
     if len(g_items) < 2 and len(p_items) < 2:
         return None
     if len(g_items) != len(p_items):
-        return RuleResult(Status.INCORRECT, f"{len(p_items)} values where the gold has {len(g_items)}")
+        return RuleResult(Status.INCORRECT, count_mismatch(len(g_items), len(p_items)))
     values = []
     for items in (g_items, p_items):
         row = []

@@ -1,0 +1,147 @@
+"""Reading labels files: the review page's export, or lines written by hand.
+
+One JSON object a line. Required: `id`, `status` (the grader's verdict on that row) and
+`label` ("right" or "wrong": is that verdict right?; null = not reviewed, skipped).
+Optional: `model` (default ""), `run` (default 0), `method`, `answer_type`, `note`, and
+from `audit sample` the row's `stratum`, `stratum_size` (graded rows of the input in that
+stratum) and `sample_id`, with which `score` estimates the accuracy of the whole input.
+`review.jsonl` from `audit sample` is already in this form with every label null: fill in
+the labels (other fields are ignored).
+A bad line stops the reading with one error naming the file, line, field and what was
+expected; the same (model, id, run) twice is refused (it would be counted twice).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from ..errors import DataError, UserError
+from ..jsonl import iter_jsonl
+from ..schema import AnswerType, Method, Status
+
+LABELS = ("right", "wrong")
+
+
+@dataclass(frozen=True)
+class Label:
+    model: str
+    id: str
+    run: int
+    status: Status
+    label: str            # "right" or "wrong"
+    method: str | None
+    answer_type: str | None
+    note: str
+    stratum: str | None
+    stratum_size: int | None
+    sample_id: str | None
+    path: str
+    line: int
+
+    @property
+    def graded_correct(self) -> bool:
+        """The grader's decision: positive = graded correct."""
+        return self.status is Status.CORRECT
+
+    @property
+    def right(self) -> bool:
+        return self.label == "right"
+
+
+def _opt_enum(d: Mapping[str, Any], key: str, enum, where: dict) -> str | None:
+    v = d.get(key)
+    if v is None:
+        return None
+    return enum.parse(v, field=key, **where).value
+
+
+def parse_label(d: Any, *, path: str, line: int) -> Label | None:
+    """One labels line, checked; None when it carries no label (not reviewed)."""
+    where: dict[str, Any] = {"path": path, "line": line}
+    if not isinstance(d, Mapping):
+        raise DataError("not a JSON object", value=d, expected="one JSON object a line",
+                        **where)
+    rid = d.get("id")
+    if isinstance(rid, int) and not isinstance(rid, bool):
+        rid = str(rid)
+    if not isinstance(rid, str) or not rid:
+        raise DataError("missing field" if rid is None else "wrong type", field="id",
+                        value=rid, expected="the graded row's id, a non-empty string", **where)
+    where["row_id"] = rid
+    if "label" not in d:
+        raise DataError("missing field", field="label",
+                        expected='"right" or "wrong" (is the verdict right?), or null', **where)
+    label = d["label"]
+    if label is None:
+        return None
+    if label not in LABELS:
+        raise DataError("bad label", field="label", value=label,
+                        expected='"right" or "wrong" (is the verdict right?), or null', **where)
+    if d.get("status") is None:
+        raise DataError("missing field", field="status",
+                        expected="the grader's status for the row (correct, incorrect, ...)",
+                        **where)
+    status = Status.parse(d["status"], field="status", **where)
+    if status is Status.UNGRADED:
+        raise DataError("an ungraded row has no verdict to label", field="status",
+                        value=status.value, expected="a status with a verdict", **where)
+    run = d.get("run", 0)
+    if run is None:
+        run = 0
+    if isinstance(run, bool) or not isinstance(run, int) or run < 0:
+        raise DataError("wrong type", field="run", value=run, expected="an integer >= 0",
+                        **where)
+    model = d.get("model") or ""
+    if not isinstance(model, str):
+        raise DataError("wrong type", field="model", value=model, expected="a string", **where)
+    size = d.get("stratum_size")
+    if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
+        raise DataError("wrong type", field="stratum_size", value=size,
+                        expected="a positive integer (from audit sample) or null", **where)
+    texts = {}
+    for key in ("note", "stratum", "sample_id"):
+        v = d.get(key)
+        if v is not None and not isinstance(v, str):
+            raise DataError("wrong type", field=key, value=v, expected="a string or null",
+                            **where)
+        texts[key] = v or None
+    return Label(model=model, id=rid, run=run, status=status, label=label,
+                 method=_opt_enum(d, "method", Method, where),
+                 answer_type=_opt_enum(d, "answer_type", AnswerType, where),
+                 note=texts["note"] or "", stratum=texts["stratum"], stratum_size=size,
+                 sample_id=texts["sample_id"], path=path, line=line)
+
+
+def read_labels(paths: Sequence[str]) -> tuple[list[Label], int]:
+    """Every labelled row of `paths` (and how many rows carried no label yet)."""
+    if not paths:
+        raise UserError("no labels file given; expected one or more LABELS.jsonl")
+    out: list[Label] = []
+    unlabelled = 0
+    seen: dict[tuple[str, str, int], Label] = {}
+    for path in paths:
+        if not os.path.isfile(path):
+            what = "is a folder" if os.path.isdir(path) else "no such file"
+            raise UserError(f"{path}: {what} (expected a labels .jsonl file: the review "
+                            "page's export, or review.jsonl with labels filled in)")
+        for n, d in iter_jsonl(path):
+            lab = parse_label(d, path=path, line=n)
+            if lab is None:
+                unlabelled += 1
+                continue
+            key = (lab.model, lab.id, lab.run)
+            first = seen.get(key)
+            if first is not None:
+                raise DataError(f"the row is labelled twice (first at {first.path}:{first.line})",
+                                path=path, line=n, row_id=lab.id, field="id",
+                                expected="each (model, id, run) labelled once")
+            seen[key] = lab
+            out.append(lab)
+    if not out:
+        held = (f"{unlabelled} row{'s' if unlabelled != 1 else ''}, none labelled yet"
+                if unlabelled else "no rows")
+        raise UserError(f"{', '.join(paths)}: {held}; expected \"label\": \"right\" or "
+                        "\"wrong\" on the reviewed rows")
+    return out, unlabelled

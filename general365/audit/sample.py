@@ -1,0 +1,166 @@
+"""`sample`: a stratified, seeded sample of graded rows for a person to review.
+
+- Strata: (method, status, answer type) over every row with a verdict (ungraded rows have
+  none to audit). Each stratum gets one row when `n` allows (rare strata are the ones a
+  grader gets wrong: a `judge_failed` or a `timeout` must be seen), the rest of `n` goes to
+  the strata in proportion to their size (largest remainders), never more than a stratum
+  holds. With `n` smaller than the number of strata, the `n` largest strata get one each.
+- Every row where the rule and the judge disagree (cascade rows the judge turned around,
+  see rows.py) is reviewed, on top of `n`: they form their own stratum, taken whole.
+- Each row carries its weight, the number of input rows it stands for (stratum size /
+  rows drawn from it; 1 for disagreements), so that `score` can estimate the grading
+  accuracy of the whole input as well as of the reviewed rows.
+- Reproducible: the draw in each stratum uses `random.Random(f"{seed}:{stratum}")` over the
+  stratum's rows in file order, so the same files and seed give the same sample.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from .. import __version__
+from ..errors import UserError
+from .output import write_files
+from .rows import Candidate, ReviewRow, read_candidates, review_rows
+
+DISAGREEMENT = "rule-judge disagreement"
+
+
+@dataclass
+class Stratum:
+    name: str
+    population: int
+    drawn: int = 0
+
+    @property
+    def weight(self) -> float:
+        return self.population / self.drawn if self.drawn else 0.0
+
+
+@dataclass
+class AuditSample:
+    """The drawn sample: its rows (in review order) and how they were drawn."""
+
+    rows: list[ReviewRow]
+    strata: list[Stratum]
+    settings: dict
+    out: str | None = None
+    files: list[str] = field(default_factory=list)
+
+    @property
+    def sample_id(self) -> str:
+        """A short fingerprint of what was drawn (the page keeps its marks under it)."""
+        keys = json.dumps([[r.model, r.id, r.run] for r in self.rows]).encode()
+        return hashlib.sha256(keys + str(self.settings.get("seed")).encode()).hexdigest()[:16]
+
+    @property
+    def disagreements(self) -> int:
+        return sum(r.reason == "disagreement" for r in self.rows)
+
+    def manifest(self) -> dict:
+        return {"sample_id": self.sample_id, "general365_version": __version__,
+                **self.settings, "rows": len(self.rows), "disagreements": self.disagreements,
+                "strata": [{"stratum": s.name, "population": s.population, "drawn": s.drawn,
+                            "weight": s.weight} for s in self.strata]}
+
+
+def stratum_of(c: Candidate) -> str:
+    r = c.row
+    return (f"{r.method or 'none'} / {r.status.value} / "
+            f"{r.answer_type.value if r.answer_type else 'unknown'}")
+
+
+def allocate(sizes: dict[str, int], n: int) -> dict[str, int]:
+    """Rows to draw from each stratum: one each first (the largest strata first when `n`
+    is short), then the rest in proportion to size by largest remainders, capped by size."""
+    alloc = {k: 0 for k in sizes}
+    order = sorted(sizes, key=lambda k: (-sizes[k], k))
+    left = n
+    for k in order:
+        if left <= 0:
+            break
+        if sizes[k] > 0:
+            alloc[k], left = 1, left - 1
+    while left > 0:
+        room = {k: sizes[k] - alloc[k] for k in order if sizes[k] > alloc[k]}
+        if not room:
+            break
+        total = sum(room.values())
+        shares = {k: left * room[k] / total for k in room}
+        floors = {k: min(room[k], int(shares[k])) for k in room}
+        given = sum(floors.values())
+        # The remainders, largest first (ties: the larger stratum, then the name).
+        rest = sorted(room, key=lambda k: (-(shares[k] - int(shares[k])), -sizes[k], k))
+        for k in rest[: max(0, left - given)]:
+            if floors[k] < room[k]:
+                floors[k] += 1
+        step = sum(floors.values())
+        if step == 0:
+            break
+        for k, v in floors.items():
+            alloc[k] += v
+        left -= step
+    return alloc
+
+
+def sample(paths: Sequence[str], n: int, *, seed: int = 0,
+           names: Sequence[str] | None = None) -> AuditSample:
+    """Draw the review sample from graded files (nothing is written; see `write_sample`)."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise UserError(f"--n {n!r}: expected the number of rows to sample, at least 1")
+    if not paths:
+        raise UserError("no graded files given; expected one or more GRADED.jsonl")
+    candidates = read_candidates(paths, names)
+    if not candidates:
+        raise UserError("no graded row has a verdict to audit (every row is ungraded)")
+    groups: dict[str, list[Candidate]] = {}
+    disagreements: list[Candidate] = []
+    for c in candidates:
+        if c.disagreement:
+            disagreements.append(c)
+        else:
+            groups.setdefault(stratum_of(c), []).append(c)
+    alloc = allocate({k: len(v) for k, v in groups.items()}, n)
+    chosen: list[tuple[Candidate, str, int, str, float]] = []
+    strata = []
+    if disagreements:
+        strata.append(Stratum(DISAGREEMENT, len(disagreements), len(disagreements)))
+        chosen += [(c, DISAGREEMENT, len(disagreements), "disagreement", 1.0)
+                   for c in disagreements]
+    for name in sorted(groups):
+        members = groups[name]
+        st = Stratum(name, len(members), alloc[name])
+        strata.append(st)
+        if not st.drawn:
+            continue
+        picks = sorted(random.Random(f"{seed}:{name}").sample(range(len(members)), st.drawn))
+        chosen += [(members[i], name, st.population, "sample", st.weight) for i in picks]
+    rows = review_rows(chosen)
+    settings = {"seed": seed, "n": n, "inputs": [os.path.abspath(p) for p in paths],
+                "names": list(names) if names else None,
+                "population": len(candidates)}
+    drawn = AuditSample(rows=rows, strata=strata, settings=settings)
+    for r in rows:
+        r.sample_id = drawn.sample_id
+    return drawn
+
+
+def write_sample(s: AuditSample, out: str) -> AuditSample:
+    """Write `review.jsonl` (the labels template), `review.html` (the review page) and
+    `sample.json` (how the sample was drawn) into the folder `out`."""
+    from .page import render_page
+
+    manifest = s.manifest()
+    lines = "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in s.rows)
+    files = {
+        "review.jsonl": lines,
+        "review.html": render_page(s.rows, manifest),
+        "sample.json": json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
+    }
+    s.out, s.files = write_files(out, files)
+    return s
