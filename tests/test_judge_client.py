@@ -143,7 +143,10 @@ def test_dropped_connection_is_retried(fault_server, tmp_path):
     (Behaviour.reply('{"accuracy": true} or maybe {"accuracy": false}'),
      "text after the JSON object"),
     # a verdict cut at the token limit is not a verdict (the cut may end inside a quote)
-    (Behaviour.reply('{"accuracy": true}', finish_reason="length"), "cut at the token limit"),
+    (Behaviour.reply('{"accuracy": true}', finish_reason="length"),
+     "cut short (finish_reason length)"),
+    (Behaviour.reply('{"accuracy": true}', finish_reason="content_filter"),
+     "cut short (finish_reason content_filter)"),
 ])
 def test_unusable_replies_are_reasked_then_judge_failed(fault_server, tmp_path, behaviour,
                                                         problem):

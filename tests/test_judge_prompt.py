@@ -136,22 +136,23 @@ def test_a_quoted_verdict_never_becomes_the_verdict(reply):
 
 
 def test_read_completion():
-    from types import SimpleNamespace as NS
-
     from general365.grading.judge_prompt import Completion, UnreadableReply, read_completion
 
     def completion(message, model="gpt-4.1-2025-04-14", finish="stop"):
-        return NS(model=model, choices=[NS(message=message, finish_reason=finish)])
+        return {"model": model, "choices": [{"message": message, "finish_reason": finish}]}
 
-    assert read_completion(completion(NS(content="{}"))) == \
+    assert read_completion(completion({"content": "{}"})) == \
         Completion("gpt-4.1-2025-04-14", "{}", "stop")
-    assert read_completion(completion(NS(content=None), model=None, finish=None)) == \
+    assert read_completion(completion({"content": None}, model=None, finish=None)) == \
         Completion(None, None, None)
-    assert read_completion(completion(NS(content="x"), model=7, finish=3)) == \
+    assert read_completion(completion({"content": "x"}, model=7, finish=3)) == \
         Completion(None, "x", None)
-    for bad, why in [("a string", "not a chat"), ([1, 2], "not a chat"),
-                     (NS(choices=[]), "not a chat"), (NS(choices="x"), "not a chat"),
-                     (completion(None), "not a chat"), (NS(choices=None), "not a chat"),
-                     (completion(NS(content=5)), "not text")]:
+    assert read_completion({"choices": [{"message": {}}]}) == Completion(None, None, None)
+    for bad, why in [("a string", "not a chat"), ([1, 2], "not a chat"), (None, "not a chat"),
+                     ({"choices": []}, "not a chat"), ({"choices": "x"}, "not a chat"),
+                     (completion(None), "not a chat"), ({"choices": None}, "not a chat"),
+                     ({"error": {}}, "not a chat"), ({"choices": {"0": {}}}, "not a chat"),
+                     ({"choices": [{"message": "hi"}]}, "not a chat"),
+                     (completion({"content": 5}), "not text")]:
         with pytest.raises(UnreadableReply, match=why):
             read_completion(bad)

@@ -437,3 +437,17 @@ def test_a_gateway_answering_every_post_with_a_chat_completion(tmp_path, capsys)
         captured = capsys.readouterr()
         assert captured.err.count("general365: note:") == 1
         assert "written 3, already done 0, failed 0" in captured.out
+
+
+def test_a_tokenize_that_hangs_falls_back_once_its_time_is_up(capsys):
+    def slow(body):
+        time.sleep(3)
+        return 200, {"count": 5}
+
+    from support.servers import FaultServer
+
+    with FaultServer(max_model_len=4096, tokenize=slow) as s:
+        runner = OpenAIRunner(s.model, base_url=s.base_url, retry=FAST, request_timeout=1.0)
+        runner.prepare([req(f"p{i}", content=f"prompt {i}") for i in range(3)])
+        assert "could not be reached in time" in capsys.readouterr().err
+        assert "could not be reached in time" in runner.provenance()["tokenize"]

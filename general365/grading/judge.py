@@ -45,6 +45,8 @@ STRUCTURED_MODES = ("json_schema", "vllm")
 # A re-ask shows the judge its unusable reply; a runaway reply (a model that emitted
 # whitespace to its token limit) is cut, or the re-ask itself would overflow the context.
 REASK_ECHO_CHARS = 1000
+# Finish reasons of a reply that was cut, not finished: never read as a verdict.
+CUT_REASONS = ("length", "content_filter")
 # Server text kept in an error detail (graded.jsonl's `detail`, log lines), after scrubbing.
 DETAIL_CHARS = 200
 
@@ -259,25 +261,19 @@ class Judge:
                                     timeout=self.timeout, max_retries=0)
         return client, Redactor(key)
 
-    def _request_kwargs(self, temperature: float) -> dict[str, Any]:
-        """Arguments of `chat.completions.create`, the SDK's public typed call; what the
-        typed parameters do not name (vLLM's structured_outputs, `extra_body`) goes in the
-        SDK's `extra_body`, merged into the request's JSON as given."""
-        kwargs: dict[str, Any] = {"model": self.model, "temperature": temperature}
+    def _request_body(self, temperature: float) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "temperature": temperature}
         if self.max_tokens is not None:
-            kwargs["max_tokens"] = self.max_tokens
-        extra: dict[str, Any] = {}
+            body["max_tokens"] = self.max_tokens
         if self.structured == "json_schema":
-            kwargs["response_format"] = {"type": "json_schema", "json_schema": {
+            body["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": "judge_verdict", "schema": VERDICT_SCHEMA, "strict": True}}
         elif self.structured == "vllm":
             # A choice, not the JSON schema: a schema still lets a weak model emit
             # whitespace until max_tokens (seen with the tiny test model).
-            extra["structured_outputs"] = {"choice": list(VERDICT_CHOICES)}
-        extra.update(self.extra_body)
-        if extra:
-            kwargs["extra_body"] = extra
-        return kwargs
+            body["structured_outputs"] = {"choice": list(VERDICT_CHOICES)}
+        body.update(self.extra_body)
+        return body
 
     async def _judge_one(self, client, redactor: Redactor, sem: asyncio.Semaphore,
                          cache: JudgeCache | None, key: str, item: JudgeItem) -> JudgeResult:
@@ -313,7 +309,7 @@ class Judge:
                     messages: list[dict], temperature: float) -> _Vote:
         import openai
 
-        kwargs = self._request_kwargs(temperature)
+        body = self._request_body(temperature)
         msgs = list(messages)
         attempts = failures = reasks = 0
         raw = served = None
@@ -322,15 +318,20 @@ class Judge:
             self.stats.requests += 1
             try:
                 async with sem:
-                    # wait_for bounds the whole request: the SDK's own timeout restarts
-                    # with every byte read, so a trickling server could hold it for ever.
+                    # The SDK's public `post`: its auth and error classes; cast_to=object
+                    # hands back the decoded JSON, read strictly by read_completion, without
+                    # the typed-parameter transform and model building of `create` (most
+                    # of the client's CPU per request; docs/judge.md). wait_for bounds the
+                    # whole request: the SDK's own timeout restarts with every byte read,
+                    # so a trickling server could hold it for ever.
                     completion = await asyncio.wait_for(
-                        client.chat.completions.create(messages=msgs, **kwargs),
+                        client.post("/chat/completions", body={**body, "messages": msgs},
+                                    cast_to=object),
                         self.timeout)
                 reply = read_completion(completion)
-                served = redactor.clean_opt(reply.served_model, DETAIL_CHARS, content=True)
+                served = redactor.clean_opt(reply.served_model, DETAIL_CHARS)
                 text = reply.text
-                raw = redactor.clean_opt(text, content=True)
+                raw = redactor.clean_opt(text)
             except (openai.APIError, asyncio.TimeoutError) as exc:
                 status = getattr(exc, "status_code", None)
                 what = self._describe(exc, redactor)
@@ -357,10 +358,10 @@ class Judge:
                            f"({exc if isinstance(exc, UnreadableReply) else 'not JSON'})")
             else:
                 parsed = parse_reply(text)
-                if parsed.ok and reply.finish_reason == "length":
-                    # A reply cut at the token limit is not the judge's whole answer: the
-                    # cut can end inside a quoted object that then reads as a verdict.
-                    problem = "cut at the token limit (finish_reason length)"
+                if parsed.ok and reply.finish_reason in CUT_REASONS:
+                    # A reply cut short is not the judge's whole answer: the cut can end
+                    # inside a quoted object that then reads as a verdict.
+                    problem = f"cut short (finish_reason {reply.finish_reason})"
                 elif parsed.ok:
                     return _Vote(parsed.accuracy, raw, served, attempts)
                 else:

@@ -171,16 +171,15 @@ class Completion:
     finish_reason: str | None
 
 
-def read_completion(completion: object) -> Completion:
-    """The served model id, reply text and finish reason of a chat completion, as the SDK
-    returned it. The SDK builds its reply objects without validating them, so a 200 of the
-    wrong shape (`{}`, a list, a string, `"choices": "x"`) is refused here."""
+def read_completion(data: object) -> Completion:
+    """The served model id, reply text and finish reason of a chat completion body (its
+    decoded JSON). Any other shape (`{}`, a list, a string, `"choices": "x"`) is refused."""
     try:
-        choice = completion.choices[0]          # type: ignore[attr-defined]
-        message = choice.message
-        text = message.content
-        finish = choice.finish_reason
-        served = completion.model               # type: ignore[attr-defined]
+        choice = data["choices"][0]               # type: ignore[index]
+        message = choice["message"]
+        text = message.get("content")
+        finish = choice.get("finish_reason")
+        served = data.get("model")                # type: ignore[union-attr]
     except (AttributeError, IndexError, KeyError, TypeError):
         raise UnreadableReply("not a chat completion") from None
     if text is not None and not isinstance(text, str):

@@ -16,8 +16,9 @@
 - The API key is read from an environment variable and never logged or written: every
   piece of server text that is kept (answers, model ids, error messages) has it masked
   first, and is cut only after.
-- Only the SDK's public calls: `chat.completions.create`, `models.list`, and `post` (with
-  `cast_to=object`) for vLLM's /tokenize, which the SDK does not name.
+- Only the SDK's public API: `models.list`, and `post` (the SDK's documented call for a
+  body it does not type) with its public `ChatCompletion` as the reply type for chat, and
+  with `cast_to=object` (the JSON as sent) for vLLM's /tokenize, which the SDK does not name.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ class _RequestTimeout(Exception):
     """The whole request outlived request_timeout (however steadily bytes were arriving)."""
 
 
+QUICK_TIMEOUT = 30.0   # seconds, at most, for /v1/models and each /tokenize
 # Server text kept in an error message (the summary, run.json), after the key is masked.
 MESSAGE_CHARS = 200
 _T = TypeVar("_T")
@@ -123,11 +125,17 @@ class OpenAIRunner:
         return openai.AsyncOpenAI(base_url=self.base_url, api_key=self._api_key,
                                   max_retries=0, timeout=self.request_timeout)
 
-    async def _bounded(self, call: Awaitable[_T]) -> _T:
+    async def _bounded(self, call: Awaitable[_T], limit: float | None = None) -> _T:
         try:
-            return await asyncio.wait_for(call, self.request_timeout)
+            return await asyncio.wait_for(call, limit or self.request_timeout)
         except asyncio.TimeoutError:
             raise _RequestTimeout() from None
+
+    @property
+    def _quick_timeout(self) -> float:
+        # Listing models and counting a prompt take milliseconds: a server stuck on them
+        # should not hold the start for the full --request-timeout (600 s by default).
+        return min(self.request_timeout, QUICK_TIMEOUT)
 
     def _clean(self, text: object, limit: int | None = MESSAGE_CHARS) -> str:
         """Server text made safe to print or write: the key masked, then cut."""
@@ -151,7 +159,7 @@ class OpenAIRunner:
         client = self._client()
         try:
             try:
-                listing = await self._bounded(client.models.list())
+                listing = await self._bounded(client.models.list(), self._quick_timeout)
                 models = {m.id: m for m in listing.data if isinstance(m.id, str)}
             except openai.AuthenticationError:
                 raise UserError(f"{self.base_url}: the API key in ${self.api_key_env} was "
@@ -161,7 +169,7 @@ class OpenAIRunner:
                                 f"({self._clean(exc.__cause__ or exc)})") from None
             except _RequestTimeout:
                 raise UserError(f"{self.base_url}: listing its models took longer than "
-                                f"--request-timeout {self.request_timeout:g}s") from None
+                                f"{self._quick_timeout:g}s") from None
             except (openai.APIStatusError, ValueError, AttributeError, TypeError):
                 models = {}   # some servers do not list models; the requests will tell
             if models and self.model not in models:
@@ -217,8 +225,9 @@ class OpenAIRunner:
                     return
                 try:
                     # cast_to=object: the decoded JSON as the server sent it, any shape.
-                    reply = await self._bounded(server.post("/tokenize", body=body,
-                                                            cast_to=object))
+                    reply = await self._bounded(
+                        server.post("/tokenize", body=body, cast_to=object),
+                        self._quick_timeout)
                 except openai.APIStatusError as exc:
                     if exc.status_code in (401, 403, 429) or exc.status_code >= 500:
                         raise UserError(
@@ -240,7 +249,12 @@ class OpenAIRunner:
             self._can_tokenize = True
             self._prompt_tokens[h] = n
 
-        await asyncio.gather(*(count(h, r) for h, r in unique.items()))
+        # Every count finishes before an error is raised: none is left running unawaited.
+        outcomes = await asyncio.gather(*(count(h, r) for h, r in unique.items()),
+                                        return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
 
     def _check_fits(self, requests: list[GenerationRequest]) -> None:
         counts = [self._prompt_tokens.get(r.prompt_hash()) for r in requests]
@@ -339,7 +353,7 @@ class OpenAIRunner:
             self.stats["requests"] += 1
             retry_after = None
             try:
-                completion = await self._bounded(client.chat.completions.create(**kwargs))
+                completion = await self._bounded(_create(client, kwargs))
                 return self._to_generation(req, completion, kwargs["max_tokens"])
             except openai.RateLimitError as exc:
                 last, retry_after = (f"HTTP 429 ({self._clean(_message(exc))})",
@@ -386,12 +400,12 @@ class OpenAIRunner:
         if msg.content is not None and not isinstance(msg.content, str):
             raise _BadReply("content is not text")
         # Everything the server said is masked before it is kept (a hostile server can
-        # echo the key anywhere); answers are never cut.
+        # echo the key anywhere); answers are never cut, and searched for the whole key.
         clean = self._redactor.clean
-        content = clean(msg.content or "", content=True)
+        content = clean(msg.content or "", answer=True)
         apart = extra.get("reasoning_content") or extra.get("reasoning")
         if apart:
-            reasoning = clean(str(apart), content=True)
+            reasoning = clean(str(apart), answer=True)
         else:
             reasoning, _, _ = split_reasoning(content)
         usage = completion.usage
@@ -400,13 +414,13 @@ class OpenAIRunner:
         r_tokens = getattr(details, "reasoning_tokens", None) if details else None
         served = getattr(completion, "model", None)
         if self.served_model is None and isinstance(served, str):
-            self.served_model = clean(served, MESSAGE_CHARS, content=True)
+            self.served_model = clean(served, MESSAGE_CHARS)
         finish = choice.finish_reason
         sampling = req.sampling.to_dict()
         sampling["max_tokens"] = max_tokens
         return Generation(
             problem_id=req.problem_id, run=req.run, response=content,
-            finish_reason=clean(finish, MESSAGE_CHARS, content=True)
+            finish_reason=clean(finish, MESSAGE_CHARS)
             if isinstance(finish, str) else None, output_tokens=out_tokens,
             reasoning=reasoning, reasoning_tokens=r_tokens,
             prompt_tokens=getattr(usage, "prompt_tokens", None), sampling=sampling)
@@ -426,6 +440,19 @@ class OpenAIRunner:
             "chat_template_kwargs": self.chat_template_kwargs, "stats": dict(self.stats),
             "tokenize": self.tokenize_note or ("used" if self._can_tokenize else "not used"),
         }
+
+
+async def _create(client: Any, kwargs: dict[str, Any]) -> Any:
+    """`chat.completions.create(**kwargs)` without the SDK's per-call transformation of the
+    typed parameters: our body is plain JSON already, and that step alone cost about a
+    third of the client's CPU per request (benchmarks/api_throughput.py). `client.post` is
+    the SDK's documented call for a custom body; the reply is parsed into the SDK's public
+    ChatCompletion the same way `create` does it."""
+    from openai.types.chat import ChatCompletion
+
+    body = {k: v for k, v in kwargs.items() if k != "extra_body"}
+    body.update(kwargs.get("extra_body") or {})
+    return await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
 
 
 def _shape(value: object) -> str:
