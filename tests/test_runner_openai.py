@@ -437,6 +437,8 @@ def test_a_gateway_answering_every_post_with_a_chat_completion(tmp_path, capsys)
         captured = capsys.readouterr()
         assert captured.err.count("general365: note:") == 1
         assert "written 3, already done 0, failed 0" in captured.out
+        run = json.loads((tmp_path / "run" / "run.json").read_text())
+        assert "not a token count" in run["runner"]["tokenize"]
 
 
 def test_a_tokenize_that_hangs_falls_back_once_its_time_is_up(capsys):
@@ -451,3 +453,17 @@ def test_a_tokenize_that_hangs_falls_back_once_its_time_is_up(capsys):
         runner.prepare([req(f"p{i}", content=f"prompt {i}") for i in range(3)])
         assert "could not be reached in time" in capsys.readouterr().err
         assert "could not be reached in time" in runner.provenance()["tokenize"]
+
+
+@pytest.mark.parametrize("tokens", [SENTINEL, 10 ** 400, -3, 2.5, [1]])
+def test_token_counts_that_are_not_counts_are_dropped(fault_server, tokens):
+    # the SDK does not validate replies: whatever `usage` holds would reach the record
+    fault_server.set_script(lambda r, n: Behaviour.malformed(body=json.dumps({
+        "id": "x", "object": "chat.completion", "model": "m", "choices": [{
+            "index": 0, "message": {"role": "assistant", "content": "hi"},
+            "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": tokens, "completion_tokens": tokens,
+                  "completion_tokens_details": {"reasoning_tokens": tokens}}}).encode()))
+    [g] = runner_for(fault_server).generate([req()])
+    assert g.error is None and g.response == "hi"
+    assert (g.output_tokens, g.prompt_tokens, g.reasoning_tokens) == (None, None, None)

@@ -409,9 +409,9 @@ class OpenAIRunner:
         else:
             reasoning, _, _ = split_reasoning(content)
         usage = completion.usage
-        out_tokens = getattr(usage, "completion_tokens", None)
+        out_tokens = _count(getattr(usage, "completion_tokens", None))
         details = getattr(usage, "completion_tokens_details", None)
-        r_tokens = getattr(details, "reasoning_tokens", None) if details else None
+        r_tokens = _count(getattr(details, "reasoning_tokens", None)) if details else None
         served = getattr(completion, "model", None)
         if self.served_model is None and isinstance(served, str):
             self.served_model = clean(served, MESSAGE_CHARS)
@@ -423,7 +423,7 @@ class OpenAIRunner:
             finish_reason=clean(finish, MESSAGE_CHARS)
             if isinstance(finish, str) else None, output_tokens=out_tokens,
             reasoning=reasoning, reasoning_tokens=r_tokens,
-            prompt_tokens=getattr(usage, "prompt_tokens", None), sampling=sampling)
+            prompt_tokens=_count(getattr(usage, "prompt_tokens", None)), sampling=sampling)
 
     def close(self) -> None:
         pass
@@ -453,6 +453,15 @@ async def _create(client: Any, kwargs: dict[str, Any]) -> Any:
     body = {k: v for k, v in kwargs.items() if k != "extra_body"}
     body.update(kwargs.get("extra_body") or {})
     return await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+
+
+def _count(value: object) -> int | None:
+    """A token count as the server reported it, or None when it is not one: the SDK does not
+    validate replies, and a string (server text, perhaps the key) or a 400-digit number
+    must not reach responses.jsonl."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 53:
+        return value
+    return None
 
 
 def _shape(value: object) -> str:
