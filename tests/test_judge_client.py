@@ -384,3 +384,12 @@ def test_judge_is_usable_after_close(fault_server, tmp_path):
     [r] = judge.judge_batch([ITEM_RIGHT])
     assert r.cached and len(fault_server.requests) == 1
     judge.close()
+
+
+def test_a_completion_served_as_text_plain_is_still_read(fault_server, tmp_path):
+    body = json.dumps({"model": "m", "choices": [{"message": {"content": TRUE},
+                                                  "finish_reason": "stop"}]}).encode()
+    fault_server.set_script(lambda req, n: Behaviour.malformed(
+        body=body, headers=(("Content-Type", "text/plain"),)))
+    [r] = make_judge(fault_server, tmp_path).judge_batch([ITEM_RIGHT])
+    assert r.status is Status.CORRECT and r.attempts == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -148,7 +149,10 @@ def test_read_completion():
     assert read_completion(completion({"content": "x"}, model=7, finish=3)) == \
         Completion(None, "x", None)
     assert read_completion({"choices": [{"message": {}}]}) == Completion(None, None, None)
-    for bad, why in [("a string", "not a chat"), ([1, 2], "not a chat"), (None, "not a chat"),
+    # a body served as text/plain reaches read_completion as text
+    assert read_completion(json.dumps(completion({"content": "ok"}))).text == "ok"
+    for bad, why in [("a string", "not JSON"), ("<html>busy</html>", "not JSON"),
+                     ('"a string"', "not a chat"), ([1, 2], "not a chat"), (None, "not a chat"),
                      ({"choices": []}, "not a chat"), ({"choices": "x"}, "not a chat"),
                      (completion(None), "not a chat"), ({"choices": None}, "not a chat"),
                      ({"error": {}}, "not a chat"), ({"choices": {"0": {}}}, "not a chat"),

@@ -173,7 +173,13 @@ class Completion:
 
 def read_completion(data: object) -> Completion:
     """The served model id, reply text and finish reason of a chat completion body (its
-    decoded JSON). Any other shape (`{}`, a list, a string, `"choices": "x"`) is refused."""
+    decoded JSON). Any other shape (`{}`, a list, `"choices": "x"`) is refused. A body
+    served as another content type reaches here as text, and is decoded here."""
+    if isinstance(data, (str, bytes)):
+        try:
+            data = json.loads(data)
+        except ValueError:
+            raise UnreadableReply("not JSON") from None
     try:
         choice = data["choices"][0]               # type: ignore[index]
         message = choice["message"]
