@@ -7,7 +7,7 @@ semaphore on in-flight requests. Its failure policy is its own (the SDK's retrie
   (a `Retry-After` is honoured), at most `max_retries` times per vote; `timeout` bounds the
   whole request, not each read, so a server that trickles its reply cannot hold it longer;
 - a reply that is not exactly one JSON object with a boolean `accuracy` (or a body that is
-  not a chat completion, or a reply cut at the token limit) is re-asked, at most
+  not a chat completion, or a reply the server reports as cut short) is re-asked, at most
   `max_reasks` times per vote;
 - after that the item is `judge_failed`, with the reason in `detail`; never a verdict.
 

@@ -37,6 +37,7 @@ from ..redact import Redactor
 from ..retry import backoff_delay, retry_after_seconds
 from .base import Generation, GenerationRequest
 from .limits import plan_budgets
+from .prompt_tokens import count_prompts, error_message
 from .store import model_key
 
 
@@ -182,79 +183,20 @@ class OpenAIRunner:
                     and not isinstance(reported, bool) and reported > 0:
                 self.max_model_len = reported
             if self.max_model_len is not None:
-                await self._count_prompts(client, requests)
+                counted = await count_prompts(
+                    client, self.base_url, self.model, requests,
+                    template_kwargs=self._template_kwargs, concurrency=self.concurrency,
+                    timeout=self._quick_timeout,
+                    clean=lambda text: self._clean(text, 120))
+                self._prompt_tokens.update(counted.counts)
+                self.tokenize_note = counted.note
+                self._can_tokenize = counted.note is None
         finally:
             await client.close()
         if self.tokenize_note:
             # Once per command, not per prompt.
             print(f"general365: note: {self.tokenize_note}", file=sys.stderr)
         self._check_fits(requests)
-
-    async def _count_prompts(self, client: Any, requests: list[GenerationRequest]) -> None:
-        """Count each distinct prompt with vLLM's /tokenize (at the server's root, beside
-        /v1). An endpoint that is missing, refuses the request or answers anything but
-        `{"count": N}` is not used: prompts stay uncounted (the caller then needs
-        --max-tokens), and `tokenize_note` says why. llama.cpp's /tokenize, which answers
-        `{"tokens": [...]}` for a `content` field we do not send, must not be read as a
-        count of zero."""
-        import openai
-
-        url = self.base_url.rstrip("/")
-        root = url[: -len("/v1")] if url.endswith("/v1") else url
-        where = f"{root}/tokenize"
-        server = client.with_options(base_url=root)
-        unique = {r.prompt_hash(): r for r in requests}
-        sem = asyncio.Semaphore(self.concurrency)
-
-        def give_up(why: str) -> None:
-            if self._can_tokenize is not False:
-                self._can_tokenize = False
-                self.tokenize_note = (f"{where} {why}, so prompt sizes are not counted "
-                                      f"(max_tokens cannot be derived from them)")
-
-        async def count(h: str, req: GenerationRequest) -> None:
-            if self._can_tokenize is False:
-                return
-            body: dict[str, Any] = {"model": self.model, "messages": list(req.messages),
-                                    "add_generation_prompt": True}
-            template = self._template_kwargs(req)
-            if template:
-                body["chat_template_kwargs"] = template
-            async with sem:
-                if self._can_tokenize is False:
-                    return
-                try:
-                    # cast_to=object: the decoded JSON as the server sent it, any shape.
-                    reply = await self._bounded(
-                        server.post("/tokenize", body=body, cast_to=object),
-                        self._quick_timeout)
-                except openai.APIStatusError as exc:
-                    if exc.status_code in (401, 403, 429) or exc.status_code >= 500:
-                        raise UserError(
-                            f"{where}: counting the prompt of id {req.problem_id!r} failed "
-                            f"with HTTP {exc.status_code} "
-                            f"({self._clean(_message(exc))})") from None
-                    give_up(f"answered HTTP {exc.status_code}")   # 404, 405, 400, ...
-                    return
-                except (openai.APIConnectionError, _RequestTimeout):
-                    give_up("could not be reached in time")
-                    return
-                except ValueError:
-                    give_up("answered with a body that is not JSON")
-                    return
-            n = reply.get("count") if isinstance(reply, dict) else None
-            if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-                give_up(f"answered {self._clean(_shape(reply), 120)}, not a token count")
-                return
-            self._can_tokenize = True
-            self._prompt_tokens[h] = n
-
-        # Every count finishes before an error is raised: none is left running unawaited.
-        outcomes = await asyncio.gather(*(count(h, r) for h, r in unique.items()),
-                                        return_exceptions=True)
-        for outcome in outcomes:
-            if isinstance(outcome, BaseException):
-                raise outcome
 
     def _check_fits(self, requests: list[GenerationRequest]) -> None:
         counts = [self._prompt_tokens.get(r.prompt_hash()) for r in requests]
@@ -356,13 +298,13 @@ class OpenAIRunner:
                 completion = await self._bounded(_create(client, kwargs))
                 return self._to_generation(req, completion, kwargs["max_tokens"])
             except openai.RateLimitError as exc:
-                last, retry_after = (f"HTTP 429 ({self._clean(_message(exc))})",
+                last, retry_after = (f"HTTP 429 ({self._clean(error_message(exc))})",
                                      retry_after_seconds(exc))
             except openai.APIStatusError as exc:
                 if exc.status_code < 500 and exc.status_code != 408:
                     return self._failed(req, f"HTTP {exc.status_code}: "
-                                             f"{self._clean(_message(exc))}")
-                last, retry_after = (f"HTTP {exc.status_code} ({self._clean(_message(exc))})",
+                                             f"{self._clean(error_message(exc))}")
+                last, retry_after = (f"HTTP {exc.status_code} ({self._clean(error_message(exc))})",
                                      retry_after_seconds(exc))
             except (openai.APITimeoutError, _RequestTimeout):
                 last = f"timed out after {self.request_timeout:g}s"
@@ -462,23 +404,3 @@ def _count(value: object) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 53:
         return value
     return None
-
-
-def _shape(value: object) -> str:
-    """A few words on what a reply was, for a note (never the reply itself)."""
-    if isinstance(value, dict):
-        return f"an object with the fields {', '.join(sorted(map(str, value))[:6]) or '(none)'}"
-    if isinstance(value, str):
-        return "text that is not JSON"   # the SDK hands back a non-JSON body as text
-    return f"a JSON {'null' if value is None else type(value).__name__}"
-
-
-def _message(exc: Exception) -> str:
-    """The server's own message of an error reply, uncut: the caller masks the key in it
-    first, then cuts."""
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])
-    return str(getattr(exc, "message", exc))
