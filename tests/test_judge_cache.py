@@ -10,8 +10,8 @@ import pytest
 
 from general365.errors import UserError
 from general365.grading.judge import Judge, JudgeItem
-from general365.grading.judge_cache import (CachedVerdict, JudgeCache, cache_key,
-                                            default_cache_path)
+from general365.grading.judge_cache import (_SCHEMA as _SCHEMA_SQL, CachedVerdict,
+                                            JudgeCache, cache_key, default_cache_path)
 from general365.schema import Status
 from support.servers import Behaviour
 
@@ -48,28 +48,25 @@ def test_roundtrip_and_persistence(tmp_path):
     reopened.close()
 
 
-def test_writes_are_batched_and_flushed(tmp_path):
+def test_every_put_is_committed_at_once(tmp_path):
+    # Another connection (another process) sees each verdict as soon as it is put: a kill
+    # right after a put loses nothing.
     path = tmp_path / "j.sqlite"
-    cache = JudgeCache(path, commit_every=3)
+    cache = JudgeCache(path)
     other = sqlite3.connect(str(path))
 
     def visible():
         return other.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0]
 
-    cache.put("a", verdict(), "v")
-    cache.put("b", verdict(), "v")
-    assert visible() == 0          # not committed yet
-    cache.put("c", verdict(), "v")
-    assert visible() == 3          # the third write commits the batch
-    cache.put("d", verdict(), "v")
-    cache.flush()
-    assert visible() == 4
+    for n, key in enumerate("abc", 1):
+        cache.put(key, verdict(), "v")
+        assert visible() == n
     other.close()
     cache.close()
 
 
 def test_threads_share_one_cache(tmp_path):
-    cache = JudgeCache(tmp_path / "j.sqlite", commit_every=7)
+    cache = JudgeCache(tmp_path / "j.sqlite")
 
     def writer(t):
         for i in range(50):
@@ -107,6 +104,75 @@ def test_a_file_that_is_not_a_database_is_one_clear_error(tmp_path):
     bad.write_text("this is not sqlite " * 100)
     with pytest.raises(UserError, match=r"judge cache .*judge\.sqlite: cannot open"):
         JudgeCache(bad)
+
+
+def _foreign(path, *statements):
+    db = sqlite3.connect(str(path))
+    for sql in statements:
+        db.execute(sql)
+    db.commit()
+    db.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("statements, needle", [
+    # issue 13, item 8: another application's `verdicts` table, other columns
+    (["CREATE TABLE verdicts (id INTEGER PRIMARY KEY, case_no TEXT, ruling TEXT)",
+      "INSERT INTO verdicts VALUES (1, 'A-7', 'guilty')"],
+     "'verdicts' table has the columns id, case_no, ruling"),
+    (["CREATE TABLE verdicts (key TEXT, model TEXT)"], "columns key, model"),
+    # our columns, but not keyed: INSERT OR REPLACE would pile up duplicates
+    (["CREATE TABLE verdicts (key TEXT, model TEXT, served_model TEXT, prompt_version TEXT, "
+      "accuracy INTEGER, votes TEXT, raw TEXT, created REAL)"], "not a judge cache"),
+    (["CREATE TABLE users (name TEXT)", "INSERT INTO users VALUES ('ann')"],
+     "something else (tables: users)"),
+    (["CREATE TABLE users (name TEXT)", _SCHEMA_SQL], "something else (tables: users, verdicts)"),
+    (["PRAGMA application_id = 1234", _SCHEMA_SQL], "another application (application_id 1234)"),
+])
+def test_another_applications_database_is_refused_untouched(tmp_path, statements, needle):
+    path = tmp_path / "app.db"
+    before = _foreign(path, *statements)
+    with pytest.raises(UserError) as err:
+        JudgeCache(path)
+    message = str(err.value)
+    assert message.startswith(f"judge cache {path}: ") and needle in message
+    assert "\n" not in message
+    assert path.read_bytes() == before                      # not written into
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["app.db"]   # no WAL left behind
+
+
+def test_the_cli_refuses_another_applications_database_with_one_line(tmp_path, capsys,
+                                                                      fault_server):
+    from general365.cli import main
+
+    cache = tmp_path / "app.db"
+    _foreign(cache, "CREATE TABLE verdicts (id INTEGER PRIMARY KEY, case_no TEXT)")
+    src = tmp_path / "r.jsonl"
+    src.write_text('{"id": "t", "run": 0, "response": "Paris", "answer": "Paris", '
+                   '"answer_type": "text", "question": "Capital?"}\n')
+    rc = main(["grade", str(src), "--judge-model", "j", "--judge-base-url",
+               fault_server.base_url, "--judge-cache", str(cache), "--no-progress",
+               "--out", str(tmp_path / "g.jsonl")])
+    err = capsys.readouterr().err
+    assert rc == 2 and fault_server.requests == []
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert lines == [f"general365 grade: error: judge cache {cache}: an SQLite database whose "
+                     f"'verdicts' table has the columns id, case_no, not a judge cache's; give "
+                     f"another --judge-cache file (or --judge-cache none)"]
+    assert not (tmp_path / "g.jsonl").exists()
+
+
+def test_a_cache_written_before_the_file_was_marked_is_still_ours(tmp_path):
+    from general365.grading.judge_cache import APPLICATION_ID
+
+    path = tmp_path / "old.sqlite"
+    _foreign(path, _SCHEMA_SQL, "INSERT INTO verdicts VALUES ('k', 'm', NULL, 'v', 1, "
+                                "'[true]', 'raw', 0)")
+    with JudgeCache(path) as cache:
+        assert cache.get("k") == CachedVerdict(True, [True], "m", None, "raw")
+    db = sqlite3.connect(str(path))
+    assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    db.close()
 
 
 ITEMS = [JudgeItem(f"Question {i}?", str(i), f"The answer is {i}.") for i in range(20)]
@@ -183,7 +249,7 @@ def test_concurrent_batches_share_the_cache(fault_server, tmp_path):
 def test_two_connections_share_one_file(tmp_path):
     # as two grading processes would: WAL lets both write and each see the other's rows
     path = tmp_path / "shared.sqlite"
-    a, b = JudgeCache(path, commit_every=1), JudgeCache(path, commit_every=1)
+    a, b = JudgeCache(path), JudgeCache(path)
     for i in range(20):
         (a if i % 2 else b).put(f"k{i}", verdict(i % 3 == 0), "v")
     assert len(a) == len(b) == 20

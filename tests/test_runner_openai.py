@@ -4,6 +4,7 @@ max_tokens derived from the server's context length."""
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -260,3 +261,209 @@ def test_real_server_refuses_prompt_that_cannot_fit(vllm_server):
     with pytest.raises(UserError, match=r"id 'tight' \(run 0\): prompt tokens \d+ \+ "
                                         r"max_tokens 1024 = \d+ exceeds max_model_len 1024"):
         runner.prepare([fit])
+
+
+# --- a hostile server (issue 13, items 2, 3 and 11) -----------------------------------
+
+# 25 characters, none of which occur in the padding used below
+SENTINEL = "sk-Q7ZL9P4M2K8W5R3T6V1N0J"
+
+
+def key_fragments(text: str, size: int = 4) -> list[str]:
+    return [SENTINEL[i:i + size] for i in range(len(SENTINEL) - size + 1)
+            if SENTINEL[i:i + size] in text]
+
+
+def padded(n: int) -> str:
+    return "x" * n + SENTINEL + " y" * 40
+
+
+def test_an_echoed_key_is_masked_in_errors_at_every_position_around_the_cut(fault_server,
+                                                                           monkeypatch):
+    from general365.runners.openai_api import MESSAGE_CHARS
+
+    monkeypatch.setenv("HOSTILE_KEY", SENTINEL)
+    positions = range(MESSAGE_CHARS - 60, MESSAGE_CHARS + 30)
+    # 400: not retried; 500 and 429: retried, then given up (the last message is kept)
+    statuses = {p: (400, 500, 429)[p % 3] for p in positions}
+    fault_server.set_script(lambda r, n: Behaviour.error(
+        statuses[r["seed"]], retry_after=0, message=padded(r["seed"])))
+    runner = runner_for(fault_server, api_key_env="HOSTILE_KEY", concurrency=8)
+    out = run_all(runner, [req(f"p{p}", seed=p) for p in positions])
+    assert fault_server.calls[-1].headers["authorization"] == f"Bearer {SENTINEL}"
+    for p in positions:
+        error = out[(f"p{p}", 0)].error
+        assert error and f"HTTP {statuses[p]}" in error
+        assert key_fragments(error) == [], (p, error)
+
+
+def test_generate_summary_run_json_and_responses_never_hold_the_key(fault_server, tmp_path,
+                                                                    monkeypatch, capfd):
+    from general365.cli import main
+    from general365.runners.openai_api import MESSAGE_CHARS
+
+    monkeypatch.setenv("HOSTILE_KEY", SENTINEL)
+    problems = tmp_path / "problems.jsonl"
+    problems.write_text("".join(json.dumps({
+        "id": f"q{i}", "question": f"What is {i}+0?", "answer": str(i),
+        "answer_type": "number"}) + "\n" for i in range(8)))
+
+    def script(r, n):
+        i = int(r["messages"][-1]["content"].split()[2].split("+")[0])
+        if i < 6:   # errors whose message puts the key across the cut
+            return Behaviour.error((400, 500, 429)[i % 3], retry_after=0,
+                                   message=padded(MESSAGE_CHARS - 12 + 3 * i))
+        # 200s that echo the key in the answer, the reasoning and the model id
+        return Behaviour.reply(f"\\boxed{{{i}}} {SENTINEL}", model=f"m-{SENTINEL}",
+                               reasoning_content=f"think {SENTINEL[:14]}")
+
+    fault_server.set_script(script)
+    out = tmp_path / "run"
+    code = main(["generate", "--backend", "openai", "--model", fault_server.model,
+                 "--base-url", fault_server.base_url, "--api-key-env", "HOSTILE_KEY",
+                 "--dataset", str(problems), "--max-tokens", "16", "--max-attempts", "2",
+                 "--out", str(out)])
+    printed = capfd.readouterr()
+    assert code == 1
+    assert printed.out.count("  failed: ") == 5 and "***" in printed.out
+    responses = (out / "responses.jsonl").read_text()
+    assert responses.count("\n") == 2 and "\\\\boxed{6} ***" in responses
+    for text in (printed.out, printed.err, (out / "run.json").read_text(), responses):
+        assert key_fragments(text) == []
+
+
+def test_a_trickling_reply_is_cut_at_the_request_timeout(fault_server):
+    # One byte every 0.25 s never leaves a read idle for 1 s: only a bound on the whole
+    # request stops it. The first 40 bytes (10 s) trickle, then the rest at once.
+    fault_server.set_script(lambda r, n: Behaviour.trickle("slow answer", 0.25, count=40))
+    runner = runner_for(fault_server, request_timeout=1.0,
+                        retry=RetryPolicy(max_attempts=2, base_delay=0.01))
+    [g] = runner.generate([req()])
+    assert g.error == "gave up after 2 tries: timed out after 1s"
+    assert all(sent < 40 for sent, _ in fault_server.wait_trickled(2))
+
+
+def test_generate_request_timeout_bounds_a_trickling_server(fault_server, tmp_path, capsys):
+    from general365.cli import main
+
+    fault_server.set_script(lambda r, n: Behaviour.trickle("slow answer", 0.25, count=40))
+    problems = tmp_path / "problems.jsonl"
+    problems.write_text(json.dumps({"id": "q", "question": "1+1?", "answer": "2",
+                                    "answer_type": "number"}) + "\n")
+    code = main(["generate", "--backend", "openai", "--model", fault_server.model,
+                 "--base-url", fault_server.base_url, "--dataset", str(problems),
+                 "--max-tokens", "16", "--request-timeout", "1", "--max-attempts", "1",
+                 "--out", str(tmp_path / "run")])
+    out = capsys.readouterr().out
+    assert code == 1 and "failed: id 'q' run 0: gave up after 1 tries: timed out after 1s" in out
+    assert all(sent < 40 for sent, _ in fault_server.wait_trickled(1))
+
+
+# /tokenize answers: vLLM's, llama.cpp's (it counts a `content` field we do not send, so
+# its list is empty), and other shapes a server or gateway may give.
+def tokenize_server(answer, **kw):
+    from support.servers import FaultServer
+
+    return FaultServer(max_model_len=4096, tokenize=lambda body: answer, **kw)
+
+
+def test_vllm_tokenize_counts_prompts_and_derives_max_tokens():
+    with tokenize_server((200, {"count": 7, "max_model_len": 4096, "tokens": [1] * 7})) as s:
+        runner = OpenAIRunner(s.model, base_url=s.base_url, retry=FAST)
+        [g] = runner.generate([req(max_tokens=None)])
+        assert g.error is None and s.requests[0]["max_tokens"] == 4096 - 7
+        tokenized = [c for c in s.calls if c.path == "/tokenize"]
+        assert tokenized[0].body["messages"] == [{"role": "user", "content": "Say hi."}]
+        assert runner.provenance()["tokenize"] == "used"
+
+
+@pytest.mark.parametrize("answer, why", [
+    ((200, {"tokens": []}), "answered an object with the fields tokens, not a token count"),
+    ((200, {"tokens": [1, 2, 3]}), "answered an object with the fields tokens"),
+    ((200, {"count": "12"}), "answered an object with the fields count"),
+    ((200, {"count": True}), "answered an object with the fields count"),
+    ((200, {"count": 0}), "answered an object with the fields count"),
+    ((200, [3]), "answered a JSON list, not a token count"),
+    ((200, None), "answered a JSON null"),
+    ((200, b"<html>tokenizer</html>"), "answered with a body that is not JSON"),
+    ((404, {"error": "no"}), "answered HTTP 404"),
+    ((405, {"error": "no"}), "answered HTTP 405"),
+    ((400, {"error": {"message": "'content' is required"}}), "answered HTTP 400"),
+    ((422, {"detail": "unprocessable"}), "answered HTTP 422"),
+])
+def test_a_tokenize_of_another_shape_falls_back_and_says_so_once(answer, why, capsys):
+    with tokenize_server(answer) as s:
+        runner = OpenAIRunner(s.model, base_url=s.base_url, retry=FAST)
+        # an explicit max_tokens: generation goes on without counting
+        out = run_all(runner, [req(f"p{i}", content=f"prompt {i}") for i in range(4)])
+        assert all(g.error is None for g in out.values())
+        assert len([c for c in s.calls if c.path == "/tokenize"]) <= runner.concurrency
+        err = capsys.readouterr().err
+        assert err.count("general365: note:") == 1 and why in err
+        assert f"{s.base_url[:-3]}/tokenize" in err
+        assert why in runner.provenance()["tokenize"]
+        # none given: one clear error naming the fix
+        with pytest.raises(UserError, match="pass --max-tokens"):
+            OpenAIRunner(s.model, base_url=s.base_url, retry=FAST).prepare(
+                [req(max_tokens=None)])
+
+
+@pytest.mark.parametrize("status", [500, 429])
+def test_a_failing_tokenize_is_one_error(status):
+    with tokenize_server((status, {"error": {"message": "overloaded"}})) as s:
+        with pytest.raises(UserError, match=rf"/tokenize: counting the prompt of id 'p1' "
+                                            rf"failed with HTTP {status} \(overloaded\)"):
+            OpenAIRunner(s.model, base_url=s.base_url, retry=FAST).prepare(
+                [req(max_tokens=None)])
+
+
+def test_a_gateway_answering_every_post_with_a_chat_completion(tmp_path, capsys):
+    # issue 13, item 11: this crashed `generate` with KeyError: 'count'
+    from general365.cli import main
+
+    problems = tmp_path / "problems.jsonl"
+    problems.write_text("".join(json.dumps({"id": f"q{i}", "question": f"{i}+1?",
+                                            "answer": str(i + 1), "answer_type": "number"})
+                                + "\n" for i in range(3)))
+    with tokenize_server(None, chat_on_any_post=True) as s:
+        argv = ["generate", "--backend", "openai", "--model", s.model, "--base-url",
+                s.base_url, "--dataset", str(problems), "--out", str(tmp_path / "run")]
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "pass --max-tokens" in err and "Traceback" not in err
+        assert err.count("general365: note:") == 1
+        assert "answered an object with the fields choices, created, id" in err
+        assert main(argv + ["--max-tokens", "16"]) == 0
+        captured = capsys.readouterr()
+        assert captured.err.count("general365: note:") == 1
+        assert "written 3, already done 0, failed 0" in captured.out
+        run = json.loads((tmp_path / "run" / "run.json").read_text())
+        assert "not a token count" in run["runner"]["tokenize"]
+
+
+def test_a_tokenize_that_hangs_falls_back_once_its_time_is_up(capsys):
+    def slow(body):
+        time.sleep(3)
+        return 200, {"count": 5}
+
+    from support.servers import FaultServer
+
+    with FaultServer(max_model_len=4096, tokenize=slow) as s:
+        runner = OpenAIRunner(s.model, base_url=s.base_url, retry=FAST, request_timeout=1.0)
+        runner.prepare([req(f"p{i}", content=f"prompt {i}") for i in range(3)])
+        assert "could not be reached in time" in capsys.readouterr().err
+        assert "could not be reached in time" in runner.provenance()["tokenize"]
+
+
+@pytest.mark.parametrize("tokens", [SENTINEL, 10 ** 400, -3, 2.5, [1]])
+def test_token_counts_that_are_not_counts_are_dropped(fault_server, tokens):
+    # the SDK does not validate replies: whatever `usage` holds would reach the record
+    fault_server.set_script(lambda r, n: Behaviour.malformed(body=json.dumps({
+        "id": "x", "object": "chat.completion", "model": "m", "choices": [{
+            "index": 0, "message": {"role": "assistant", "content": "hi"},
+            "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": tokens, "completion_tokens": tokens,
+                  "completion_tokens_details": {"reasoning_tokens": tokens}}}).encode()))
+    [g] = runner_for(fault_server).generate([req()])
+    assert g.error is None and g.response == "hi"
+    assert (g.output_tokens, g.prompt_tokens, g.reasoning_tokens) == (None, None, None)

@@ -4,15 +4,18 @@ One `Judge` grades a batch of (question, gold, prediction) items concurrently, u
 semaphore on in-flight requests. Its failure policy is its own (the SDK's retries are off):
 
 - 429, 5xx, connection errors and timeouts are retried with exponential backoff and jitter
-  (a `Retry-After` is honoured), at most `max_retries` times per vote;
-- a reply that does not hold exactly one JSON object with a boolean `accuracy` (or a body
-  that is not JSON) is re-asked, at most `max_reasks` times per vote;
+  (a `Retry-After` is honoured), at most `max_retries` times per vote; `timeout` bounds the
+  whole request, not each read, so a server that trickles its reply cannot hold it longer;
+- a reply that is not exactly one JSON object with a boolean `accuracy` (or a body that is
+  not a chat completion, or a reply the server reports as cut short) is re-asked, at most
+  `max_reasks` times per vote;
 - after that the item is `judge_failed`, with the reason in `detail`; never a verdict.
 
-Verdicts (never failures) go to a SQLite cache, so a re-grade makes no repeated calls. The
-API key is read from an environment variable when the client is built and kept only by
-the client: it is never stored in a result, the cache, a log line or an error message.
-See docs/judge.md.
+Each verdict (never a failure) is committed to a SQLite cache as soon as it is decided, so
+a re-grade, or a rerun after a kill, asks only for what is missing. The API key is read
+from an environment variable when the client is built and kept only by the client; every
+piece of server text that is kept (reply, model id, error detail, log line) has the key
+masked first and is cut only after. See docs/judge.md.
 """
 
 from __future__ import annotations
@@ -26,9 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-import httpx
-
 from ..errors import MissingExtra, UserError
+from ..redact import Redactor
 from ..retry import backoff_delay, retry_after_seconds
 from ..schema import Status
 from .judge_cache import CachedVerdict, JudgeCache, cache_key
@@ -43,11 +45,10 @@ STRUCTURED_MODES = ("json_schema", "vllm")
 # A re-ask shows the judge its unusable reply; a runaway reply (a model that emitted
 # whitespace to its token limit) is cut, or the re-ask itself would overflow the context.
 REASK_ECHO_CHARS = 1000
-
-
-def _echo(raw: str) -> str:
-    raw = raw.strip()
-    return raw if len(raw) <= REASK_ECHO_CHARS else raw[:REASK_ECHO_CHARS] + " [...]"
+# Finish reasons of a reply that was cut, not finished: never read as a verdict.
+CUT_REASONS = ("length", "content_filter")
+# Server text kept in an error detail (graded.jsonl's `detail`, log lines), after scrubbing.
+DETAIL_CHARS = 200
 
 
 REASK_MESSAGE = ("Your reply could not be read ({problem}). Output only a JSON object with a "
@@ -149,6 +150,7 @@ class Judge:
         self.stats = JudgeStats()
         self._cache_spec = cache
         self._cache: JudgeCache | None = cache if isinstance(cache, JudgeCache) else None
+        self.cache   # opened now: a file that cannot be the cache is refused before any work
 
     def __repr__(self) -> str:  # the key is not an attribute, so it cannot leak from here
         return (f"Judge(model={self.model!r}, base_url={self.base_url!r}, votes={self.votes}, "
@@ -219,23 +221,16 @@ class Judge:
             else:
                 todo.append((key, it))
         if todo:
-            client = self._client()
+            client, redactor = self._client()
             sem = asyncio.Semaphore(self.concurrency)
             try:
                 results = await asyncio.gather(
-                    *(self._judge_one(client, sem, it) for _, it in todo))
+                    *(self._judge_one(client, redactor, sem, cache, key, it)
+                      for key, it in todo))
             finally:
                 await client.close()
-                if cache is not None:
-                    cache.flush()
             for (key, _), res in zip(todo, results):
                 done[key] = res
-                if cache is not None and res.status is not Status.JUDGE_FAILED:
-                    cache.put(key, CachedVerdict(res.status is Status.CORRECT, res.votes,
-                                                 res.model, res.served_model, res.raw),
-                              PROMPT_VERSION)
-            if cache is not None:
-                cache.flush()
         out = []
         for key, _ in keyed:
             r = done[key]
@@ -249,7 +244,7 @@ class Judge:
         return cache_key(self.model, PROMPT_VERSION, self.settings, item.question, item.gold,
                          truncate_prediction(item.prediction, self.max_prediction_chars))
 
-    def _client(self):
+    def _client(self) -> tuple[Any, Redactor]:
         try:
             import openai
         except ImportError:
@@ -260,9 +255,11 @@ class Judge:
                 raise UserError(f"judge: set {self.api_key_env} (the API key of the judge "
                                 "endpoint), or give --judge-base-url for a local server")
             key = "EMPTY"   # local servers (vllm serve) accept any key
-        # max_retries=0: the retry policy is ours, counted and tested, not the SDK's.
-        return openai.AsyncOpenAI(base_url=self.base_url, api_key=key, timeout=self.timeout,
-                                  max_retries=0)
+        # max_retries=0: the retry policy is ours, counted and tested, not the SDK's. The
+        # SDK's timeout bounds connecting and each read; _vote bounds the whole request.
+        client = openai.AsyncOpenAI(base_url=self.base_url, api_key=key,
+                                    timeout=self.timeout, max_retries=0)
+        return client, Redactor(key)
 
     def _request_body(self, temperature: float) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "temperature": temperature}
@@ -278,11 +275,12 @@ class Judge:
         body.update(self.extra_body)
         return body
 
-    async def _judge_one(self, client, sem: asyncio.Semaphore, item: JudgeItem) -> JudgeResult:
+    async def _judge_one(self, client, redactor: Redactor, sem: asyncio.Semaphore,
+                         cache: JudgeCache | None, key: str, item: JudgeItem) -> JudgeResult:
         messages = build_messages(item.question, item.gold,
                                   truncate_prediction(item.prediction, self.max_prediction_chars))
         temp = self.temperature if self.votes == 1 else self.vote_temperature
-        votes = await asyncio.gather(*(self._vote(client, sem, messages, temp)
+        votes = await asyncio.gather(*(self._vote(client, redactor, sem, messages, temp)
                                        for _ in range(self.votes)))
         attempts = sum(v.attempts for v in votes)
         served = next((v.served_model for v in votes if v.served_model), None)
@@ -294,15 +292,21 @@ class Judge:
             raw = votes[0].raw if self.votes == 1 else json.dumps([v.raw for v in votes])
             failed = [v.detail for v in votes if v.accuracy is None]
             detail = f"{len(failed)} of {self.votes} votes failed: {failed[0]}" if failed else None
-            return JudgeResult(Status.CORRECT if 2 * yes > self.votes else Status.INCORRECT,
+            correct = 2 * yes > self.votes
+            if cache is not None:
+                # Committed now, not at the end of the batch: a grade killed or interrupted
+                # mid-batch keeps every verdict it has paid for.
+                cache.put(key, CachedVerdict(correct, cast, self.model, served, raw),
+                          PROMPT_VERSION)
+            return JudgeResult(Status.CORRECT if correct else Status.INCORRECT,
                                self.model, raw, cast, detail, served, False, attempts)
         self.stats.failed += 1
         reasons = "; ".join(sorted({v.detail for v in votes if v.detail}))
         return JudgeResult(Status.JUDGE_FAILED, self.model, votes[-1].raw, cast,
                            reasons or "votes undecided", served, False, attempts)
 
-    async def _vote(self, client, sem: asyncio.Semaphore, messages: list[dict],
-                    temperature: float) -> _Vote:
+    async def _vote(self, client, redactor: Redactor, sem: asyncio.Semaphore,
+                    messages: list[dict], temperature: float) -> _Vote:
         import openai
 
         body = self._request_body(temperature)
@@ -314,21 +318,30 @@ class Judge:
             self.stats.requests += 1
             try:
                 async with sem:
-                    # The SDK's low-level post: its auth, timeout and error classes, without
-                    # the typed-params transform that costs ~1 ms of CPU per request.
-                    resp = await client.post("/chat/completions", cast_to=httpx.Response,
-                                             body={**body, "messages": msgs})
-                served, raw = read_completion(resp.content)
-            except openai.APIError as exc:
+                    # The SDK's public `post`: its auth and error classes; cast_to=object
+                    # hands back the decoded JSON, read strictly by read_completion, without
+                    # the typed-parameter transform and model building of `create` (most
+                    # of the client's CPU per request; docs/judge.md). wait_for bounds the
+                    # whole request: the SDK's own timeout restarts with every byte read,
+                    # so a trickling server could hold it for ever.
+                    completion = await asyncio.wait_for(
+                        client.post("/chat/completions", body={**body, "messages": msgs},
+                                    cast_to=object),
+                        self.timeout)
+                reply = read_completion(completion)
+                served = redactor.clean_opt(reply.served_model, DETAIL_CHARS)
+                text = reply.text
+                raw = redactor.clean_opt(text)
+            except (openai.APIError, asyncio.TimeoutError) as exc:
                 status = getattr(exc, "status_code", None)
+                what = self._describe(exc, redactor)
                 if status in (401, 403, 404):
                     # Every other item would fail the same way: stop with one clear line.
                     raise UserError(f"judge endpoint {self.base_url or 'api.openai.com'}: "
-                                    f"{self._describe(exc)} (model {self.model!r}, key from "
+                                    f"{what} (model {self.model!r}, key from "
                                     f"${self.api_key_env})") from None
-                what = self._describe(exc)
-                transient = isinstance(exc, openai.APIConnectionError) or status == 429 \
-                    or (status is not None and status >= 500)
+                transient = not isinstance(exc, openai.APIStatusError) or status == 429 \
+                    or status >= 500
                 if not transient:
                     return _Vote(None, raw, served, attempts, f"not retried: {what}")
                 failures += 1
@@ -340,17 +353,24 @@ class Judge:
                 log.info("judge: %s; retry %d in %.2fs", what, failures, delay)
                 await asyncio.sleep(delay)
                 continue
-            except UnreadableReply as exc:
-                problem = f"unreadable response body ({exc})"
+            except ValueError as exc:   # the SDK could not decode the body as JSON
+                problem = ("unreadable response body "
+                           f"({exc if isinstance(exc, UnreadableReply) else 'not JSON'})")
             else:
-                parsed = parse_reply(raw)
-                if parsed.ok:
+                parsed = parse_reply(text)
+                if parsed.ok and reply.finish_reason in CUT_REASONS:
+                    # A reply cut short is not the judge's whole answer: the cut can end
+                    # inside a quoted object that then reads as a verdict.
+                    problem = f"cut short (finish_reason {reply.finish_reason})"
+                elif parsed.ok:
                     return _Vote(parsed.accuracy, raw, served, attempts)
-                problem = parsed.problem or "unusable reply"
+                else:
+                    problem = parsed.problem or "unusable reply"
                 if raw:
                     # A corrective follow-up turn; the judged prediction is unchanged.
                     msgs = list(messages) + [
-                        {"role": "assistant", "content": _echo(raw)},
+                        {"role": "assistant", "content": redactor.clean(raw.strip(),
+                                                                        REASK_ECHO_CHARS)},
                         {"role": "user", "content": REASK_MESSAGE.format(problem=problem)}]
             reasks += 1
             if reasks > self.max_reasks:
@@ -364,15 +384,14 @@ class Judge:
                              retry_after=retry_after_seconds(exc),
                              retry_after_cap=self.retry_after_max)
 
-    def _describe(self, exc: Exception) -> str:
-        """A short description of a failure, with the API key scrubbed out of it."""
+    def _describe(self, exc: BaseException, redactor: Redactor) -> str:
+        """A short description of a failure: the key masked first, then the server's text
+        cut (cutting first could split the key past recognition)."""
         import openai
 
-        if isinstance(exc, openai.APITimeoutError):
-            text = f"timed out after {self.timeout:g}s"
-        elif isinstance(exc, openai.APIStatusError):
-            text = f"HTTP {exc.status_code}: {str(exc)[:200]}"
-        else:
-            text = f"{type(exc).__name__}: {str(exc)[:200]}"
-        key = os.environ.get(self.api_key_env)
-        return text.replace(key, "***") if key else text
+        if isinstance(exc, (asyncio.TimeoutError, openai.APITimeoutError)):
+            return f"timed out after {self.timeout:g}s"
+        if isinstance(exc, openai.APIStatusError):
+            return f"HTTP {exc.status_code}: {redactor.clean(str(exc), DETAIL_CHARS)}"
+        cause = f" ({exc.__cause__})" if exc.__cause__ is not None else ""
+        return f"{type(exc).__name__}: {redactor.clean(str(exc) + cause, DETAIL_CHARS)}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 
 from ..markers import split_reasoning
@@ -90,52 +91,66 @@ def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
     return dict(pairs)
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys)
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")   # Python's parser would accept NaN, Infinity
 
 
-def _objects(text: str) -> tuple[list[dict], bool]:
-    """Every top-level JSON object embedded in `text` (prose, fences and all), and whether
-    an object with a duplicated key was seen."""
-    found: list[dict] = []
-    duplicated = False
-    i = text.find("{")
-    while i != -1:
-        try:
-            value, end = _DECODER.raw_decode(text, i)
-        except _DuplicateKey:
-            duplicated = True
-            i = text.find("{", i + 1)
-            continue
-        except ValueError:
-            i = text.find("{", i + 1)
-            continue
-        found.append(value)
-        i = text.find("{", end)
-    return found, duplicated
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant)
+# A whole reply in one fenced block (```json ... ```): nothing before or after the fence.
+_FENCE = re.compile(r"```[A-Za-z]*[ \t]*\n(.*?)\n?[ \t]*```", re.DOTALL)
+
+
+def _one_object(text: str) -> tuple[dict | None, str | None]:
+    """(the object, None) when `text` is exactly one JSON object, give or take surrounding
+    whitespace or one fence around all of it; else (None, why not)."""
+    text = text.strip()
+    if not text:
+        return None, "empty reply"
+    fenced = _FENCE.fullmatch(text)
+    if fenced:
+        text = fenced.group(1).strip()
+    try:
+        value, end = _DECODER.raw_decode(text)
+    except _DuplicateKey:
+        return None, "a JSON object with a duplicated key"
+    except (ValueError, RecursionError):
+        return None, "not a JSON object"
+    if not isinstance(value, dict):
+        return None, f"a JSON {type(value).__name__}, not an object"
+    if text[end:].strip():
+        return None, "text after the JSON object"
+    return value, None
 
 
 def parse_reply(content: str | None) -> ParsedReply:
-    """Accept a reply holding EXACTLY ONE JSON object, whose `accuracy` is a JSON boolean.
+    """Accept a reply that IS one JSON object whose `accuracy` is a JSON boolean.
 
-    The object may stand alone, sit in a fenced block, or sit inside prose. Anything else is
-    refused with the reason: no object, two or more objects (e.g. a judge echoing an object
-    from the prediction next to its own), `accuracy` missing or not a boolean (`"true"`,
-    `1`), a duplicated key. A judge that reasons inline is read after its last closing
-    reasoning marker; one that never closed its reasoning gave no verdict.
+    Strict on purpose: the reply must be exactly one well-formed JSON object (surrounding
+    whitespace and one fence around the whole of it aside), and nothing else. The verdict
+    is never searched for inside text: a reply that quotes the prediction's
+    `{"accuracy": true}` in its own broken object, in prose or next to another object is
+    refused, re-asked, then `judge_failed`. A judge that reasons inline is read after its
+    last closing reasoning marker, by the same rule, unless the reply began as JSON (then
+    a marker inside it is quoted text); one that never closed its reasoning gave no
+    verdict.
     """
     if content is None or not content.strip():
         return ParsedReply(None, "empty reply")
-    _, final, closed = split_reasoning(content)
-    if not closed:
-        return ParsedReply(None, "reasoning never closed")
-    objects, duplicated = _objects(final)
-    if duplicated:
-        return ParsedReply(None, "a JSON object with a duplicated key")
-    if not objects:
-        return ParsedReply(None, "no JSON object")
-    if len(objects) > 1:
-        return ParsedReply(None, f"{len(objects)} JSON objects, expected exactly one")
-    obj = objects[0]
+    obj, problem = _one_object(content)
+    if obj is None and not content.lstrip().startswith(("{", "```")):
+        # Only a reply that did not begin as JSON can be reasoning followed by a verdict:
+        # in `{"accuracy": false, "reason": "... </think>{"accuracy": true}` the marker and
+        # the object after it are quoted text, not the judge's own answer.
+        reasoning, final, closed = split_reasoning(content)
+        if not closed:
+            return ParsedReply(None, "reasoning never closed")
+        if reasoning is None:          # no marker: the whole reply was the candidate
+            return ParsedReply(None, problem)
+        obj, problem = _one_object(final)
+        if obj is None:
+            return ParsedReply(None, f"after the reasoning: {problem}")
+    if obj is None:
+        return ParsedReply(None, problem)
     if "accuracy" not in obj:
         return ParsedReply(None, "no 'accuracy' field")
     if not isinstance(obj["accuracy"], bool):
@@ -147,17 +162,33 @@ class UnreadableReply(ValueError):
     """A response body that is not a chat completion."""
 
 
-def read_completion(content: bytes) -> tuple[str | None, str | None]:
-    """(served model id, reply text) of a chat completion body."""
+@dataclass(frozen=True)
+class Completion:
+    """What the judge reads of a chat completion."""
+
+    served_model: str | None
+    text: str | None
+    finish_reason: str | None
+
+
+def read_completion(data: object) -> Completion:
+    """The served model id, reply text and finish reason of a chat completion body (its
+    decoded JSON). Any other shape (`{}`, a list, `"choices": "x"`) is refused. A body
+    served as another content type reaches here as text, and is decoded here."""
+    if isinstance(data, (str, bytes)):
+        try:
+            data = json.loads(data)
+        except ValueError:
+            raise UnreadableReply("not JSON") from None
     try:
-        data = json.loads(content)
-        message = data["choices"][0]["message"]
+        choice = data["choices"][0]               # type: ignore[index]
+        message = choice["message"]
         text = message.get("content")
-        served = data.get("model")
-    except ValueError:
-        raise UnreadableReply("not JSON") from None
-    except (KeyError, IndexError, TypeError, AttributeError):
+        finish = choice.get("finish_reason")
+        served = data.get("model")                # type: ignore[union-attr]
+    except (AttributeError, IndexError, KeyError, TypeError):
         raise UnreadableReply("not a chat completion") from None
     if text is not None and not isinstance(text, str):
         raise UnreadableReply("content is not text")
-    return (served if isinstance(served, str) else None), text
+    return Completion(served if isinstance(served, str) else None, text,
+                      finish if isinstance(finish, str) else None)

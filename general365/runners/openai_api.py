@@ -6,10 +6,19 @@
   `Generation` with `error` set, and is not a response.
 - At most `concurrency` requests are in flight; results are yielded as they complete, so the
   caller's store appends each at once.
+- `request_timeout` bounds each whole request (connecting, waiting, reading the body),
+  not each read: a server that trickles its reply cannot hold a request past it.
 - `max_tokens` is always sent. Where the settings leave it open (None), it is the server's
   context length (vLLM reports `max_model_len` in /v1/models) minus the prompt's tokens
-  (counted by vLLM's /tokenize); a server that reports neither needs an explicit value.
-- The API key is read from an environment variable and never logged or written.
+  (counted by vLLM's /tokenize); a server that reports neither needs an explicit value. A
+  /tokenize that is missing or answers in another shape (llama.cpp's `{"tokens": [...]}`,
+  a gateway answering every POST with a chat completion) is not used; that is said once.
+- The API key is read from an environment variable and never logged or written: every
+  piece of server text that is kept (answers, model ids, error messages) has it masked
+  first, and is cut only after.
+- Only the SDK's public API: `models.list`, and `post` (the SDK's documented call for a
+  body it does not type) with its public `ChatCompletion` as the reply type for chat, and
+  with `cast_to=object` (the JSON as sent) for vLLM's /tokenize, which the SDK does not name.
 """
 
 from __future__ import annotations
@@ -18,14 +27,17 @@ import asyncio
 import math
 import os
 import random
+import sys
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Awaitable, Iterator, TypeVar
 
 from ..errors import MissingExtra, UserError
 from ..markers import split_reasoning
+from ..redact import Redactor
 from ..retry import backoff_delay, retry_after_seconds
 from .base import Generation, GenerationRequest
 from .limits import plan_budgets
+from .prompt_tokens import count_prompts, error_message
 from .store import model_key
 
 
@@ -45,6 +57,16 @@ class RetryPolicy:
 
 class _BadReply(Exception):
     """A 200 reply that carries no usable completion (no choices): retried like a 5xx."""
+
+
+class _RequestTimeout(Exception):
+    """The whole request outlived request_timeout (however steadily bytes were arriving)."""
+
+
+QUICK_TIMEOUT = 30.0   # seconds, at most, for /v1/models and each /tokenize
+# Server text kept in an error message (the summary, run.json), after the key is masked.
+MESSAGE_CHARS = 200
+_T = TypeVar("_T")
 
 
 class OpenAIRunner:
@@ -79,6 +101,8 @@ class OpenAIRunner:
         self.max_model_len = max_model_len
         self._rng = random.Random(jitter_seed)
         self._api_key = self._read_key()
+        self._redactor = Redactor(self._api_key)
+        self.tokenize_note: str | None = None   # why /tokenize is not used, when it is not
         self._prompt_tokens: dict[str, int] = {}    # prompt hash -> tokens, from /tokenize
         self._prepared = False
         self._can_tokenize: bool | None = None
@@ -98,8 +122,25 @@ class OpenAIRunner:
     def _client(self):
         import openai
 
+        # The SDK's timeout bounds connecting and each read; _bounded bounds the whole.
         return openai.AsyncOpenAI(base_url=self.base_url, api_key=self._api_key,
                                   max_retries=0, timeout=self.request_timeout)
+
+    async def _bounded(self, call: Awaitable[_T], limit: float | None = None) -> _T:
+        try:
+            return await asyncio.wait_for(call, limit or self.request_timeout)
+        except asyncio.TimeoutError:
+            raise _RequestTimeout() from None
+
+    @property
+    def _quick_timeout(self) -> float:
+        # Listing models and counting a prompt take milliseconds: a server stuck on them
+        # should not hold the start for the full --request-timeout (600 s by default).
+        return min(self.request_timeout, QUICK_TIMEOUT)
+
+    def _clean(self, text: object, limit: int | None = MESSAGE_CHARS) -> str:
+        """Server text made safe to print or write: the key masked, then cut."""
+        return self._redactor.clean(str(text), limit)
 
     # --- before anything is generated -------------------------------------------------
 
@@ -119,61 +160,43 @@ class OpenAIRunner:
         client = self._client()
         try:
             try:
-                listing = await client.models.list()
-                models = {m.id: m for m in listing.data}
+                listing = await self._bounded(client.models.list(), self._quick_timeout)
+                models = {m.id: m for m in listing.data if isinstance(m.id, str)}
             except openai.AuthenticationError:
                 raise UserError(f"{self.base_url}: the API key in ${self.api_key_env} was "
                                 f"refused (401)") from None
             except openai.APIConnectionError as exc:
-                raise UserError(f"{self.base_url}: cannot reach the server ({exc})") from None
-            except (openai.APIStatusError, ValueError):
+                raise UserError(f"{self.base_url}: cannot reach the server "
+                                f"({self._clean(exc.__cause__ or exc)})") from None
+            except _RequestTimeout:
+                raise UserError(f"{self.base_url}: listing its models took longer than "
+                                f"{self._quick_timeout:g}s") from None
+            except (openai.APIStatusError, ValueError, AttributeError, TypeError):
                 models = {}   # some servers do not list models; the requests will tell
             if models and self.model not in models:
+                served = self._clean(", ".join(sorted(models)[:10]), 500)
                 raise UserError(f"{self.base_url} does not serve model {self.model!r}; "
-                                f"it serves: {', '.join(sorted(models)[:10])}")
+                                f"it serves: {served}")
             entry = models.get(self.model)
             reported = (entry.model_extra or {}).get("max_model_len") if entry else None
-            if self.max_model_len is None and isinstance(reported, int):
+            if self.max_model_len is None and isinstance(reported, int) \
+                    and not isinstance(reported, bool) and reported > 0:
                 self.max_model_len = reported
             if self.max_model_len is not None:
-                await self._count_prompts(requests)
+                counted = await count_prompts(
+                    client, self.base_url, self.model, requests,
+                    template_kwargs=self._template_kwargs, concurrency=self.concurrency,
+                    timeout=self._quick_timeout,
+                    clean=lambda text: self._clean(text, 120))
+                self._prompt_tokens.update(counted.counts)
+                self.tokenize_note = counted.note
+                self._can_tokenize = counted.note is None
         finally:
             await client.close()
+        if self.tokenize_note:
+            # Once per command, not per prompt.
+            print(f"general365: note: {self.tokenize_note}", file=sys.stderr)
         self._check_fits(requests)
-
-    async def _count_prompts(self, requests: list[GenerationRequest]) -> None:
-        import httpx
-
-        url = self.base_url.rstrip("/")
-        url = (url[: -len("/v1")] if url.endswith("/v1") else url) + "/tokenize"
-        unique = {r.prompt_hash(): r for r in requests}
-        sem = asyncio.Semaphore(self.concurrency)
-        headers = {"Authorization": f"Bearer {self._api_key}"}
-        async with httpx.AsyncClient(timeout=self.request_timeout, headers=headers) as http:
-            async def count(h: str, req: GenerationRequest) -> None:
-                if self._can_tokenize is False:
-                    return
-                body: dict[str, Any] = {"model": self.model, "messages": list(req.messages),
-                                        "add_generation_prompt": True}
-                template = self._template_kwargs(req)
-                if template:
-                    body["chat_template_kwargs"] = template
-                async with sem:
-                    try:
-                        reply = await http.post(url, json=body)
-                    except httpx.HTTPError:
-                        self._can_tokenize = False
-                        return
-                if reply.status_code in (404, 405, 501):
-                    self._can_tokenize = False
-                    return
-                if reply.status_code != 200:
-                    raise UserError(f"{url}: counting the prompt of id {req.problem_id!r} "
-                                    f"failed with HTTP {reply.status_code}")
-                self._can_tokenize = True
-                self._prompt_tokens[h] = int(reply.json()["count"])
-
-            await asyncio.gather(*(count(h, r) for h, r in unique.items()))
 
     def _check_fits(self, requests: list[GenerationRequest]) -> None:
         counts = [self._prompt_tokens.get(r.prompt_hash()) for r in requests]
@@ -272,20 +295,23 @@ class OpenAIRunner:
             self.stats["requests"] += 1
             retry_after = None
             try:
-                completion = await _create(client, kwargs)
+                completion = await self._bounded(_create(client, kwargs))
                 return self._to_generation(req, completion, kwargs["max_tokens"])
             except openai.RateLimitError as exc:
-                last, retry_after = f"HTTP 429 ({_message(exc)})", retry_after_seconds(exc)
+                last, retry_after = (f"HTTP 429 ({self._clean(error_message(exc))})",
+                                     retry_after_seconds(exc))
             except openai.APIStatusError as exc:
                 if exc.status_code < 500 and exc.status_code != 408:
-                    return self._failed(req, f"HTTP {exc.status_code}: {_message(exc)}")
-                last, retry_after = f"HTTP {exc.status_code} ({_message(exc)})", retry_after_seconds(exc)
-            except openai.APITimeoutError:
+                    return self._failed(req, f"HTTP {exc.status_code}: "
+                                             f"{self._clean(error_message(exc))}")
+                last, retry_after = (f"HTTP {exc.status_code} ({self._clean(error_message(exc))})",
+                                     retry_after_seconds(exc))
+            except (openai.APITimeoutError, _RequestTimeout):
                 last = f"timed out after {self.request_timeout:g}s"
             except openai.APIConnectionError as exc:
-                last = f"connection error ({exc.__cause__ or exc})"
+                last = f"connection error ({self._clean(exc.__cause__ or exc)})"
             except (ValueError, _BadReply) as exc:   # json.JSONDecodeError is a ValueError
-                last = f"unreadable reply ({exc})"
+                last = f"unreadable reply ({self._clean(exc)})"
             if attempt + 1 < self.retry.max_attempts:
                 self.stats["retries"] += 1
                 await asyncio.sleep(self.retry.delay(attempt, retry_after, self._rng))
@@ -313,24 +339,33 @@ class OpenAIRunner:
         choice = completion.choices[0]
         msg = choice.message
         extra = msg.model_extra or {}
-        content = msg.content or ""
+        if msg.content is not None and not isinstance(msg.content, str):
+            raise _BadReply("content is not text")
+        # Everything the server said is masked before it is kept (a hostile server can
+        # echo the key anywhere); answers are never cut, and searched for the whole key.
+        clean = self._redactor.clean
+        content = clean(msg.content or "", answer=True)
         apart = extra.get("reasoning_content") or extra.get("reasoning")
         if apart:
-            reasoning = str(apart)
+            reasoning = clean(str(apart), answer=True)
         else:
             reasoning, _, _ = split_reasoning(content)
         usage = completion.usage
-        out_tokens = getattr(usage, "completion_tokens", None)
+        out_tokens = _count(getattr(usage, "completion_tokens", None))
         details = getattr(usage, "completion_tokens_details", None)
-        r_tokens = getattr(details, "reasoning_tokens", None) if details else None
-        self.served_model = self.served_model or getattr(completion, "model", None)
+        r_tokens = _count(getattr(details, "reasoning_tokens", None)) if details else None
+        served = getattr(completion, "model", None)
+        if self.served_model is None and isinstance(served, str):
+            self.served_model = clean(served, MESSAGE_CHARS)
+        finish = choice.finish_reason
         sampling = req.sampling.to_dict()
         sampling["max_tokens"] = max_tokens
         return Generation(
             problem_id=req.problem_id, run=req.run, response=content,
-            finish_reason=choice.finish_reason, output_tokens=out_tokens,
+            finish_reason=clean(finish, MESSAGE_CHARS)
+            if isinstance(finish, str) else None, output_tokens=out_tokens,
             reasoning=reasoning, reasoning_tokens=r_tokens,
-            prompt_tokens=getattr(usage, "prompt_tokens", None), sampling=sampling)
+            prompt_tokens=_count(getattr(usage, "prompt_tokens", None)), sampling=sampling)
 
     def close(self) -> None:
         pass
@@ -345,14 +380,16 @@ class OpenAIRunner:
             "retry": {"max_attempts": self.retry.max_attempts,
                       "base_delay": self.retry.base_delay, "max_delay": self.retry.max_delay},
             "chat_template_kwargs": self.chat_template_kwargs, "stats": dict(self.stats),
+            "tokenize": self.tokenize_note or ("used" if self._can_tokenize else "not used"),
         }
 
 
 async def _create(client: Any, kwargs: dict[str, Any]) -> Any:
-    """`client.chat.completions.create(**kwargs)`, minus the SDK's per-call transformation of
-    the typed parameters: our body is plain JSON already, and that step alone cost about a
+    """`chat.completions.create(**kwargs)` without the SDK's per-call transformation of the
+    typed parameters: our body is plain JSON already, and that step alone cost about a
     third of the client's CPU per request (benchmarks/api_throughput.py). `client.post` is
-    the SDK's documented way to send a custom body; the reply is parsed the same way."""
+    the SDK's documented call for a custom body; the reply is parsed into the SDK's public
+    ChatCompletion the same way `create` does it."""
     from openai.types.chat import ChatCompletion
 
     body = {k: v for k, v in kwargs.items() if k != "extra_body"}
@@ -360,10 +397,10 @@ async def _create(client: Any, kwargs: dict[str, Any]) -> Any:
     return await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
 
 
-def _message(exc: Exception) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])[:200]
-    return str(getattr(exc, "message", exc))[:200]
+def _count(value: object) -> int | None:
+    """A token count as the server reported it, or None when it is not one: the SDK does not
+    validate replies, and a string (server text, perhaps the key) or a 400-digit number
+    must not reach responses.jsonl."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 53:
+        return value
+    return None

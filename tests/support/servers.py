@@ -30,6 +30,20 @@ What a Behaviour can do (combine freely; precedence: drop > status > malformed >
 - ``Behaviour.malformed(body=...)``: status 200, ``application/json``, a body that is not JSON.
 - ``Behaviour.empty()``: a well-formed completion whose content is ``""``.
 - ``Behaviour.drop()``: close the connection without sending any response.
+- ``Behaviour.trickle(content, interval=0.25, count=None)`` (``trickle_interval=`` and
+  ``trickle_count=`` on any reply):
+  send the headers at once, then the body one byte every ``interval`` seconds (the first
+  ``count`` bytes; the rest at once). ``.trickled`` records, per trickled reply, how many
+  body bytes went out before it ended and whether the client took all of them.
+
+Server-wide settings (constructor arguments or attributes):
+
+- ``max_model_len``: reported in ``/v1/models`` (as vLLM does), so that clients count
+  prompts with ``/tokenize``; None (default) reports none.
+- ``tokenize``: ``callable(request_json) -> (status, body)`` answering ``POST /tokenize``
+  (``body`` bytes are sent as they are, anything else as JSON); None (default): 404.
+- ``chat_on_any_post``: answer every POST, whatever its path, as a chat request (a
+  gateway that does so); default False.
 
 Every request is recorded: ``.requests`` holds the JSON bodies of the chat requests in the
 order they arrived; ``.calls`` holds every request (any path) as a :class:`RecordedRequest`
@@ -69,6 +83,8 @@ class Behaviour:
     malformed_body: bytes | None = None
     drop_connection: bool = False
     headers: tuple[tuple[str, str], ...] = ()
+    trickle_interval: float = 0.0         # seconds between body bytes; 0 = all at once
+    trickle_count: int | None = None      # bytes sent one by one (None: the whole body)
 
     @classmethod
     def reply(cls, content: str | list[str] | None, **kw: Any) -> "Behaviour":
@@ -93,6 +109,11 @@ class Behaviour:
     @classmethod
     def drop(cls, **kw: Any) -> "Behaviour":
         return cls(drop_connection=True, **kw)
+
+    @classmethod
+    def trickle(cls, content: str | None = "ok", interval: float = 0.25,
+                count: int | None = None, **kw: Any) -> "Behaviour":
+        return cls(content=content, trickle_interval=interval, trickle_count=count, **kw)
 
 
 Script = Callable[[dict, int], Behaviour]
@@ -140,31 +161,62 @@ class _Handler(BaseHTTPRequestHandler):
             return raw.decode("utf-8", "replace")
 
     def _send(self, status: int, payload: bytes, content_type: str = "application/json",
-              extra: tuple[tuple[str, str], ...] = ()) -> None:
+              extra: tuple[tuple[str, str], ...] = (), trickle: Behaviour | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(payload)))
         for k, v in extra:
             self.send_header(k, v)
         self.end_headers()
-        self.wfile.write(payload)
+        if trickle is None or trickle.trickle_interval <= 0:
+            self.wfile.write(payload)
+            return
+        self.wfile.flush()
+        slow = len(payload) if trickle.trickle_count is None else trickle.trickle_count
+        sent, owner = 0, self.server.owner
+        try:
+            while sent < min(slow, len(payload)):
+                if owner._stopping.wait(trickle.trickle_interval):
+                    return
+                self.wfile.write(payload[sent:sent + 1])
+                self.wfile.flush()
+                sent += 1
+            self.wfile.write(payload[sent:])
+            self.wfile.flush()
+            sent = len(payload)
+        finally:
+            with owner._lock:
+                owner.trickled.append((sent, len(payload)))
 
-    def _json(self, status: int, obj: Any, extra: tuple[tuple[str, str], ...] = ()) -> None:
-        self._send(status, json.dumps(obj).encode(), extra=extra)
+    def _json(self, status: int, obj: Any, extra: tuple[tuple[str, str], ...] = (),
+              trickle: Behaviour | None = None) -> None:
+        self._send(status, json.dumps(obj).encode(), extra=extra, trickle=trickle)
 
     def do_GET(self) -> None:
         owner = self.server.owner
         owner._record(self.command, self.path, _lower(self.headers), None)
         if self.path.rstrip("/") == "/v1/models":
-            self._json(200, {"object": "list", "data": [
-                {"id": owner.model, "object": "model", "created": 0, "owned_by": "fault-server"}]})
+            entry = {"id": owner.model, "object": "model", "created": 0,
+                     "owned_by": "fault-server"}
+            if owner.max_model_len is not None:
+                entry["max_model_len"] = owner.max_model_len
+            self._json(200, {"object": "list", "data": [entry]})
         else:
             self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
     def do_POST(self) -> None:
         owner = self.server.owner
         body = self._read_body()
-        if self.path.rstrip("/") != "/v1/chat/completions":
+        path = self.path.rstrip("/")
+        if path == "/tokenize" and owner.tokenize is not None and not owner.chat_on_any_post:
+            owner._record(self.command, self.path, _lower(self.headers), body)
+            status, reply = owner.tokenize(body if isinstance(body, dict) else {})
+            if isinstance(reply, bytes):
+                self._send(status, reply)
+            else:
+                self._json(status, reply)
+            return
+        if path != "/v1/chat/completions" and not owner.chat_on_any_post:
             owner._record(self.command, self.path, _lower(self.headers), body)
             self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             return
@@ -199,7 +251,7 @@ class _Handler(BaseHTTPRequestHandler):
                                             "code": b.status}}, extra)
             return
         if b.malformed_body is not None:
-            self._send(200, b.malformed_body, extra=extra)
+            self._send(200, b.malformed_body, extra=extra, trickle=b)
             return
         model = b.model or self.server.owner.model
         contents = b.content if isinstance(b.content, list) else \
@@ -222,7 +274,7 @@ class _Handler(BaseHTTPRequestHandler):
             "created": int(time.time()), "model": model, "choices": choices,
             "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                       "total_tokens": prompt + completion},
-        }, extra)
+        }, extra, trickle=b)
 
     def _stream(self, b: Behaviour, content: str | None, model: str, request: dict) -> None:
         # Connection: close and no length: the body ends when the socket does (valid HTTP/1.1).
@@ -289,11 +341,18 @@ class _Server(ThreadingHTTPServer):
 class FaultServer:
     """The running server: ``base_url`` (ends in ``/v1``), ``set_script``, ``requests``."""
 
-    def __init__(self, model: str = "fault-model", script: Script | None = None):
+    def __init__(self, model: str = "fault-model", script: Script | None = None, *,
+                 max_model_len: int | None = None,
+                 tokenize: Callable[[dict], tuple[int, Any]] | None = None,
+                 chat_on_any_post: bool = False):
         self.model = model
         self.script: Script = script or (lambda _req, _n: Behaviour.reply("ok"))
+        self.max_model_len = max_model_len
+        self.tokenize = tokenize
+        self.chat_on_any_post = chat_on_any_post
         self.requests: list[dict] = []
         self.calls: list[RecordedRequest] = []
+        self.trickled: list[tuple[int, int]] = []   # (body bytes sent, body length)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
@@ -323,11 +382,23 @@ class FaultServer:
     def set_script(self, script: Script) -> None:
         self.script = script
 
+    def wait_trickled(self, n: int, timeout: float = 30.0) -> list[tuple[int, int]]:
+        """The first `n` trickled replies, once they have ended: a client that hung up is
+        noticed only at the next byte written."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if len(self.trickled) >= n:
+                    return list(self.trickled[:n])
+            time.sleep(0.05)
+        raise AssertionError(f"{len(self.trickled)} trickled replies ended, expected {n}")
+
     def reset(self) -> None:
         """Forget recorded requests (the request ordinal ``n`` restarts at 0)."""
         with self._lock:
             self.requests.clear()
             self.calls.clear()
+            self.trickled.clear()
 
     def _record(self, method: str, path: str, headers: dict, body: Any,
                 chat: bool = False) -> int:
