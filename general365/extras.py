@@ -21,8 +21,8 @@ from .errors import MissingExtra, UserError
 
 # extra -> the top-level modules general365 imports that the extra provides
 IMPORTS: dict[str, tuple[str, ...]] = {
-    "judge": ("openai", "httpx"),
-    "openai": ("openai", "httpx"),
+    "judge": ("openai",),
+    "openai": ("openai",),
     "transformers": ("torch", "transformers", "tokenizers"),
     "vllm": ("vllm",),
     "plots": ("matplotlib",),

@@ -111,8 +111,6 @@ def _responses(tmp_path: Path) -> Path:
     (["tokenizers"], ["demo", "--out", "d", "--model-dir", "m"], "general365[transformers]"),
     (["openai"], ["grade", "responses.jsonl", "--out", "g.jsonl", "--judge-model", "j"],
      "general365[judge]"),
-    (["httpx"], ["grade", "responses.jsonl", "--out", "g.jsonl", "--judge-model", "j"],
-     "general365[judge]"),
     (["matplotlib"], ["report", "responses.jsonl", "--out", "r"], "general365[plots]"),
     (["openai"], ["generate", "--backend", "openai", "--model", "m", "--dataset", "sample",
                   "--out", "d"], "general365[openai]"),
