@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 from ..errors import DataError, UserError
+from ..jsonl import NotJSON
+from ..jsonl import parse as parse_json
 from ..schema import INLINE_PROBLEM_FIELDS, Problem, Response
 from .base import Generation, GenerationRequest, SamplingSettings
 
@@ -127,6 +129,7 @@ class RunStore:
         self.fsync_seconds = fsync_seconds
         self._keys: dict[tuple[str, int], RecordKey] = {}
         self._fd: int | None = None
+        self._created_file = self._created_dir = False
         self._unsynced = 0
         self._last_sync = time.monotonic()
         self.appended = 0
@@ -134,20 +137,48 @@ class RunStore:
     # --- reading ----------------------------------------------------------------------
 
     def open(self) -> OpenReport:
-        os.makedirs(self.run_dir, exist_ok=True)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            # Two writers on one folder would interleave runs; the OS drops the lock when a
-            # process dies, so a killed run never leaves the folder locked.
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(self._fd)
-            self._fd = None
-            raise UserError(f"{self.path}: another process is writing to this run folder")
+        """Take the folder's lock (creating the folder and responses.jsonl if needed), then
+        read what is there. Everything that decides what to generate must come after this:
+        a second process on the same folder is refused here, before it loads a model or
+        computes what is pending."""
+        self._created_dir = not os.path.isdir(self.run_dir)
+        for _attempt in range(20):
+            os.makedirs(self.run_dir, exist_ok=True)
+            try:
+                try:
+                    fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT
+                                 | os.O_EXCL, 0o644)
+                    created = True
+                except FileExistsError:
+                    fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+                    created = False
+            except FileNotFoundError:   # removed in between (see close(discard=True))
+                continue
+            try:
+                # Two writers on one folder would interleave runs; the OS drops the lock
+                # when a process dies, so a killed run never leaves the folder locked.
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                raise UserError(f"{self.path}: another process is writing to this run "
+                                "folder (wait for it to finish, or use another --out)")
+            # The lock is on the file we opened: if a process that held it removed that
+            # file before letting go (an empty file it had created), start again.
+            st = os.fstat(fd)
+            try:
+                same = os.path.samestat(st, os.stat(self.path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        else:
+            raise UserError(f"{self.path}: the file keeps being replaced by another process")
+        self._fd, self._created_file = fd, created
         try:
             return self._load()
         except BaseException:
-            self.close()
+            self.close(discard=True)
             raise
 
     def _load(self) -> OpenReport:
@@ -165,8 +196,8 @@ class RunStore:
             if not raw.strip():
                 continue
             try:
-                d = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
+                d = parse_json(raw.decode("utf-8"), path=self.path, line=i)
+            except (UnicodeDecodeError, NotJSON):
                 if i == len(lines) and not tail:
                     last_bad = i
                     break
@@ -260,9 +291,23 @@ class RunStore:
         self._unsynced = 0
         self._last_sync = time.monotonic()
 
-    def close(self) -> None:
-        if self._fd is not None:
+    def close(self, *, discard: bool = False) -> None:
+        """Release the lock. With `discard`, a responses.jsonl that this store created and
+        never wrote to is removed first (and the folder, if this store created it and it is
+        empty): a run refused before its first record leaves nothing behind."""
+        if self._fd is None:
+            return
+        try:
             self.sync()
+            if discard and self._created_file and not self.appended \
+                    and os.fstat(self._fd).st_size == 0:
+                os.unlink(self.path)   # under the lock: no other writer has it open
+                if self._created_dir:
+                    try:
+                        os.rmdir(self.run_dir)
+                    except OSError:
+                        pass   # something else is in it now: not ours to remove
+        finally:
             os.close(self._fd)
             self._fd = None
 
@@ -293,10 +338,8 @@ class RunStore:
         self.check_paths()
         try:
             with open(self.run_json, encoding="utf-8") as f:
-                data = json.load(f)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"not valid JSON ({exc.msg})", path=self.run_json,
-                            line=exc.lineno) from None
+                data = parse_json(f.read(), path=self.run_json,
+                                  expected="the JSON object `general365 generate` writes")
         except UnicodeDecodeError:
             raise DataError("not UTF-8 text", path=self.run_json,
                             expected="the JSON object `general365 generate` writes") from None
