@@ -124,21 +124,35 @@ def parse(text: str, *, path: str | None = None, line: int | None = None,
     return value
 
 
+class Fingerprint:
+    """What a first pass over a file saw, for a second pass to reread exactly that: the
+    CRC-32 of each raw line (4 bytes a line), and, after the second pass, whether the file
+    had grown since."""
+
+    def __init__(self) -> None:
+        self.crcs = array("I")
+        self.grew = False
+
+    def __len__(self) -> int:
+        return len(self.crcs)
+
+
 def iter_jsonl(path: str, *, errors: list[DataError] | None = None,
-               fingerprint: array | None = None) -> Iterator[tuple[int, Any]]:
+               fingerprint: Fingerprint | None = None) -> Iterator[tuple[int, Any]]:
     """(line number, parsed value) for each non-blank line of `path`.
 
     A line that is not UTF-8 or not (strict) JSON raises a DataError naming the file and
     line; with `errors` given, it is appended there instead and the line skipped (to report
     every bad line of a file at once). Lines are decoded one by one, so a bad byte is
     reported on its own line (a text-mode reader decodes ahead, in blocks, and would blame
-    an earlier one). With `fingerprint` (an array('I')), the CRC-32 of each raw line, blank
-    lines included, is appended to it: `iter_same_lines` later rereads exactly these lines.
+    an earlier one). With `fingerprint`, the CRC-32 of each raw line, blank lines included,
+    is recorded in it: `iter_same_lines` later rereads exactly these lines.
     """
+    crcs = fingerprint.crcs if fingerprint is not None else None
     with open(path, "rb") as f:
         for n, raw in enumerate(f, start=1):
-            if fingerprint is not None:
-                fingerprint.append(zlib.crc32(raw))
+            if crcs is not None:
+                crcs.append(zlib.crc32(raw))
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -163,34 +177,39 @@ class FileChanged(DataError):
     """The file is not what an earlier pass read (see iter_same_lines)."""
 
 
-def iter_same_lines(path: str, fingerprint: array) -> Iterator[tuple[int, Any]]:
+def iter_same_lines(path: str, fingerprint: Fingerprint) -> Iterator[tuple[int, Any]]:
     """The lines an earlier `iter_jsonl(path, fingerprint=...)` read, read again, each
     checked against that pass's CRC before it is parsed: a line that differs, or a file now
     shorter, raises FileChanged at that line, so nothing from a changed line is ever used.
-    Lines added since are not read (the earlier pass is the snapshot).
+    Lines added since are not read (the first pass is the snapshot); `fingerprint.grew`
+    then says so.
 
     The check is what keeps this cheap: the line was already strictly parsed and checked
     by the first pass, so here the plain parser suffices."""
+    crcs = fingerprint.crcs
+    last = len(crcs)
     n = 0
-    last = len(fingerprint)
     with open(path, "rb") as f:
         for n, raw in enumerate(f, start=1):
             if n > last:
+                fingerprint.grew = True
                 return
-            if zlib.crc32(raw) != fingerprint[n - 1]:
-                if n == last and raw.endswith(b"\n") and zlib.crc32(raw[:-1]) == fingerprint[-1]:
+            if zlib.crc32(raw) != crcs[n - 1]:
+                if n == last and raw.endswith(b"\n") and zlib.crc32(raw[:-1]) == crcs[-1]:
                     # The first pass met this last line without its newline (the end of the
                     # file then); rows were appended since: the same line, now ended.
                     raw = raw[:-1]
+                    fingerprint.grew = True
                 else:
                     raise FileChanged("the file changed while it was being read (this line "
                                       "differs from the first pass)", path=path, line=n,
-                                      expected="a file that no one writes to while it is "
-                                               "graded")
+                                      expected=_UNCHANGED)
             text = raw.decode("utf-8")
             if text.strip():
                 yield n, json.loads(text)
     if n < last:
         raise FileChanged("the file changed while it was being read (it is now shorter)",
-                          path=path, line=n + 1, expected="a file that no one writes to "
-                                                          "while it is graded")
+                          path=path, line=n + 1, expected=_UNCHANGED)
+
+
+_UNCHANGED = "a file that nothing rewrites while it is read (appending is fine)"
