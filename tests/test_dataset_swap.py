@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from general365.cli import main
 from general365.fsutil import exchange
 
 CHILD = r"""
@@ -87,7 +88,7 @@ def leftovers(parent: Path) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("no_exchange", [False, True], ids=["exchange", "two-renames"])
 def test_build_add_killed_at_every_step_ends_old_or_new_and_a_rerun_recovers(
-        tmp_path, no_exchange):
+        tmp_path, capsys, no_exchange):
     if not no_exchange:
         a, b = tmp_path / "probe-a", tmp_path / "probe-b"
         a.mkdir(), b.mkdir()
@@ -130,9 +131,8 @@ def test_build_add_killed_at_every_step_ends_old_or_new_and_a_rerun_recovers(
             assert now is not None, f"killed before step {k}: no folder at {out}"
             assert now == old or has_split(now, "test"), (k, sorted(now))
         # The same command again: it recovers, then adds the split.
-        again = subprocess.run([sys.executable, "-m", "general365.cli", *add],
-                               capture_output=True, text=True, timeout=300)
-        assert again.returncode == 0, (k, again.stderr[-3000:])
+        assert main(add) == 0, (k, capsys.readouterr().err[-3000:])
+        capsys.readouterr()
         assert leftovers(parent) == [], (k, leftovers(parent))
         both = snapshot(out)
         assert has_split(both, "test") and has_split(both, "public"), sorted(both)
