@@ -329,11 +329,11 @@ def _write_end_record(store: RunStore, record: dict[str, Any], *, failing: bool)
     and run.json keeps its "running" state, which a rerun replaces."""
     try:
         store.write_run_json(record)
-    except OSError as exc:
+    except UserError as exc:
         if not failing:
             raise
-        print(f"general365 generate: could not update {store.run_json} "
-              f"({exc.strerror or exc})", file=sys.stderr)
+        print(f"general365 generate: note: {exc} (run.json keeps its earlier state)",
+              file=sys.stderr)
 
 
 def _prompt_provenance(args: argparse.Namespace) -> dict[str, Any]:

@@ -93,21 +93,25 @@ def build_record(generation: Generation, request: GenerationRequest, model: str,
 
 
 def write_json_atomic(path: str, data: Any) -> None:
-    """Write JSON to a temp file in the same folder, fsync, then rename over `path`."""
+    """Write JSON to a temp file in the same folder, fsync, then rename over `path`. A
+    failure (a full disk) names `path` and leaves the old file as it was."""
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=folder)
+    text = (json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n").encode(
+        "utf-8", "replace")
+    tmp = None
     try:
-        os.fchmod(fd, 0o644)   # mkstemp makes it private; run.json is meant to be shared
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, ensure_ascii=False, default=str)
-            f.write("\n")
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=folder)
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(fd, 0o644)   # mkstemp makes it private; run.json is meant to be shared
+            f.write(text)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
+    except OSError as exc:
+        raise UserError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
-        raise
 
 
 @dataclass
@@ -271,13 +275,29 @@ class RunStore:
     def append(self, record: dict[str, Any], key: RecordKey) -> None:
         if self._fd is None:
             raise RuntimeError("RunStore.append before open()")
-        line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        text = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        try:
+            line = text.encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate from a server's reply (json escapes can make one): kept as
+            # U+FFFD, since UTF-8 cannot hold it and the record must still be written.
+            line = text.encode("utf-8", "replace")
         view = memoryview(line)
+        written = 0
         # One write of the whole line; the loop only matters if the OS writes partially
         # (a full disk), where the remainder continues the same line.
-        while view:
-            n = os.write(self._fd, view)
-            view = view[n:]
+        try:
+            while view:
+                n = os.write(self._fd, view)
+                view = view[n:]
+                written += n
+        except OSError as exc:
+            if written:   # half a line would be a torn line: cut it now (we hold the lock)
+                try:
+                    os.ftruncate(self._fd, os.fstat(self._fd).st_size - written)
+                except OSError:
+                    pass   # left torn: the next open cuts it
+            raise self._write_error(exc) from None
         self._keys[(key.id, key.run)] = key
         self.appended += 1
         self._unsynced += 1
@@ -285,9 +305,17 @@ class RunStore:
         if self._unsynced >= self.fsync_every or now - self._last_sync >= self.fsync_seconds:
             self.sync()
 
+    def _write_error(self, exc: OSError) -> UserError:
+        """A failed write names its file (the OS error of a write carries no path)."""
+        return UserError(f"{self.path}: cannot write ({exc.strerror or exc}); the records "
+                         "before it are kept: make room and rerun the same command to resume")
+
     def sync(self) -> None:
         if self._fd is not None and self._unsynced:
-            os.fsync(self._fd)
+            try:
+                os.fsync(self._fd)
+            except OSError as exc:
+                raise self._write_error(exc) from None
         self._unsynced = 0
         self._last_sync = time.monotonic()
 
