@@ -11,8 +11,11 @@ refused here, as one DataError naming the file, the line and the field:
 - a lone surrogate escape (`"\\ud800"`): json makes a str that cannot be encoded as UTF-8,
   so every later write of it (a parquet file, a graded row) would crash.
 
-The checks cost a walk over the parsed value's containers and an O(1) `isascii` per string
-(only a non-ASCII string is encoded to look for a surrogate), small beside the parse.
+Kept cheap, since grade reads every row of a big file this way: one parse (the C parser,
+with a hook that sees each object's key/value pairs before they become a dict), then one
+walk over the value's containers for the depth; strings are examined with `isascii()`,
+O(1) in CPython, and only a non-ASCII string is encoded to look for a surrogate. (Counting
+key tokens in the text, to parse without the hook, measured slower than the hook.)
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ from .errors import DataError
 # Deep enough for any record general365 reads (a few levels) with a wide margin; shallow
 # enough that writing the value back out can never reach Python's recursion limit.
 MAX_DEPTH = 100
-
 
 class NotJSON(DataError):
     """Not JSON at all (a syntax error), as opposed to JSON that breaks a strict rule."""
@@ -49,7 +51,7 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return d
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs)
+_EXACT = json.JSONDecoder(object_pairs_hook=_pairs)
 
 
 def _bad_text(s: str) -> bool:
@@ -62,30 +64,33 @@ def _bad_text(s: str) -> bool:
     return False
 
 
-def _check_tree(value: Any) -> tuple[str, str | None] | None:
-    """(problem, top-level field) for the first too-deep container or lone surrogate in
-    `value`, or None. Iterative, so a deep value cannot overflow the stack here."""
+def _check(value: Any) -> tuple[str, str | None] | None:
+    """(problem, top-level field) for the first container deeper than MAX_DEPTH or lone
+    surrogate (in a key or a string) in `value`, or None. Iterative: a deep value cannot
+    overflow the stack here."""
     stack: list[tuple[Any, int, str | None]] = [(value, 1, None)]
     while stack:
         v, depth, top = stack.pop()
         if depth > MAX_DEPTH:
             return "deep", top
-        if isinstance(v, dict):
+        if type(v) is dict:
             for k, x in v.items():
-                field = k if top is None else top
-                if _bad_text(k):
+                field = top or k
+                if not k.isascii() and _bad_text(k):
                     return "surrogate", field
-                if isinstance(x, str):
-                    if _bad_text(x):
+                t = type(x)
+                if t is str:
+                    if not x.isascii() and _bad_text(x):
                         return "surrogate", field
-                elif isinstance(x, (dict, list)):
+                elif t is dict or t is list:
                     stack.append((x, depth + 1, field))
         else:
             for x in v:
-                if isinstance(x, str):
-                    if _bad_text(x):
+                t = type(x)
+                if t is str:
+                    if not x.isascii() and _bad_text(x):
                         return "surrogate", top
-                elif isinstance(x, (dict, list)):
+                elif t is dict or t is list:
                     stack.append((x, depth + 1, top))
     return None
 
@@ -95,22 +100,24 @@ def parse(text: str, *, path: str | None = None, line: int | None = None,
     """The JSON value of `text`, strictly (see the module's doc); a DataError otherwise."""
     where: dict[str, Any] = {"path": path, "line": line}
     try:
-        value = _DECODER.decode(text)
+        value = _EXACT.decode(text)
     except json.JSONDecodeError as exc:
         raise NotJSON(f"not valid JSON ({exc.msg})", expected=expected, **where) from None
     except _DuplicateKey as exc:
-        raise DataError(f"the key {exc.key!r} appears twice in one object", expected=
-                        "each key once (which value was meant is ambiguous)", **where) from None
+        raise DataError(f"the key {exc.key!r} appears twice in one object",
+                        expected="each key once (which value was meant is ambiguous)",
+                        **where) from None
     except RecursionError:
         raise DataError("JSON nested too deeply", expected=f"at most {MAX_DEPTH} levels of "
                         "objects and arrays", **where) from None
     except ValueError:   # CPython's limit on integer digits (not a JSONDecodeError)
         raise DataError("an integer of more than 4300 digits",
                         expected="numbers of a sensible size", **where) from None
-    if isinstance(value, str):
-        bad = ("surrogate", None) if _bad_text(value) else None
-    elif isinstance(value, (dict, list)):
-        bad = _check_tree(value)
+    t = type(value)
+    if t is dict or t is list:
+        bad = _check(value)
+    elif t is str and _bad_text(value):
+        bad = ("surrogate", None)
     else:
         bad = None
     if bad is not None:
