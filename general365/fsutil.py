@@ -40,15 +40,45 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+# Locked descriptors that a forked child must not keep: an flock belongs to the open file,
+# which a fork shares, so a child that outlived its parent (an engine's worker) would hold
+# the lock of a dead run. Closed in every forked child (spawned children never get them).
+_LOCKED_FDS: set[int] = set()
+
+
+def _close_locked_fds_in_child() -> None:
+    for fd in _LOCKED_FDS:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _LOCKED_FDS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_close_locked_fds_in_child)
+
+
+def keep_from_forks(fd: int) -> int:
+    _LOCKED_FDS.add(fd)
+    return fd
+
+
+def release(fd: int) -> None:
+    """Close a descriptor given by hold_lock (or kept with keep_from_forks)."""
+    _LOCKED_FDS.discard(fd)
+    os.close(fd)
+
+
 def hold_lock(path: str) -> int:
     """Open `path` (a file or a folder) and hold an exclusive flock on it; returns the fd,
-    to close when done (closing, or the process dying, releases it)."""
+    for `release` when done (that, or the process dying, lets the lock go)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         pass   # a filesystem without flock: the pid check alone then decides
-    return fd
+    return keep_from_forks(fd)
 
 
 def writer_gone(path: str, pid: int) -> bool:

@@ -165,3 +165,32 @@ def test_a_second_generate_after_the_first_ended_resumes_it(gate_server, tmp_pat
     assert again.returncode == 0, again.stderr[-2000:]
     assert "written 0, already done 4" in again.stdout
     assert len(list(iter_records(str(out / "responses.jsonl")))) == 4
+
+
+def test_a_forked_child_does_not_keep_the_run_folder_locked(tmp_path):
+    # An engine may fork workers after the lock is taken; a worker that outlives a killed
+    # run must not hold the folder's lock (an flock belongs to the open file, which a fork
+    # shares): forked children close it.
+    from general365.errors import UserError
+    from general365.runners.store import RunStore
+
+    store = RunStore(str(tmp_path / "run"))
+    store.open()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # the child: stays alive until the parent says
+        os.close(write)
+        os.read(read, 1)
+        os._exit(0)
+    os.close(read)
+    try:
+        with pytest.raises(UserError, match="another process is writing"):
+            RunStore(str(tmp_path / "run")).open()    # the parent still holds it
+        store.close()
+        again = RunStore(str(tmp_path / "run"))
+        again.open()                                   # the child lives, and holds nothing
+        again.close()
+    finally:
+        os.write(write, b"x")
+        os.close(write)
+        os.waitpid(pid, 0)

@@ -218,3 +218,32 @@ def test_models_graded_on_different_problems_are_ranked_with_a_warning(tmp_path,
     assert main(["report", str(a), str(c), "--out", str(tmp_path / "r2"), "--published",
                  "none", "--bootstrap", "200"]) == 0
     assert "different problem sets" not in capsys.readouterr().out
+
+
+def test_a_report_into_the_current_folder_or_a_folder_of_the_users_moves_files_in(
+        tmp_path, capsys, monkeypatch):
+    # Never swapped whole: a shell in the folder would be left in a deleted one, and a
+    # folder with sub-folders of the user's own is not relinked. The files are moved in,
+    # after the same checks.
+    home = tmp_path / "home"
+    (home / "projects").mkdir(parents=True)
+    (home / "projects" / "keep.txt").write_text("mine")
+    inode = home.stat().st_ino
+    graded = write_jsonl(tmp_path / "g.jsonl", graded_rows("m", 20, 2))
+    assert main(report_argv(graded, home)) == 0
+    assert home.stat().st_ino == inode and (home / "projects" / "keep.txt").read_text() == "mine"
+    assert (home / "index.html").is_file() and (home / "figures").is_dir()
+    monkeypatch.chdir(home / "projects")
+    assert main(report_argv(graded, home)) == 0 and home.stat().st_ino == inode
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    assert main(report_argv(graded, Path("."))) == 0
+    assert here.stat().st_ino == os.stat(".").st_ino and (here / "report.json").is_file()
+    (here / "figures").rename(here / "figs")
+    (here / "figures").write_text("in the way")
+    capsys.readouterr()
+    assert main(report_argv(graded, Path("."))) == 2
+    assert "is a file where the report writes a folder" in capsys.readouterr().err
+    assert (here / "figures").read_text() == "in the way"
+    assert leftovers(tmp_path) == []

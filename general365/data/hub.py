@@ -22,7 +22,7 @@ from typing import Any, Iterable
 
 from ..errors import DataError, DataErrors, UserError
 from ..schema import Problem
-from ..fsutil import hold_lock, replace_dir
+from ..fsutil import hold_lock, release, replace_dir
 from .outdir import CONFIGS, check_out_folder, make_parents, make_tmp, os_reason, recover_out
 from .readers import SPLITS, card_configs, config_files, read_front_matter
 
@@ -170,7 +170,7 @@ def _write(shown: Path, target: Path, splits: dict[str, list[Problem]], *, sourc
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     finally:
-        os.close(lock)
+        release(lock)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
     return result

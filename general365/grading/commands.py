@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import DataError, UserError
-from ..fsutil import hold_lock, sweep
+from ..fsutil import hold_lock, release, sweep
 from ..jsonl import FileChanged, Fingerprint, iter_jsonl, iter_same_lines
 from ..schema import Response, Status, graded_record
 from .pool import DEFAULT_TIMEOUT
@@ -271,7 +271,7 @@ class _TmpWriter:
             self.f.close()
         except OSError:
             pass   # the write's own error is the one reported; the file is removed
-        os.close(self.lock)
+        release(self.lock)
 
 
 class _Sized:

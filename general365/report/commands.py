@@ -129,7 +129,7 @@ def write_report(report: Report, out: str) -> Report:
                             "is as it was") from None
         written = folder.install(tmp, out)
     finally:
-        os.close(lock)
+        fsutil.release(lock)
         if os.path.lexists(tmp):
             fsutil.remove(tmp)
     report.out, report.files = out, sorted(written)

@@ -7,10 +7,11 @@ step (fsutil.replace_dir). So a reader, or a kill at any moment, sees the old re
 new one, never a mix; and a path in the way (a file named `figures`, a folder named
 `index.html`) is refused before anything changes.
 
-Where a file cannot be hard-linked (another filesystem mounted inside REPORT_DIR, a file
-the user may not link), the files are moved in one by one instead, after the same checks:
-still nothing changes when a path is in the way, but a kill during the moves can leave a
-mix of old and new files (rerun the command).
+The swap is for a folder that holds a report and perhaps some files beside it. For any
+other (the current folder or one holding it, a mount point, a folder with sub-folders of
+the user's own, a file that cannot be hard-linked), the report's files are moved in one by
+one instead, after the same checks: still nothing changes when a path is in the way, but
+a kill during the moves can leave a mix of old and new files (rerun the command).
 """
 
 from __future__ import annotations
@@ -81,29 +82,54 @@ def _rescue(old: str, out: str) -> None:
             _rescue(src, dst)
 
 
+def _swappable(out: str) -> bool:
+    """Whether REPORT_DIR may be replaced as a whole: not the current folder or one that
+    holds it (a shell in it would be left in a deleted folder), not a mount point, and
+    holding beside the report only plain files and links (a folder of the user's own, say
+    `--out ~`, is never relinked file by file: the report's files are moved in instead)."""
+    real = os.path.realpath(out)
+    cwd = os.path.realpath(os.getcwd())
+    if cwd == real or cwd.startswith(real.rstrip(os.sep) + os.sep) or os.path.ismount(real):
+        return False
+    for entry in os.scandir(out):
+        if entry.is_symlink():
+            continue
+        if entry.is_dir():
+            if entry.name not in _OWN_FOLDERS:
+                return False
+        elif not entry.is_file():
+            return False
+    return True
+
+
+_OWN_FOLDERS = ("tables", "figures")
+
+
 def install(tmp: str, out: str) -> list[str]:
     """Make the report built in `tmp` be `out`'s report (see the module's doc). Returns the
     paths of the report's files under `out`."""
     ours = sorted(os.path.relpath(os.path.join(root, f), tmp)
                   for root, _dirs, files in os.walk(tmp) for f in files)
-    if os.path.isdir(out):
-        _merge(out, tmp, link=False)   # anything in the way: refused, nothing changed yet
+    if not os.path.isdir(out):
+        replace_dir(tmp, out)
+        return [os.path.join(out, rel) for rel in ours]
+    _merge(out, tmp, link=False)   # anything in the way: refused, nothing changed yet
+    swapped = False
+    if _swappable(out):
         try:
             _merge(out, tmp, link=True)
-            linked = True
-        except _CannotLink:
-            linked = False
-        if linked:
             os.chmod(tmp, stat.S_IMODE(os.stat(out).st_mode))
-            old = replace_dir(tmp, out)
+            old = replace_dir(tmp, out)   # raises before changing anything, or is done
+            swapped = True
+        except (_CannotLink, OSError):
+            swapped = False
+        if swapped:
             if old is not None:
                 _rescue(old, out)
                 remove(old)
-        else:
-            for rel in ours:   # checked above: every parent is a folder or absent
-                dst = os.path.join(out, rel)
-                os.makedirs(os.path.dirname(dst), exist_ok=True)
-                os.replace(os.path.join(tmp, rel), dst)
-    else:
-        replace_dir(tmp, out)
+    if not swapped:
+        for rel in ours:   # checked above: every parent is a folder or absent
+            dst = os.path.join(out, rel)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            os.replace(os.path.join(tmp, rel), dst)
     return [os.path.join(out, rel) for rel in ours]

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 from ..errors import DataError, UserError
+from ..fsutil import keep_from_forks, release
 from ..jsonl import NotJSON
 from ..jsonl import parse as parse_json
 from ..schema import INLINE_PROBLEM_FIELDS, Problem, Response
@@ -178,7 +179,7 @@ class RunStore:
             os.close(fd)
         else:
             raise UserError(f"{self.path}: the file keeps being replaced by another process")
-        self._fd, self._created_file = fd, created
+        self._fd, self._created_file = keep_from_forks(fd), created
         try:
             return self._load()
         except BaseException:
@@ -336,7 +337,7 @@ class RunStore:
                     except OSError:
                         pass   # something else is in it now: not ours to remove
         finally:
-            os.close(self._fd)
+            release(self._fd)
             self._fd = None
 
     def __enter__(self) -> "RunStore":
