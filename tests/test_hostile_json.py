@@ -232,3 +232,22 @@ def test_a_last_line_without_newline_then_appended_to_is_the_same_line(tmp_path)
     with open(p, "a") as f:
         f.write('\n{"a": 3}\n')
     assert list(iter_same_lines(str(p), fp)) == first
+
+
+def test_a_linkage_csv_with_a_column_twice_is_refused(tmp_path, capsys):
+    src = write_lines(tmp_path / "problems.jsonl", json.dumps(PROBLEM), json.dumps(OTHER))
+    link = tmp_path / "linkage.csv"
+    link.write_text("id,seed_id,variant,variant\np1,p1,0,0\np2,p1,1,0\n")
+    code = main(["dataset", "validate", "--source", str(src), "--linkage", str(link)])
+    err = one_error(capsys.readouterr().err, "dataset")
+    assert code == 2 and "linkage.csv:1" in err and "'variant' appears twice" in err
+
+
+def test_a_linkage_jsonl_with_a_key_twice_is_refused(tmp_path, capsys):
+    src = write_lines(tmp_path / "problems.jsonl", json.dumps(PROBLEM), json.dumps(OTHER))
+    link = write_lines(tmp_path / "linkage.jsonl",
+                       '{"id": "p1", "seed_id": "p1", "variant": 0}',
+                       '{"id": "p2", "seed_id": "p1", "variant": 1, "variant": 0}')
+    code = main(["dataset", "validate", "--source", str(src), "--linkage", str(link)])
+    err = one_error(capsys.readouterr().err, "dataset")
+    assert code == 2 and "linkage.jsonl:2" in err and "'variant' appears twice" in err

@@ -99,7 +99,13 @@ def read_linkage_file(path: str) -> dict[str, Linkage]:
     text = read_text(p, encoding="utf-8-sig")  # -sig: a CSV saved by a spreadsheet has a BOM
     if p.suffix.lower() == ".csv":
         reader = csv.DictReader(split_lines(text))
-        missing = {"id", "seed_id", "variant"} - set(reader.fieldnames or [])
+        names = list(reader.fieldnames or [])
+        twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+        if twice is not None:   # DictReader would keep the last column silently
+            raise DataError(f"the column {twice!r} appears twice in the header", path=path,
+                            line=1, expected="each column once (which was meant is "
+                                             "ambiguous)")
+        missing = {"id", "seed_id", "variant"} - set(names)
         if missing:
             raise DataError("missing column(s) " + ", ".join(sorted(missing)), path=path,
                             line=1, expected="a header id,seed_id,variant[,categories]")
