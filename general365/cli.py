@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 import sys
 
@@ -68,16 +69,44 @@ def main(argv: list[str] | None = None) -> int:
         # file was expected, a full disk): their environment, not a bug; one line, exit 2.
         print(f"general365 {args.verb}: error: {_describe_os_error(exc)}", file=sys.stderr)
         return 2
+    except Terminated:
+        print(f"general365 {args.verb}: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         print(f"general365 {args.verb}: interrupted", file=sys.stderr)
         return 130
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a job scheduler's stop, `kill`), handled like Ctrl-C: every `finally`
+    runs, so a temporary file or folder is removed and run.json records the interruption,
+    instead of the process vanishing mid-write."""
+
+
+def _on_sigterm(signum, frame) -> None:
+    if os.getpid() != _MAIN_PID:
+        # A forked child (a worker) inherited this handler: it dies as it would have.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    # Once: a second SIGTERM ends the process at once (what is left then is swept by the
+    # next run: see fsutil).
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    raise Terminated()
+
+
+_MAIN_PID = os.getpid()
+
+
 def console_main() -> int:
     """The `general365` program. `general365 ... | head` closes the pipe early: end quietly,
-    as Unix tools do (only here: a library caller's signal handling is not ours to change)."""
+    as Unix tools do; SIGTERM cleans up as Ctrl-C does (only here: a library caller's
+    signal handling is not ours to change)."""
+    global _MAIN_PID
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    _MAIN_PID = os.getpid()
+    signal.signal(signal.SIGTERM, _on_sigterm)
     return main()
 
 

@@ -1,39 +1,222 @@
-"""Reading JSON Lines the one way every part of general365 does: line by line (flat memory
-for any file size), exact line numbers in every error, blank lines skipped."""
+"""Reading JSON the one way every part of general365 does: strictly, line by line (flat
+memory for any file size), exact line numbers in every error, blank lines skipped.
+
+Strict means that what Python's json module would take but a later step would trip on is
+refused here, as one DataError naming the file, the line and the field:
+
+- a key twice in one object (`{"run": 0, "run": 1}`): json keeps the last silently;
+- nesting deeper than MAX_DEPTH: json raises RecursionError near 1,000 levels, and a value
+  that parsed a little below that limit overflows the stack when it is written back out;
+- an integer of more than 4,300 digits: json raises a bare ValueError (CPython's limit);
+- a lone surrogate escape (`"\\ud800"`): json makes a str that cannot be encoded as UTF-8,
+  so every later write of it (a parquet file, a graded row) would crash.
+
+Kept cheap, since grade reads every row of a big file this way: one parse (the C parser,
+with a hook that sees each object's key/value pairs before they become a dict), then one
+walk over the value's containers for the depth; strings are examined with `isascii()`,
+O(1) in CPython, and only a non-ASCII string is encoded to look for a surrogate. (Counting
+key tokens in the text, to parse without the hook, measured slower than the hook.)
+"""
 
 from __future__ import annotations
 
 import json
+import zlib
+from array import array
 from typing import Any, Iterator
 
 from .errors import DataError
 
+# Deep enough for any record general365 reads (a few levels) with a wide margin; shallow
+# enough that writing the value back out can never reach Python's recursion limit.
+MAX_DEPTH = 100
 
-def iter_jsonl(path: str, *, errors: list[DataError] | None = None
-               ) -> Iterator[tuple[int, Any]]:
+class NotJSON(DataError):
+    """Not JSON at all (a syntax error), as opposed to JSON that breaks a strict rule."""
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str):
+        self.key = key
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _DuplicateKey(k)
+            seen.add(k)
+    return d
+
+
+_EXACT = json.JSONDecoder(object_pairs_hook=_pairs)
+
+
+def _bad_text(s: str) -> bool:
+    if s.isascii():   # O(1) in CPython: an ASCII str cannot hold a surrogate
+        return False
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _check(value: Any) -> tuple[str, str | None] | None:
+    """(problem, top-level field) for the first container deeper than MAX_DEPTH or lone
+    surrogate (in a key or a string) in `value`, or None. Iterative: a deep value cannot
+    overflow the stack here."""
+    stack: list[tuple[Any, int, str | None]] = [(value, 1, None)]
+    while stack:
+        v, depth, top = stack.pop()
+        if depth > MAX_DEPTH:
+            return "deep", top
+        if type(v) is dict:
+            for k, x in v.items():
+                field = top or k
+                if not k.isascii() and _bad_text(k):
+                    return "surrogate", field
+                t = type(x)
+                if t is str:
+                    if not x.isascii() and _bad_text(x):
+                        return "surrogate", field
+                elif t is dict or t is list:
+                    stack.append((x, depth + 1, field))
+        else:
+            for x in v:
+                t = type(x)
+                if t is str:
+                    if not x.isascii() and _bad_text(x):
+                        return "surrogate", top
+                elif t is dict or t is list:
+                    stack.append((x, depth + 1, top))
+    return None
+
+
+def parse(text: str, *, path: str | None = None, line: int | None = None,
+          expected: str = "one JSON object a line") -> Any:
+    """The JSON value of `text`, strictly (see the module's doc); a DataError otherwise."""
+    where: dict[str, Any] = {"path": path, "line": line}
+    try:
+        value = _EXACT.decode(text)
+    except json.JSONDecodeError as exc:
+        raise NotJSON(f"not valid JSON ({exc.msg})", expected=expected, **where) from None
+    except _DuplicateKey as exc:
+        raise DataError(f"the key {exc.key!r} appears twice in one object",
+                        expected="each key once (which value was meant is ambiguous)",
+                        **where) from None
+    except RecursionError:
+        raise DataError("JSON nested too deeply", expected=f"at most {MAX_DEPTH} levels of "
+                        "objects and arrays", **where) from None
+    except ValueError:   # CPython's limit on integer digits (not a JSONDecodeError)
+        raise DataError("an integer of more than 4300 digits",
+                        expected="numbers of a sensible size", **where) from None
+    t = type(value)
+    if t is dict or t is list:
+        bad = _check(value)
+    elif t is str and _bad_text(value):
+        bad = ("surrogate", None)
+    else:
+        bad = None
+    if bad is not None:
+        kind, field = bad
+        if kind == "deep":
+            raise DataError("JSON nested too deeply", field=field,
+                            expected=f"at most {MAX_DEPTH} levels of objects and arrays",
+                            **where)
+        raise DataError("a lone surrogate escape (\\ud800-\\udfff not in a pair) in a string",
+                        field=field, expected="text that is valid Unicode", **where)
+    return value
+
+
+class Fingerprint:
+    """What a first pass over a file saw, for a second pass to reread exactly that: the
+    CRC-32 of each raw line (4 bytes a line), and, after the second pass, whether the file
+    had grown since."""
+
+    def __init__(self) -> None:
+        self.crcs = array("I")
+        self.grew = False
+
+    def __len__(self) -> int:
+        return len(self.crcs)
+
+
+def iter_jsonl(path: str, *, errors: list[DataError] | None = None,
+               fingerprint: Fingerprint | None = None) -> Iterator[tuple[int, Any]]:
     """(line number, parsed value) for each non-blank line of `path`.
 
-    A line that is not UTF-8 or not JSON raises a DataError naming the file and line; with
-    `errors` given, it is appended there instead and the line skipped (to report every bad
-    line of a file at once). Lines are decoded one by one, so a bad byte is reported on its
-    own line (a text-mode reader decodes ahead, in blocks, and would blame an earlier one).
+    A line that is not UTF-8 or not (strict) JSON raises a DataError naming the file and
+    line; with `errors` given, it is appended there instead and the line skipped (to report
+    every bad line of a file at once). Lines are decoded one by one, so a bad byte is
+    reported on its own line (a text-mode reader decodes ahead, in blocks, and would blame
+    an earlier one). With `fingerprint`, the CRC-32 of each raw line, blank lines included,
+    is recorded in it: `iter_same_lines` later rereads exactly these lines.
     """
+    crcs = fingerprint.crcs if fingerprint is not None else None
     with open(path, "rb") as f:
         for n, raw in enumerate(f, start=1):
+            if crcs is not None:
+                crcs.append(zlib.crc32(raw))
             try:
                 text = raw.decode("utf-8")
-                if not text.strip():
-                    continue
-                value = json.loads(text)
             except UnicodeDecodeError as exc:
                 err = DataError(f"not UTF-8 text (byte {exc.start + 1} of the line)",
                                 path=path, line=n, expected="UTF-8 JSON Lines")
-            except json.JSONDecodeError as exc:
-                err = DataError(f"not valid JSON ({exc.msg})", path=path, line=n,
-                                expected="one JSON object a line")
             else:
-                yield n, value
-                continue
+                if not text.strip():
+                    continue
+                try:
+                    value = parse(text, path=path, line=n)
+                except DataError as exc:
+                    err = exc
+                else:
+                    yield n, value
+                    continue
             if errors is None:
                 raise err
             errors.append(err)
+
+
+class FileChanged(DataError):
+    """The file is not what an earlier pass read (see iter_same_lines)."""
+
+
+def iter_same_lines(path: str, fingerprint: Fingerprint) -> Iterator[tuple[int, Any]]:
+    """The lines an earlier `iter_jsonl(path, fingerprint=...)` read, read again, each
+    checked against that pass's CRC before it is parsed: a line that differs, or a file now
+    shorter, raises FileChanged at that line, so nothing from a changed line is ever used.
+    Lines added since are not read (the first pass is the snapshot); `fingerprint.grew`
+    then says so.
+
+    The check is what keeps this cheap: the line was already strictly parsed and checked
+    by the first pass, so here the plain parser suffices."""
+    crcs = fingerprint.crcs
+    last = len(crcs)
+    n = 0
+    with open(path, "rb") as f:
+        for n, raw in enumerate(f, start=1):
+            if n > last:
+                fingerprint.grew = True
+                return
+            if zlib.crc32(raw) != crcs[n - 1]:
+                if n == last and raw.endswith(b"\n") and zlib.crc32(raw[:-1]) == crcs[-1]:
+                    # The first pass met this last line without its newline (the end of the
+                    # file then); rows were appended since: the same line, now ended.
+                    raw = raw[:-1]
+                    fingerprint.grew = True
+                else:
+                    raise FileChanged("the file changed while it was being read (this line "
+                                      "differs from the first pass)", path=path, line=n,
+                                      expected=_UNCHANGED)
+            text = raw.decode("utf-8")
+            if text.strip():
+                yield n, json.loads(text)
+    if n < last:
+        raise FileChanged("the file changed while it was being read (it is now shorter)",
+                          path=path, line=n + 1, expected=_UNCHANGED)
+
+
+_UNCHANGED = "a file that nothing rewrites while it is read (appending is fine)"

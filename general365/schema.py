@@ -96,6 +96,12 @@ def _str(value: Any, key: str, where: dict, *, allow_empty: bool = True) -> str:
     return value
 
 
+# The largest count or index a record may carry. No real run comes near it, and past it
+# the report's float arithmetic (means, rates) loses exactness; 10**400 output tokens
+# would even overflow a float and crash it.
+MAX_INT = 2**53 - 1
+
+
 def _int(value: Any, key: str, where: dict, *, minimum: int | None = None) -> int:
     # bool is an int in Python; a JSON `true` here is a data error, not 1.
     if isinstance(value, bool) or not isinstance(value, int):
@@ -103,6 +109,9 @@ def _int(value: Any, key: str, where: dict, *, minimum: int | None = None) -> in
     if minimum is not None and value < minimum:
         raise DataError("out of range", field=key, value=value,
                         expected=f"an integer >= {minimum}", **where)
+    if value > MAX_INT:
+        raise DataError("out of range", field=key, value=value,
+                        expected=f"an integer <= {MAX_INT} (2**53 - 1)", **where)
     return value
 
 
@@ -117,7 +126,8 @@ def parse_float_round(value: Any, **where: Any) -> int:
         n = value
     elif isinstance(value, float) and value.is_integer():
         n = int(value)
-    elif isinstance(value, str) and value.strip().isdigit():
+    elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() \
+            and len(value.strip()) <= 9:   # "²" passes isdigit() but not int()
         n = int(value.strip())
     else:
         raise DataError("bad float_round", field="float_round", value=value,
@@ -344,10 +354,18 @@ class Verdict:
         return d
 
 
+# The fields a verdict writes into a graded row. Regrading a graded file replaces all of
+# them: a field the new verdict does not set (a `detail`, a `judge` block) is dropped, not
+# left over from the old grade.
+GRADER_FIELDS = ("status", "correct", "method", "extracted", "judge", "detail")
+
+
 def graded_record(response: Response, verdict: Verdict,
                   problem: Problem | None = None) -> dict[str, Any]:
     """A `graded.jsonl` row: the response's fields, the problem's metadata, the verdict."""
     d = response.to_dict()
+    for key in GRADER_FIELDS:
+        d.pop(key, None)
     if problem is not None:
         d.setdefault("answer", problem.answer)
         d.setdefault("answer_type", problem.answer_type.value)

@@ -87,8 +87,16 @@ def _build(args) -> int:
     from .hub import build_folder, folder_splits
     from .official import import_source
 
-    result = import_source(args.source, split=args.split, linkage_file=args.linkage)
+    from .outdir import recover_out
+
     out = Path(args.out).expanduser()
+    # A build killed between its two renames left no folder at --out, only the old one set
+    # aside: put it back before anything reads --out (--add reads its other split).
+    restored = recover_out(out)
+    if restored:
+        print(f"general365 dataset build: recovered {out} from an interrupted build "
+              f"(it was set aside as {restored})", file=sys.stderr)
+    result = import_source(args.source, split=args.split, linkage_file=args.linkage)
     splits = {}
     if args.add:
         if not (out / "README.md").is_file():

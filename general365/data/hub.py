@@ -22,7 +22,8 @@ from typing import Any, Iterable
 
 from ..errors import DataError, DataErrors, UserError
 from ..schema import Problem
-from .outdir import CONFIGS, check_out_folder, make_parents, make_tmp, os_reason
+from ..fsutil import hold_lock, release, replace_dir
+from .outdir import CONFIGS, check_out_folder, make_parents, make_tmp, os_reason, recover_out
 from .readers import SPLITS, card_configs, config_files, read_front_matter
 
 _REPO = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
@@ -110,6 +111,7 @@ def build_folder(out: str | Path, splits: dict[str, list[Problem]], *, source: s
                             "one problem")
     if not splits:
         raise UserError("no split to write; a dataset folder needs at least one problem")
+    recover_out(shown)   # a build killed mid-swap: its old folder back, its temporaries gone
     target = check_out_folder(shown, overwrite=overwrite)
     created = make_parents(shown, target.parent)
     try:
@@ -135,6 +137,7 @@ def _write(shown: Path, target: Path, splits: dict[str, list[Problem]], *, sourc
     table = problems_table(everything)
     features = features_of(table)
     tmp = make_tmp(target.parent, target.name)
+    lock = hold_lock(str(tmp))   # while held, no other build takes this folder for a leftover
     try:
         result = BuildResult(out=shown, files=["README.md"])
         info: dict[str, dict[str, tuple[int, int, int]]] = {c: {} for c in CONFIGS}
@@ -160,25 +163,17 @@ def _write(shown: Path, target: Path, splits: dict[str, list[Problem]], *, sourc
                            problems=everything, source=source,
                            license=license, notes=notes or [])
         (tmp / "README.md").write_text(card, encoding="utf-8")
-        _swap_into_place(tmp, target)
+        # One step where the filesystem can (see fsutil.replace_dir): a kill at any moment
+        # leaves the old folder or the new one at `out`, never neither.
+        old = replace_dir(str(tmp), str(target))
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    finally:
+        release(lock)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
     return result
-
-
-def _swap_into_place(tmp: Path, out: Path) -> None:
-    if not out.exists():
-        os.rename(tmp, out)
-        return
-    old = out.with_name(f".{out.name}.old-{os.getpid()}")
-    os.rename(out, old)
-    try:
-        os.rename(tmp, out)
-    except OSError:
-        os.rename(old, out)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def folder_splits(folder: Path) -> list[str]:

@@ -24,8 +24,9 @@ from ..errors import DataError, DataErrors, UserError
 from ..schema import Category
 
 _PATTERNS = (
-    re.compile(r"^(?P<seed>.+)[-_][vV](?P<k>\d+)$"),
-    re.compile(r"^(?P<seed>.+)[-_](?P<k>\d+)$"),
+    # ASCII digits, at most 9: int() of a 5,000-digit suffix would raise (CPython's limit).
+    re.compile(r"^(?P<seed>.+)[-_][vV](?P<k>[0-9]{1,9})$"),
+    re.compile(r"^(?P<seed>.+)[-_](?P<k>[0-9]{1,9})$"),
 )
 
 
@@ -58,7 +59,10 @@ def normalize_categories(value: Any, *, strict: bool = True) -> Any:
 
 
 def _as_int(value: Any) -> Any:
-    if isinstance(value, str) and value.strip().isdigit():
+    # isdigit() alone also takes "²" (which int() refuses) and any length (int() refuses
+    # 4,301 digits): those stay strings, for the field check to refuse with one line.
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() \
+            and len(value.strip()) <= 18:
         return int(value.strip())
     if isinstance(value, float) and value.is_integer():
         return int(value)
@@ -95,7 +99,13 @@ def read_linkage_file(path: str) -> dict[str, Linkage]:
     text = read_text(p, encoding="utf-8-sig")  # -sig: a CSV saved by a spreadsheet has a BOM
     if p.suffix.lower() == ".csv":
         reader = csv.DictReader(split_lines(text))
-        missing = {"id", "seed_id", "variant"} - set(reader.fieldnames or [])
+        names = list(reader.fieldnames or [])
+        twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+        if twice is not None:   # DictReader would keep the last column silently
+            raise DataError(f"the column {twice!r} appears twice in the header", path=path,
+                            line=1, expected="each column once (which was meant is "
+                                             "ambiguous)")
+        missing = {"id", "seed_id", "variant"} - set(names)
         if missing:
             raise DataError("missing column(s) " + ", ".join(sorted(missing)), path=path,
                             line=1, expected="a header id,seed_id,variant[,categories]")

@@ -6,10 +6,10 @@ temporary folder beside it. `--overwrite` replaces only a folder that the build 
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 
 from ..errors import UserError
+from ..fsutil import recover_dir, sweep, temp_name, temp_pattern
 from .readers import CardConfig, card_configs, read_front_matter
 
 CONFIGS = ("seed", "variant", "all")
@@ -19,9 +19,7 @@ def check_out_folder(out: Path, *, overwrite: bool) -> Path:
     """The absolute path to write `out` at, after refusing what must not be replaced: the
     current folder (or one holding it), a file, a non-empty folder without `overwrite`,
     and with it any folder that `dataset build` did not write."""
-    target = Path(os.path.abspath(out))
-    if target.is_symlink():
-        target = target.resolve()
+    target = out_target(out)
     cwd = Path.cwd().resolve()
     if target.resolve() == cwd or target.resolve() in cwd.parents:
         raise UserError(f"{out}: that is the current folder (or holds it); the build replaces "
@@ -94,15 +92,33 @@ def os_reason(exc: OSError) -> str:
 
 
 def make_tmp(parent: Path, name: str) -> Path:
-    """A new folder beside the output; os.mkdir gives it the umask's permissions (a
-    tempfile.mkdtemp folder would stay 0700 once renamed into place)."""
+    """A new folder beside the output, named after this process (fsutil.temp_name) so
+    that a later build can tell a killed build's leftovers; os.mkdir gives it the umask's
+    permissions (a tempfile.mkdtemp folder would stay 0700 once renamed into place)."""
     while True:
-        tmp = parent / f".{name}.{secrets.token_hex(4)}.tmp"
+        tmp = parent / temp_name(name)
         try:
             tmp.mkdir()
             return tmp
         except FileExistsError:
             continue
+
+
+def out_target(out: Path) -> Path:
+    target = Path(os.path.abspath(out))
+    return target.resolve() if target.is_symlink() else target
+
+
+def recover_out(out: Path) -> str | None:
+    """Clear what a killed build left beside `out`: put the old folder back if the build
+    died between its two renames (fsutil.recover_dir), and remove the temporary folders of
+    builds whose process is gone. Returns the name of a restored folder, or None."""
+    target = out_target(out)
+    if not target.parent.is_dir():
+        return None
+    restored = recover_dir(str(target))
+    sweep(str(target.parent), temp_pattern(target.name))
+    return os.path.basename(restored) if restored else None
 
 
 def built_configs(folder: Path) -> list[CardConfig] | None:

@@ -8,7 +8,6 @@ mapping rows is the importer's job.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import socket
@@ -18,6 +17,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 from ..errors import DataError, UserError
+from ..jsonl import NotJSON
+from ..jsonl import parse as parse_json
 
 DATA_SUFFIXES = (".parquet", ".jsonl", ".json")
 SPLITS = ("public", "test")
@@ -286,8 +287,8 @@ def read_file(path: Path) -> list[RawRow]:
     text = read_text(path)
     if suffix == ".json":
         try:
-            whole = json.loads(text)
-        except json.JSONDecodeError:
+            whole = parse_json(text, path=str(path), expected="a JSON array of rows")
+        except NotJSON:
             whole = None  # many ".json" files are JSON Lines; read them as such below
         if isinstance(whole, dict) and len(whole) == 1 and isinstance(
                 next(iter(whole.values())), list):
@@ -305,11 +306,7 @@ def jsonl_values(text: str, path: str) -> list[tuple[int, Any]]:
     for line_no, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
-        try:
-            values.append((line_no, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise DataError(f"not valid JSON ({exc.msg})", path=path, line=line_no,
-                            expected="one JSON object a line") from None
+        values.append((line_no, parse_json(line, path=path, line=line_no)))
     return values
 
 

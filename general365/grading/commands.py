@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Iterator
 
 from ..errors import DataError, UserError
 from ..extras import require
-from ..jsonl import iter_jsonl
+from ..fsutil import hold_lock, release, sweep
+from ..jsonl import FileChanged, Fingerprint, iter_jsonl, iter_same_lines
 from ..schema import Response, Status, graded_record
 from .pool import DEFAULT_TIMEOUT
 from .summary import GradeSummary
@@ -59,9 +61,10 @@ def add_arguments(p) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def read_responses(path: str) -> Iterator[tuple[int, Response]]:
+def read_responses(path: str, fingerprint: Fingerprint | None = None
+                   ) -> Iterator[tuple[int, Response]]:
     """(line number, Response) for each non-blank line; one DataError for a bad line."""
-    for n, d in iter_jsonl(path):
+    for n, d in iter_jsonl(path, fingerprint=fingerprint):
         yield n, Response.from_dict(d, path=path, line=n)
 
 
@@ -148,7 +151,11 @@ def main(args) -> int:
     golds = GoldCache()
     count = 0
     seen: dict[tuple[str, int], int] = {}
-    for n, resp in read_responses(args.responses):
+    # Each line's CRC is kept (4 bytes a line): pass 2 rereads exactly these lines and
+    # checks each against it before use, so the graded file is the grade of what this pass
+    # checked, even if the file is written to meanwhile (see jsonl.iter_same_lines).
+    fingerprint = Fingerprint()
+    for n, resp in read_responses(args.responses, fingerprint):
         count += 1
         first = seen.setdefault((resp.id, resp.run), n)
         if first != n:
@@ -182,24 +189,37 @@ def main(args) -> int:
     check_policy(args.policy, judge)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    # What a killed grade of this --out left (its process gone): removed before writing.
+    sweep(str(out.parent), _tmp_pattern(out.name))
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     summary = GradeSummary()
+    writer = None
     try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            stream = (r for _, r in read_responses(args.responses))
-            for g in grade_iter(_Sized(stream, count), problems, policy=args.policy, judge=judge,
-                                workers=args.workers, timeout=args.timeout,
-                                progress=not args.no_progress, path=args.responses,
-                                golds=golds):   # the golds pass 1 parsed: not parsed again
-                f.write(json.dumps(graded_record(g.response, g.verdict, g.problem),
-                                   ensure_ascii=False) + "\n")
-                summary.add(g.verdict, g.problem)
+        writer = _TmpWriter(tmp, out)
+        stream = (Response.from_dict(d, path=args.responses, line=n)
+                  for n, d in iter_same_lines(args.responses, fingerprint))
+        for g in grade_iter(_Sized(stream, count), problems, policy=args.policy, judge=judge,
+                            workers=args.workers, timeout=args.timeout,
+                            progress=not args.no_progress, path=args.responses,
+                            golds=golds):   # the golds pass 1 parsed: not parsed again
+            writer.write(json.dumps(graded_record(g.response, g.verdict, g.problem),
+                                    ensure_ascii=False) + "\n")
+            summary.add(g.verdict, g.problem)
+        writer.finish()
         os.replace(tmp, out)
+    except FileChanged as exc:
+        raise UserError(f"{exc}; nothing was written: rerun once nothing rewrites it") from None
     finally:
+        if writer is not None:
+            writer.close()
         if tmp.exists():
             tmp.unlink()
         if judge is not None and hasattr(judge, "close"):
             judge.close()
+    if fingerprint.grew:
+        print(f"general365 grade: {args.responses} grew while it was graded; the {count} "
+              "responses it held when grading began are graded (rerun to grade the rest)",
+              file=sys.stderr)
     print(f"graded {count} responses -> {out}  (policy {args.policy})")
     print(summary.render())
     sys.stdout.flush()
@@ -210,6 +230,50 @@ def main(args) -> int:
               "cached", file=sys.stderr)
         return 1
     return 0
+
+
+def _tmp_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(rf"\.{re.escape(name)}\.(?P<pid>\d+)\.tmp")
+
+
+class _TmpWriter:
+    """The temporary graded file, locked while this process writes it (so no other grade
+    takes it for a killed run's leftover). A failed write (a full disk, a quota) names the
+    file it was for: the OS error of a write carries no path."""
+
+    def __init__(self, tmp: Path, out: Path):
+        self.out = out
+        try:
+            self.f = open(tmp, "wb")
+        except OSError as exc:
+            raise self._error(exc) from None
+        self.lock = hold_lock(str(tmp))
+
+    def _error(self, exc: OSError) -> UserError:
+        return UserError(f"{self.out}: cannot write the graded file ({exc.strerror or exc}); "
+                         "nothing was written")
+
+    def write(self, text: str) -> None:
+        try:
+            self.f.write(text.encode("utf-8"))
+        except OSError as exc:
+            raise self._error(exc) from None
+
+    def finish(self) -> None:
+        """Everything on disk before the rename: a crash after it never leaves a graded file
+        that is empty or short."""
+        try:
+            self.f.flush()
+            os.fsync(self.f.fileno())
+        except OSError as exc:
+            raise self._error(exc) from None
+
+    def close(self) -> None:
+        try:
+            self.f.close()
+        except OSError:
+            pass   # the write's own error is the one reported; the file is removed
+        release(self.lock)
 
 
 class _Sized:

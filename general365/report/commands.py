@@ -11,14 +11,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from typing import Sequence
 
 from ..errors import UserError
+from .. import fsutil
 from ..extras import require
-from . import html, plots, published as pub, stats, summary, tables
+from . import folder, html, plots, published as pub, stats, summary, tables
 from .load import load_graded
 
 
@@ -64,62 +63,101 @@ def build_report(paths: Sequence[str], *, published: str = "full",
 
 
 def _comparison_notes(runs, published: str) -> list[str]:
-    """Warn where the paper's figures are on another part of the benchmark than the runs
+    """What the reader must know before comparing the rows: models graded on different
+    problems, and the paper's figures on another part of the benchmark than the runs
     (run.json records the split a run used)."""
+    notes = []
+    problem_sets = _problem_set_note(runs)
+    if problem_sets:
+        notes.append(problem_sets)
     datasets = [rj["dataset"] for m in runs for rj in m.run_json
                 if isinstance(rj.get("dataset"), dict)]
-    if published != "none" and any(d.get("source") == "sample" for d in datasets):
-        return ["some runs are on the bundled sample (problems written for this toolkit, not "
-                "General365's own): their scores are not comparable with the paper's figures"]
     splits = {d.get("split") for d in datasets}
-    if published == "full" and "public" in splits:
-        return ["some runs are on the public split while the paper's figures shown are on "
-                "the full benchmark; --published public compares like with like"]
-    if published == "public" and "test" in splits:
-        return ["some runs are on the full test split while the paper's figures shown are "
-                "on the public subset; --published full compares like with like"]
-    return []
+    if published != "none" and any(d.get("source") == "sample" for d in datasets):
+        notes.append("some runs are on the bundled sample (problems written for this toolkit, "
+                     "not General365's own): their scores are not comparable with the paper's "
+                     "figures")
+    elif published == "full" and "public" in splits:
+        notes.append("some runs are on the public split while the paper's figures shown are "
+                     "on the full benchmark; --published public compares like with like")
+    elif published == "public" and "test" in splits:
+        notes.append("some runs are on the full test split while the paper's figures shown "
+                     "are on the public subset; --published full compares like with like")
+    return notes
+
+
+def _problem_set_note(runs) -> str | None:
+    """A warning when the models were not graded on the same problems: a ranking of
+    accuracies over different problem sets compares the sets as much as the models. (The
+    report still ranks them, as asked; it says so on every output: summary, page, tables.)"""
+    sets = [(m.name, frozenset(r.id for r in m.rows)) for m in runs]
+    if len({ids for _, ids in sets}) <= 1:
+        return None
+    common = frozenset.intersection(*(ids for _, ids in sets))
+    shown = ", ".join(f"{name} {len(ids)}" for name, ids in sets[:6])
+    if len(sets) > 6:
+        shown += f", and {len(sets) - 6} more"
+    return (f"the models were graded on different problem sets ({shown} problems; "
+            f"{len(common)} in common): their accuracies are not directly comparable; "
+            "grade every model on the same problems (e.g. generate --ids) to rank them")
+
+
+TMP_BASE = "general365-report"
 
 
 def write_report(report: Report, out: str) -> Report:
-    """Write the report under `out` (created if needed); existing report files there are
-    replaced, other files are left alone."""
+    """Write the report under `out` (created if needed), all or nothing: it is built in a
+    temporary folder beside `out`, then swapped in whole (see folder.py). Existing report
+    files there are replaced, other files are left alone. Temporaries that a killed report
+    left are removed first."""
     out = os.path.abspath(out)
-    if os.path.exists(out) and not os.path.isdir(out):
+    if os.path.islink(out) and os.path.isdir(out):
+        out = os.path.realpath(out)   # the folder the link names is the one replaced
+    if os.path.lexists(out) and not os.path.isdir(out):
         raise UserError(f"--out {out}: exists and is not a folder; expected a folder")
     parent = os.path.dirname(out)
     os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".general365-report-", dir=parent)
+    fsutil.recover_dir(out)
+    fsutil.sweep(parent, fsutil.temp_pattern(TMP_BASE))
+    tmp = os.path.join(parent, fsutil.temp_name(TMP_BASE))
+    os.mkdir(tmp)
+    lock = fsutil.hold_lock(tmp)   # while held, no other run takes it for a leftover
     try:
-        os.makedirs(os.path.join(tmp, "tables"))
-        for t in report.tables:
-            _write(os.path.join(tmp, "tables", t.key + ".csv"), tables.to_csv(t))
-        board = tables.leaderboard_table(report.models)
-        _write(os.path.join(tmp, "tables", board.key + ".csv"), tables.to_csv(board))
-        md = ["# General365 report", "",
-              f"Published figures: {report.settings['published']}. "
-              + summary.CATEGORY_NOTE, ""]
-        md += [tables.to_markdown(t) for t in report.tables]
-        _write(os.path.join(tmp, "report.md"), "\n".join(md))
-        _write(os.path.join(tmp, "report.json"),
-               json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n")
-        figures = plots.all_figures(report.models, os.path.join(tmp, "figures"))
-        _write(os.path.join(tmp, "index.html"),
-               html.render_page(report.models, report.tables, figures,
-                                settings=report.settings))
-        written = []
-        for root, _dirs, files in os.walk(tmp):
-            for name in sorted(files):
-                src = os.path.join(root, name)
-                rel = os.path.relpath(src, tmp)
-                dst = os.path.join(out, rel)
-                os.makedirs(os.path.dirname(dst), exist_ok=True)
-                os.replace(src, dst)
-                written.append(dst)
+        try:
+            _build_files(report, tmp)
+        except OSError as exc:   # a full disk: the OS error of a write names no file
+            raise UserError(f"{out}: cannot write the report ({_reason(exc)}); the folder "
+                            "is as it was") from None
+        written = folder.install(tmp, out)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        fsutil.release(lock)
+        if os.path.lexists(tmp):
+            fsutil.remove(tmp)
     report.out, report.files = out, sorted(written)
     return report
+
+
+def _reason(exc: OSError) -> str:
+    why = exc.strerror or str(exc)
+    return f"{why}: {exc.filename}" if exc.filename else why
+
+
+def _build_files(report: Report, tmp: str) -> None:
+    os.makedirs(os.path.join(tmp, "tables"))
+    for t in report.tables:
+        _write(os.path.join(tmp, "tables", t.key + ".csv"), tables.to_csv(t))
+    board = tables.leaderboard_table(report.models)
+    _write(os.path.join(tmp, "tables", board.key + ".csv"), tables.to_csv(board))
+    md = ["# General365 report", "",
+          f"Published figures: {report.settings['published']}. " + summary.CATEGORY_NOTE, ""]
+    md += [f"> Note: {n}" for n in report.settings.get("notes", [])]
+    md += [tables.to_markdown(t) for t in report.tables]
+    _write(os.path.join(tmp, "report.md"), "\n".join(md))
+    _write(os.path.join(tmp, "report.json"),
+           json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    figures = plots.all_figures(report.models, os.path.join(tmp, "figures"))
+    _write(os.path.join(tmp, "index.html"),
+           html.render_page(report.models, report.tables, figures, settings=report.settings))
 
 
 def _write(path: str, text: str) -> None:

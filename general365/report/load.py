@@ -16,7 +16,8 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import DataError, UserError
 from ..jsonl import iter_jsonl
-from ..schema import AnswerType, Category, Status, parse_categories
+from ..jsonl import parse as parse_json
+from ..schema import MAX_INT, AnswerType, Category, Status, parse_categories
 
 # Fields a graded row must carry; everything else has a documented default.
 REQUIRED = ("id", "run", "status", "correct")
@@ -94,9 +95,10 @@ def _opt_int(d: Mapping[str, Any], key: str, where: dict, *, minimum: int = 0) -
     v = d.get(key)
     if v is None:
         return None
-    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
-        raise DataError("wrong type", field=key, value=v,
-                        expected=f"an integer >= {minimum} or null", **where)
+    if isinstance(v, bool) or not isinstance(v, int) or not minimum <= v <= MAX_INT:
+        raise DataError("wrong type" if not isinstance(v, int) or isinstance(v, bool)
+                        else "out of range", field=key, value=v,
+                        expected=f"an integer from {minimum} to {MAX_INT} or null", **where)
     return v
 
 
@@ -127,9 +129,9 @@ def parse_row(d: Any, *, path: str, line: int, model: str) -> GradedRow:
             raise DataError("missing field", field=key,
                             expected="a graded row (run `general365 grade` first)", **where)
     run = d["run"]
-    if isinstance(run, bool) or not isinstance(run, int) or run < 0:
-        raise DataError("wrong type", field="run", value=run, expected="an integer >= 0",
-                        **where)
+    if isinstance(run, bool) or not isinstance(run, int) or not 0 <= run <= MAX_INT:
+        raise DataError("wrong type", field="run", value=run,
+                        expected=f"an integer from 0 to {MAX_INT}", **where)
     status = Status.parse(d["status"], field="status", **where)
     if not isinstance(d["correct"], bool):
         raise DataError("wrong type", field="correct", value=d["correct"],
@@ -142,9 +144,9 @@ def parse_row(d: Any, *, path: str, line: int, model: str) -> GradedRow:
     answer_type = None if at is None else AnswerType.parse(at, field="answer_type", **where)
     categories = parse_categories(d.get("categories"), **where)
     variant = d.get("variant", 0)
-    if isinstance(variant, bool) or not isinstance(variant, int) or variant < 0:
+    if isinstance(variant, bool) or not isinstance(variant, int) or not 0 <= variant <= MAX_INT:
         raise DataError("wrong type", field="variant", value=variant,
-                        expected="an integer >= 0 (0 for a seed)", **where)
+                        expected=f"an integer from 0 to {MAX_INT} (0 for a seed)", **where)
     seed_id = d.get("seed_id")
     if seed_id is None:
         if variant > 0:
@@ -194,10 +196,11 @@ def read_run_json(graded_path: str) -> dict[str, Any] | None:
         return None
     try:
         with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as exc:
         raise DataError(f"unreadable run.json ({exc})", path=path,
                         expected="a JSON object describing the run") from None
+    data = parse_json(text, path=path, expected="a JSON object describing the run")
     if not isinstance(data, dict):
         raise DataError("not a JSON object", path=path, expected="a JSON object")
     return data

@@ -114,12 +114,26 @@ def _check_numbers(args: argparse.Namespace) -> None:
         raise UserError(f"--top-p must be in (0, 1] (got {args.top_p})")
     if args.top_k is not None and (args.top_k == 0 or args.top_k < -1):
         raise UserError(f"--top-k must be -1 (off) or a positive integer (got {args.top_k})")
+    # The command line hands over bytes that are not UTF-8 as lone surrogates; these go
+    # into every record and would fail the first write.
+    for flag, value in (("--model", args.model), ("--revision", args.revision),
+                        ("--system-prompt", args.system_prompt)):
+        if value is not None and not _is_utf8(value):
+            raise UserError(f"{flag} is not valid UTF-8 text (got {value!r})")
     if args.request_timeout is not None and args.request_timeout <= 0:
         raise UserError(f"--request-timeout must be a positive number of seconds "
                         f"(got {args.request_timeout:g})")
     if not 0 < args.gpu_memory_utilization <= 1:
         raise UserError(f"--gpu-memory-utilization must be in (0, 1] "
                         f"(got {args.gpu_memory_utilization})")
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def template_kwargs(args: argparse.Namespace) -> dict[str, Any] | None:
@@ -260,30 +274,24 @@ def main(args: argparse.Namespace) -> int:
     # A folder whose files are not what a run writes is refused before the model loads and
     # before anything is written (a torn line cut off, a responses file created).
     store.check_paths()
-    previous = store.read_run_json()
     tally = Tally(total=len(requests))
-    pending = requests
-    opened = False
-    if os.path.exists(store.path):
-        report = store.open()
-        opened = True
+    # The folder's lock comes first, and what is pending is computed under it: a second
+    # `generate` on the same --out is refused here, before it loads a model, instead of
+    # computing the same pending set and writing every record a second time.
+    report = store.open()
+    wrote = False   # run.json written by this session: from then on nothing is discarded
+    runner = None
+    try:
+        previous = store.read_run_json()
         if report.torn_bytes:   # the store only logs it at INFO: said once, here
             print(f"general365 generate: recovered {store.path}: dropped a torn last line "
                   f"({report.torn_bytes} bytes) from an interrupted run", file=sys.stderr)
         pending, tally.skipped = store.pending(requests, model)
-    if not pending:
-        if opened:
-            store.close()
-        _summary(tally, store, args)
-        return 0
-
-    runner = None
-    try:
+        if not pending:
+            _summary(tally, store, args)
+            return 0
         runner = make_runner(args.backend, args.model, **runner_options(args, chat_kwargs))
         runner.prepare(pending)   # refuses prompts that cannot fit, before anything is written
-        if not opened:
-            store.open()
-            opened = True
         dataset = {"source": args.dataset or "official public split", "split": args.split,
                    "config": args.config, "problems": len(problems),
                    "fingerprint": provenance.dataset_fingerprint(problems),
@@ -296,22 +304,38 @@ def main(args: argparse.Namespace) -> int:
             runs=args.runs, runner=_safe_provenance(runner), prompt=_prompt_provenance(args),
             previous=previous)
         store.write_run_json(record)
+        wrote = True
         status = "interrupted"
         try:
             _generate(runner, pending, problems, model, store, tally)
             status = "failed" if tally.failed else "complete"
         finally:
-            store.close()
             record["runner"] = _safe_provenance(runner)
             counts = {**tally.counts(), "records_in_file": len(store)}
-            store.write_run_json(provenance.end_record(record, status=status, counts=counts))
+            _write_end_record(store, provenance.end_record(record, status=status,
+                                                           counts=counts),
+                              failing=status == "interrupted")
     finally:
-        if opened:
-            store.close()
+        # The lock is held until run.json is final; a run refused before it wrote anything
+        # (a prompt too long, a model that does not load) leaves no folder behind.
+        store.close(discard=not wrote)
         if runner is not None:
             runner.close()
     _summary(tally, store, args)
     return 1 if tally.failed else 0
+
+
+def _write_end_record(store: RunStore, record: dict[str, Any], *, failing: bool) -> None:
+    """run.json's final state. When the run is already failing (a full disk, Ctrl-C), a
+    second failure here must not hide the first: the records are safe in responses.jsonl
+    and run.json keeps its "running" state, which a rerun replaces."""
+    try:
+        store.write_run_json(record)
+    except UserError as exc:
+        if not failing:
+            raise
+        print(f"general365 generate: note: {exc} (run.json keeps its earlier state)",
+              file=sys.stderr)
 
 
 def _prompt_provenance(args: argparse.Namespace) -> dict[str, Any]:

