@@ -172,7 +172,7 @@ def test_what_the_tests_import_is_in_the_dev_extra():
     decl = declared(REPO / "setup.cfg")
     allowed = decl["base"] | decl["dev"]
     local = {"general365", "support", "conftest"} | {
-        p.stem for p in (REPO / "tests").rglob("*.py")}
+        p.stem for folder in ("tests", "benchmarks") for p in (REPO / folder).rglob("*.py")}
     missing = []
     for folder in ("tests", "benchmarks"):
         for path in sorted((REPO / folder).rglob("*.py")):
