@@ -79,7 +79,7 @@ def test_every_source_says_how_the_answer_was_checked(sample):
 
 
 def test_every_rule_graded_gold_parses(sample):
-    from general365.grading.rule import parse_gold
+    from general365.answers.gold import parse_gold
 
     failures = []
     for p in sample:

@@ -25,7 +25,8 @@ from ..schema import AnswerType, Method, Problem, Response, Status, Verdict, ind
 from . import choice
 from .extract import Extraction, extract, usable_for
 from .pool import DEFAULT_TIMEOUT, RulePool, RuleTask, shared_pool
-from .rule import GoldAnswer, RuleResult, grade_fast, parse_gold
+from ..answers.gold import GoldAnswer, parse_gold
+from .rule import RuleResult, grade_fast
 
 POLICIES = ("paper", "cascade", "rule")
 CHUNK_SIZE = 1000

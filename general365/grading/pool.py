@@ -34,7 +34,8 @@ from typing import Sequence
 
 from ..schema import Status
 from . import pool_server as wire
-from .rule import GoldAnswer, RuleResult
+from ..answers.gold import GoldAnswer
+from .rule import RuleResult
 
 DEFAULT_TIMEOUT = 5.0
 MEMORY_LIMIT_MB = 2048  # address space per worker
