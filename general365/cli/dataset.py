@@ -1,14 +1,11 @@
-"""`general365 dataset build|validate|push`: wiring only (the work is in official.py, hub.py)."""
+"""`general365 dataset build|validate|push`: wiring only (general365.data.building)."""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from pathlib import Path
 
-from ..errors import UserError
-from .readers import SPLITS
+from ..data.readers import SPLITS
 
 _SOURCE_HELP = ("HUB_ID (e.g. meituan-longcat/General365_Public), a .parquet/.jsonl/.json "
                 "file, a folder of them (also one written by `dataset build`), or 'sample'")
@@ -75,40 +72,25 @@ def _print_summary(summary: dict) -> None:
 
 
 def _validate(args) -> int:
-    from .official import import_source
+    from ..data.building import validate_source
 
-    result = import_source(args.source, split=args.split, linkage_file=args.linkage)
+    result = validate_source(args.source, split=args.split, linkage=args.linkage)
     print(f"general365 dataset validate: {args.source}: OK")
     _print_summary(result.summary())
     return 0
 
 
 def _build(args) -> int:
-    from .hub import build_folder, folder_splits
-    from .official import import_source
+    from ..data.building import build_dataset
 
-    from .outdir import recover_out
-
-    out = Path(args.out).expanduser()
-    # A build killed between its two renames left no folder at --out, only the old one set
-    # aside: put it back before anything reads --out (--add reads its other split).
-    restored = recover_out(out)
-    if restored:
-        print(f"general365 dataset build: recovered {out} from an interrupted build "
-              f"(it was set aside as {restored})", file=sys.stderr)
-    result = import_source(args.source, split=args.split, linkage_file=args.linkage)
-    splits = {}
-    if args.add:
-        if not (out / "README.md").is_file():
-            raise UserError(f"--add: {out} is not a folder written by `dataset build`")
-        for split in folder_splits(out):
-            if split != args.split:
-                splits[split] = import_source(str(out), split=split).problems
-    splits[args.split] = result.problems
-    built = build_folder(out, splits, source=result.source, license=args.license,
-                         overwrite=args.overwrite or args.add, notes=result.notes)
+    done = build_dataset(args.source, args.out, split=args.split, linkage=args.linkage,
+                         overwrite=args.overwrite, add=args.add, license=args.license)
+    if done.restored:
+        print(f"general365 dataset build: recovered {args.out} from an interrupted build "
+              f"(it was set aside as {done.restored})", file=sys.stderr)
+    built = done.built
     print(f"general365 dataset build: wrote {built.out}")
-    _print_summary(result.summary())
+    _print_summary(done.imported.summary())
     for split, rows in built.rows.items():
         print(f"  split {split}: " + ", ".join(f"{c} {n} rows" for c, n in rows.items()))
     for f in built.files:
@@ -118,11 +100,8 @@ def _build(args) -> int:
 
 
 def _push(args) -> int:
-    from .hub import push_folder
+    from ..data.building import push_dataset
 
-    token = os.environ.get(args.token_env)
-    if args.token_env != "HF_TOKEN" and not token:
-        raise UserError(f"--token-env {args.token_env}: that environment variable is not set")
-    url = push_folder(args.folder, args.repo, private=args.private, token=token or None)
-    print(f"general365 dataset push: uploaded {args.folder} to {url}", file=sys.stdout)
+    url = push_dataset(args.folder, args.repo, private=args.private, token_env=args.token_env)
+    print(f"general365 dataset push: uploaded {args.folder} to {url}")
     return 0

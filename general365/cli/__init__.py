@@ -1,7 +1,10 @@
-"""`general365 ...`: the command line. It only wires: each verb lives in the module that
-owns its work (see VERBS), which adds its own arguments and runs.
+"""`general365 ...`: the command line. It only parses and wires: each verb is a module of
+this package (see VERBS) that adds its arguments and maps them to the library's entry point
+(general365.api and the analysis/audit/construction packages). No library module imports
+this package.
 
-A user's mistake (`UserError`) prints one line and exits 2; nothing else is caught here.
+A user's mistake (`UserError`) prints one line and exits 2; an `OptionError` names the flag
+that set the bad value. Nothing else is caught here.
 """
 
 from __future__ import annotations
@@ -12,18 +15,18 @@ import os
 import signal
 import sys
 
-from . import __version__
-from .errors import UserError
+from .. import __version__
+from ..errors import OptionError, UserError
 
 # verb -> module with `add_arguments(parser)` and `main(args) -> int`
 VERBS = {
-    "dataset": ("general365.data.commands", "build, validate or push the Hub dataset folder"),
-    "generate": ("general365.runners.commands", "generate responses with a model"),
-    "grade": ("general365.grading.commands", "grade a responses file"),
-    "report": ("general365.report.commands", "tables, figures and a leaderboard page"),
-    "run": ("general365.pipeline", "generate + grade + report into one folder"),
-    "audit": ("general365.audit.commands", "sample graded rows for review; score the labels"),
-    "demo": ("general365.demo", "the whole pipeline offline on the bundled sample"),
+    "dataset": ("general365.cli.dataset", "build, validate or push the Hub dataset folder"),
+    "generate": ("general365.cli.generate", "generate responses with a model"),
+    "grade": ("general365.cli.grade", "grade a responses file"),
+    "report": ("general365.cli.report", "tables, figures and a leaderboard page"),
+    "run": ("general365.cli.run", "generate + grade + report into one folder"),
+    "audit": ("general365.cli.audit", "sample graded rows for review; score the labels"),
+    "demo": ("general365.cli.demo", "the whole pipeline offline on the bundled sample"),
 }
 
 
@@ -46,6 +49,27 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _flags(parser: argparse.ArgumentParser, args: argparse.Namespace):
+    """option name -> the flag that sets it, for the verb that ran (a verb may rename an
+    option through its module's FLAGS: run's --grade-workers is grade's `workers`)."""
+    spelled: dict[str, str] = {}
+    stack = [parser]
+    while stack:
+        p = stack.pop()
+        for action in p._actions:   # argparse keeps no public list of a parser's options
+            choices = getattr(action, "choices", None)
+            if isinstance(choices, dict):   # sub-commands
+                stack.extend(choices.values())
+            longs = [s for s in action.option_strings if s.startswith("--")]
+            if longs and action.dest not in spelled:
+                spelled[action.dest] = longs[0]
+    renamed = getattr(importlib.import_module(VERBS[args.verb][0]), "FLAGS", {})
+
+    def spell(option: str) -> str:
+        return renamed.get(option) or spelled.get(option) or "--" + option.replace("_", "-")
+    return spell
+
+
 def _describe_os_error(exc: OSError) -> str:
     """One line for a failed file operation: what, which path, why."""
     paths = [p for p in (exc.filename, exc.filename2) if p]
@@ -61,6 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args._main(args) or 0)
+    except OptionError as exc:
+        print(f"general365 {args.verb}: error: {exc.render(_flags(parser, args))}",
+              file=sys.stderr)
+        return exc.exit_code
     except UserError as exc:
         print(f"general365 {args.verb}: error: {exc}", file=sys.stderr)
         return exc.exit_code

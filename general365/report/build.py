@@ -1,24 +1,23 @@
-"""`general365 report GRADED.jsonl... --out REPORT_DIR`: tables (Markdown, CSV, JSON),
-figures (PNG, SVG) and the leaderboard page, from graded files only.
+"""A report from graded files only: tables (Markdown, CSV, JSON), figures (PNG, SVG) and the
+leaderboard page (`general365.report`, and `general365 report` on the command line).
 
 Everything is read and checked before anything is written; the report is built in a
-temporary folder beside REPORT_DIR and moved into place file by file at the end, so a bad
+temporary folder beside the output and swapped in whole at the end (folder.py), so a bad
 input leaves nothing behind and a reader never sees half a report.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
-from ..errors import UserError
 from .. import fsutil
-from ..extras import require
-from . import folder, html, plots, published as pub, stats, summary, tables
-from .load import load_graded
+from ..errors import OptionError, UserError
+from . import folder, html, plots, stats, summary, tables
+from .kinds import GENERAL365, ReportKind
+from .load import ModelRuns, load_graded
 
 
 @dataclass
@@ -28,6 +27,7 @@ class Report:
     models: list[summary.ModelSummary]
     tables: list[tables.Table]
     settings: dict
+    kind: ReportKind = GENERAL365
     out: str | None = None
     files: list[str] = field(default_factory=list)
 
@@ -38,28 +38,64 @@ class Report:
         return summary.report_to_dict(self.models, settings=self.settings)
 
 
+def check_report_options(*, published: str, resamples: int, kind: ReportKind = GENERAL365
+                         ) -> None:
+    if published not in kind.published_choices:
+        raise OptionError("published", f"{published!r}: expected one of "
+                                       f"{', '.join(kind.published_choices)}"
+                                       + ("" if kind is GENERAL365 else
+                                          f" ({kind.title} has no published figures here)"))
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 100:
+        raise OptionError("bootstrap", f"{resamples}: expected at least 100 resamples")
+
+
+KindOf = Callable[[str | None], ReportKind]
+
+
 def build_report(paths: Sequence[str], *, published: str = "full",
                  names: Sequence[str] | None = None,
                  resamples: int = stats.BOOTSTRAP_RESAMPLES,
-                 seed: int = stats.BOOTSTRAP_SEED) -> Report:
-    """Read graded files and compute every table (no files written)."""
-    if published not in pub.CHOICES:
-        raise UserError(f"--published {published!r}: expected one of {', '.join(pub.CHOICES)}")
-    if resamples < 100:
-        raise UserError(f"--bootstrap {resamples}: expected at least 100 resamples")
+                 seed: int = stats.BOOTSTRAP_SEED,
+                 kind_of: KindOf | None = None) -> Report:
+    """Read graded files and compute every table (no files written). `kind_of` names the
+    report kind of a benchmark (rows carry their benchmark's name; None: General365)."""
+    check_report_options(published=published, resamples=resamples)
     if not paths:
         raise UserError("no graded files given; expected one or more GRADED.jsonl")
     runs = load_graded(paths, names)
+    kind = _one_kind(runs, kind_of)
+    if kind is not GENERAL365:
+        published = "none" if published == "full" else published   # the default, where none exist
+        check_report_options(published=published, resamples=resamples, kind=kind)
     models = [summary.summarize_runs(m, resamples=resamples, seed=seed) for m in runs]
-    stab = {s.name: s for s in pub.table3()} if published != "none" else {}
-    models += [summary.summarize_published(p, stab.get(p.name)) for p in pub.published(published)]
+    stab = {s.name: s for s in kind.stability()} if published != "none" else {}
+    models += [summary.summarize_published(p, stab.get(p.name)) for p in kind.published(published)]
     notes = _comparison_notes(runs, published)
     settings = {"published": published, "bootstrap_resamples": resamples,
                 "bootstrap_seed": seed, "bootstrap_level": stats.BOOTSTRAP_LEVEL,
                 "inputs": [os.path.abspath(p) for p in paths],
-                "published_source": pub.SOURCE if published != "none" else None,
+                "published_source": kind.published_source if published != "none" else None,
                 "notes": notes}
-    return Report(models=models, tables=tables.all_tables(models), settings=settings)
+    if kind is not GENERAL365:
+        settings["benchmark"] = kind.name
+    return Report(models=models, tables=kind.tables(models), settings=settings, kind=kind)
+
+
+def _one_kind(runs: list[ModelRuns], kind_of: KindOf | None) -> ReportKind:
+    """One benchmark per report: its tables are that benchmark's (benchmarks side by side
+    are compared by `general365 analyze`, not ranked on one leaderboard)."""
+    names = sorted({r.benchmark or "general365" for m in runs for r in m.rows})
+    if len(names) > 1:
+        raise UserError(f"the graded files are of different benchmarks ({', '.join(names)}); "
+                        "report each benchmark on its own (general365 analyze difficulty "
+                        "compares benchmarks)")
+    name = names[0] if names else "general365"
+    if name == "general365":
+        return GENERAL365
+    if kind_of is None:
+        raise UserError(f"the graded rows are of benchmark {name!r}; report them through "
+                        "general365.report(...) or `general365 report`, which know it")
+    return kind_of(name)
 
 
 def _comparison_notes(runs, published: str) -> list[str]:
@@ -114,7 +150,7 @@ def write_report(report: Report, out: str) -> Report:
     if os.path.islink(out) and os.path.isdir(out):
         out = os.path.realpath(out)   # the folder the link names is the one replaced
     if os.path.lexists(out) and not os.path.isdir(out):
-        raise UserError(f"--out {out}: exists and is not a folder; expected a folder")
+        raise OptionError("out", f"{out}: exists and is not a folder; expected a folder")
     parent = os.path.dirname(out)
     os.makedirs(parent, exist_ok=True)
     fsutil.recover_dir(out)
@@ -148,65 +184,21 @@ def _build_files(report: Report, tmp: str) -> None:
         _write(os.path.join(tmp, "tables", t.key + ".csv"), tables.to_csv(t))
     board = tables.leaderboard_table(report.models)
     _write(os.path.join(tmp, "tables", board.key + ".csv"), tables.to_csv(board))
-    md = ["# General365 report", "",
-          f"Published figures: {report.settings['published']}. " + summary.CATEGORY_NOTE, ""]
+    kind = report.kind
+    md = [f"# {kind.title} report", "",
+          f"Published figures: {report.settings['published']}. " + " ".join(kind.notes), ""]
     md += [f"> Note: {n}" for n in report.settings.get("notes", [])]
     md += [tables.to_markdown(t) for t in report.tables]
     _write(os.path.join(tmp, "report.md"), "\n".join(md))
     _write(os.path.join(tmp, "report.json"),
            json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n")
-    figures = plots.all_figures(report.models, os.path.join(tmp, "figures"))
+    figures = plots.all_figures(report.models, os.path.join(tmp, "figures"), title=kind.title,
+                                radar=kind.categories)
     _write(os.path.join(tmp, "index.html"),
-           html.render_page(report.models, report.tables, figures, settings=report.settings))
+           html.render_page(report.models, report.tables, figures, settings=report.settings,
+                            title=kind.title))
 
 
 def _write(path: str, text: str) -> None:
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write(text)
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("graded", nargs="+", metavar="GRADED.jsonl",
-                   help="graded files (a model per file or per row's `model` field)")
-    p.add_argument("--out", required=True, metavar="REPORT_DIR", help="folder for the report")
-    p.add_argument("--published", choices=pub.CHOICES, default="full",
-                   help="show the paper's figures beside yours: Table 1 (full benchmark, "
-                        "default), Table 2's public-subset column, or none")
-    p.add_argument("--name", action="append", metavar="NAME",
-                   help="the model name for each graded file, in order (overrides `model`)")
-    p.add_argument("--bootstrap", type=int, default=stats.BOOTSTRAP_RESAMPLES,
-                   metavar="N", help="bootstrap resamples for the 95%% intervals (default "
-                                     "%(default)s)")
-    p.add_argument("--seed", type=int, default=stats.BOOTSTRAP_SEED,
-                   help="bootstrap seed (default %(default)s)")
-
-
-def _pct(x: float | None) -> str:
-    return "   -  " if x is None else f"{100 * x:5.1f}%"
-
-
-def main(args: argparse.Namespace) -> int:
-    require("report", ["plots"])
-    report = build_report(args.graded, published=args.published, names=args.name,
-                          resamples=args.bootstrap, seed=args.seed)
-    write_report(report, args.out)
-    board = summary.leaderboard_order(report.models)
-    print(f"general365 report: {len(args.graded)} file(s), "
-          f"{sum(m.kind == 'run' for m in report.models)} model(s) of yours"
-          + (f", {sum(m.kind == 'published' for m in report.models)} published "
-             f"({args.published})" if args.published != "none" else ""))
-    for rank, m in enumerate(board, start=1):
-        if m.kind != "run":
-            continue
-        iv = m.interval
-        ci = f" [{_pct(iv.low)}, {_pct(iv.high)}]" if iv else ""
-        st = m.statuses
-        print(f"  #{rank:<3} {m.name:<40.40} {_pct(m.accuracy)}{ci}  graded "
-              f"{m.overall.graded}/{m.overall.rows}  no_answer {st['no_answer']} "
-              f"timeout {st['timeout']} judge_failed {st['judge_failed']}")
-    for note in report.settings["notes"]:
-        print(f"  note: {note}")
-    print(f"  page:   {os.path.join(report.out, 'index.html')}")
-    print(f"  tables: {os.path.join(report.out, 'report.md')} (+ tables/*.csv, report.json)")
-    print(f"  figures: {os.path.join(report.out, 'figures')}/")
-    return 0

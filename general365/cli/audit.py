@@ -1,13 +1,11 @@
 """`general365 audit sample|score`: the command line of the grading audit (wiring only;
-the work is in sample.py and score.py)."""
+the work is in general365.audit: sample.py and score.py)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-
-from ..errors import UserError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -22,7 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="rows in the stratified sample (disagreements come on top)")
     s.add_argument("--out", required=True, metavar="DIR", help="folder for the review files")
     s.add_argument("--seed", type=int, default=0, help="sampling seed (default %(default)s)")
-    s.add_argument("--name", action="append", metavar="NAME",
+    s.add_argument("--name", action="append", metavar="NAME", dest="names",
                    help="the model name for each graded file, in order (as in report)")
     c = sub.add_parser("score", help="grading accuracy from reviewed labels",
                        description="Accuracy (95%% Wilson interval), precision, recall, F1, "
@@ -40,14 +38,12 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _sample(args) -> int:
-    from .sample import sample, write_sample
+    from ..audit.sample import sample, write_sample
 
-    if args.n < 1:
-        raise UserError(f"--n {args.n}: expected the number of rows to sample, at least 1")
     # Reading is three passes over the files (check, strata, the drawn rows' text): say so.
     print(f"general365 audit sample: reading {len(args.graded)} graded file(s) ...",
           file=sys.stderr, flush=True)
-    s = write_sample(sample(args.graded, args.n, seed=args.seed, names=args.name), args.out)
+    s = write_sample(sample(args.graded, args.n, seed=args.seed, names=args.names), args.out)
     drawn = len(s.rows) - s.disagreements
     print(f"general365 audit sample: {len(s.rows)} rows to review from "
           f"{s.settings['population']} graded rows: {drawn} sampled over "
@@ -58,12 +54,12 @@ def _sample(args) -> int:
     print(f"  page:   {os.path.join(s.out, 'review.html')}")
     print(f"  review: {os.path.join(s.out, 'review.jsonl')} (fill in \"label\" by hand, or "
           "export from the page)")
-    print(f"  then:   general365 audit score LABELS.jsonl --out DIR")
+    print("  then:   general365 audit score LABELS.jsonl --out DIR")
     return 0
 
 
 def _score(args) -> int:
-    from .score import score, summary_lines, write_score
+    from ..audit.score import score, summary_lines, write_score
 
     a = write_score(score(args.labels), args.out)
     for line in summary_lines(a):

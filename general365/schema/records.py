@@ -1,162 +1,18 @@
-"""The records that cross module boundaries: Problem, Response, Verdict.
+"""The records that cross module boundaries: Problem (a dataset row), Response (a model's
+output, `responses.jsonl`) and Verdict (its grade).
 
-Each record is a frozen-ish dataclass with `from_dict` (validating, naming the row's id and
-the field on error) and `to_dict` (the JSON Lines form of ../docs/DESIGN.md). Validation is
-plain Python so that grading 100,000 rows stays cheap.
-"""
+Each record has `from_dict` (validating, naming the row's id and the field on error) and
+`to_dict` (the JSON Lines form of docs/architecture.md)."""
 
 from __future__ import annotations
 
 import dataclasses
-import enum
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from .errors import DataError
-
-
-class _StrEnum(str, enum.Enum):
-    def __str__(self) -> str:  # so f-strings and json.dumps(default=str) show the value
-        return self.value
-
-    @classmethod
-    def values(cls) -> list[str]:
-        return [m.value for m in cls]
-
-    @classmethod
-    def parse(cls, value: Any, **where: Any):
-        try:
-            return cls(value)
-        except ValueError:
-            raise DataError(
-                f"unknown {cls.__name__}", value=value,
-                expected="one of " + ", ".join(cls.values()), **where,
-            ) from None
-
-
-class AnswerType(_StrEnum):
-    NUMBER = "number"
-    INTERVAL = "interval"
-    SINGLE_CHOICE = "single_choice"
-    MULTIPLE_CHOICE = "multiple_choice"
-    TEXT = "text"
-
-    @property
-    def is_rule_graded(self) -> bool:
-        """Number and interval answers are graded by math-verify (the paper's rule half)."""
-        return self in (AnswerType.NUMBER, AnswerType.INTERVAL)
-
-    @property
-    def is_choice(self) -> bool:
-        return self in (AnswerType.SINGLE_CHOICE, AnswerType.MULTIPLE_CHOICE)
-
-
-class Category(_StrEnum):
-    """The paper's eight challenge categories (section 2.1), in the order of its Table 1."""
-
-    COMPLEX_CONSTRAINTS = "Complex Constraints"
-    BRANCHING_ENUMERATION = "Branching & Enumeration"
-    SPATIAL_TEMPORAL = "Spatial & Temporal"
-    RECURSIVE_BACKTRACKING = "Recursive & Backtracking"
-    SEMANTIC_INTERFERENCE = "Semantic Interference"
-    IMPLICIT_INFORMATION = "Implicit Information"
-    OPTIMAL_STRATEGY = "Optimal Strategy"
-    PROBABILITY_UNCERTAINTY = "Probability & Uncertainty"
-
-
-class Status(_StrEnum):
-    CORRECT = "correct"
-    INCORRECT = "incorrect"
-    NO_ANSWER = "no_answer"
-    TIMEOUT = "timeout"
-    JUDGE_FAILED = "judge_failed"
-    UNGRADED = "ungraded"
-
-
-class Method(_StrEnum):
-    RULE = "rule"
-    CHOICE = "choice"
-    JUDGE = "judge"
-
-
-# --- field checks -------------------------------------------------------------------
-
-
-def _req(d: Mapping[str, Any], key: str, where: dict) -> Any:
-    if key not in d or d[key] is None:
-        raise DataError("missing field", field=key, **where)
-    return d[key]
-
-
-def _str(value: Any, key: str, where: dict, *, allow_empty: bool = True) -> str:
-    if not isinstance(value, str):
-        raise DataError("wrong type", field=key, value=value, expected="a string", **where)
-    if not allow_empty and not value.strip():
-        raise DataError("empty", field=key, expected="a non-empty string", **where)
-    return value
-
-
-# The largest count or index a record may carry. No real run comes near it, and past it
-# the report's float arithmetic (means, rates) loses exactness; 10**400 output tokens
-# would even overflow a float and crash it.
-MAX_INT = 2**53 - 1
-
-
-def _int(value: Any, key: str, where: dict, *, minimum: int | None = None) -> int:
-    # bool is an int in Python; a JSON `true` here is a data error, not 1.
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise DataError("wrong type", field=key, value=value, expected="an integer", **where)
-    if minimum is not None and value < minimum:
-        raise DataError("out of range", field=key, value=value,
-                        expected=f"an integer >= {minimum}", **where)
-    if value > MAX_INT:
-        raise DataError("out of range", field=key, value=value,
-                        expected=f"an integer <= {MAX_INT} (2**53 - 1)", **where)
-    return value
-
-
-def parse_float_round(value: Any, **where: Any) -> int:
-    """`float_round` arrives as a string in the official data ("0", "2"); cast it strictly."""
-    if value is None or value == "":
-        return 0
-    if isinstance(value, bool):
-        raise DataError("bad float_round", field="float_round", value=value,
-                        expected="a non-negative integer", **where)
-    if isinstance(value, int):
-        n = value
-    elif isinstance(value, float) and value.is_integer():
-        n = int(value)
-    elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() \
-            and len(value.strip()) <= 9:   # "²" passes isdigit() but not int()
-        n = int(value.strip())
-    else:
-        raise DataError("bad float_round", field="float_round", value=value,
-                        expected="a non-negative integer", **where)
-    if n < 0 or n > 30:
-        raise DataError("bad float_round", field="float_round", value=value,
-                        expected="an integer from 0 to 30", **where)
-    return n
-
-
-def parse_categories(value: Any, **where: Any) -> tuple[Category, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        # A single category or a comma/semicolon separated list is accepted from sources.
-        value = [v for v in (p.strip() for p in value.replace(";", ",").split(",")) if v]
-        # "Branching & Enumeration" contains no comma, so the split is safe.
-    if not isinstance(value, (list, tuple)):
-        raise DataError("wrong type", field="categories", value=value,
-                        expected="a list of category names", **where)
-    out = []
-    for v in value:
-        c = Category.parse(v, field="categories", **where)
-        if c not in out:
-            out.append(c)
-    return tuple(out)
-
-
-# --- records ------------------------------------------------------------------------
+from ..errors import DataError
+from .enums import AnswerType, Category, Method, Status
+from .fields import _int, _req, _str, parse_categories, parse_float_round
 
 
 @dataclass(frozen=True)
@@ -335,6 +191,10 @@ class Verdict:
     extracted: str | None = None
     judge: dict[str, Any] | None = None   # {model, raw, votes} for judged rows
     detail: str | None = None             # why, for no_answer/timeout/judge_failed
+    # A benchmark that grades several answers per problem (CFE-Bench's variables) records
+    # each part's verdict and the share right; General365 leaves both unset.
+    parts: list[dict[str, Any]] | None = None
+    score: float | None = None
 
     @property
     def correct(self) -> bool:
@@ -351,30 +211,11 @@ class Verdict:
             d["judge"] = self.judge
         if self.detail:
             d["detail"] = self.detail
+        if self.parts is not None:
+            d["parts"] = self.parts
+        if self.score is not None:
+            d["score"] = self.score
         return d
-
-
-# The fields a verdict writes into a graded row. Regrading a graded file replaces all of
-# them: a field the new verdict does not set (a `detail`, a `judge` block) is dropped, not
-# left over from the old grade.
-GRADER_FIELDS = ("status", "correct", "method", "extracted", "judge", "detail")
-
-
-def graded_record(response: Response, verdict: Verdict,
-                  problem: Problem | None = None) -> dict[str, Any]:
-    """A `graded.jsonl` row: the response's fields, the problem's metadata, the verdict."""
-    d = response.to_dict()
-    for key in GRADER_FIELDS:
-        d.pop(key, None)
-    if problem is not None:
-        d.setdefault("answer", problem.answer)
-        d.setdefault("answer_type", problem.answer_type.value)
-        d.setdefault("float_round", problem.float_round)
-        d.setdefault("categories", [c.value for c in problem.categories])
-        d.setdefault("seed_id", problem.seed_id)
-        d.setdefault("variant", problem.variant)
-    d.update(verdict.to_dict())
-    return d
 
 
 def replace(record, **changes):
