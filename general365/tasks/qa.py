@@ -33,12 +33,17 @@ _LETTER = re.compile(r"^\(?([A-Ja-j])\)?$")
 
 
 def infer_answer_type(answer: str) -> AnswerType:
-    """The answer type a gold reads as: one option letter (`B`, `(b)`) is a single choice, a
-    value math-verify reads as a number or an interval is that, anything else is text."""
+    """The answer type a gold reads as: one option letter (`B`, `(b)`) is a single choice; a
+    bracketed gold an interval where it reads as one; a value the grader reads as a number
+    a number; anything else text."""
     text = answer.strip()
     if _LETTER.match(text):
         return AnswerType.SINGLE_CHOICE
-    for kind in (AnswerType.NUMBER, AnswerType.INTERVAL):
+    # `(1, 2)` and `[1, 2)` read as numbers too (a pair, a list): bracketed, an interval first
+    bracketed = text[:1] in "[(" and text[-1:] in "])" or "\\cup" in text
+    kinds = ((AnswerType.INTERVAL, AnswerType.NUMBER) if bracketed
+             else (AnswerType.NUMBER, AnswerType.INTERVAL))
+    for kind in kinds:
         try:
             parse_gold(text, kind, 0)
             return kind
