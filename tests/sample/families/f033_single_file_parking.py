@@ -137,6 +137,49 @@ def _(q):
     return best_moves(places, start, events)
 
 
+@verifies("g365s-033-v1")
+def _(q):
+    q.has(RULES.format(thing="canoe"), "only the canoe nearest the water can be carried out, and "
+          "a canoe carried in is put nearest the water", "so it must be empty for that whole hour")
+    places = read_places(q)
+    m = q.find(r"At (\d+:\d\d) the shed holds, from the back wall to the water, ([\w, ]+); (\w+) "
+               r"is on the jetty; the bank is empty\.")
+    events = read_events(q)
+    assert minutes(m.group(1)) < events[0][0]
+    return best_moves(places, {"shed": names(m.group(2)), "jetty": [m.group(3)], "bank": []},
+                      events)
+
+
+@verifies("g365s-033-v2")
+def _(q):
+    q.has(RULES.format(thing="bike"), "only the bike nearest the door can be lifted off, and a "
+          "bike hung on it goes nearest the door", "it works the same way as the left rail",
+          "so the hook must be empty for that whole hour")
+    places = read_places(q)
+    m = q.find(r"At (\d+:\d\d) the left rail holds, from the wall to the door, ([\w, ]+); the "
+               r"right rail holds, from the wall to the door, ([\w, ]+); (\w+)'s bike is on the "
+               r"hook\.")
+    events = read_events(q)
+    assert minutes(m.group(1)) < events[0][0]
+    start = {"left rail": names(m.group(2)), "right rail": names(m.group(3)),
+             "hook": [m.group(4)]}
+    return best_moves(places, start, events)
+
+
+@verifies("g365s-033-v3")
+def _(q):
+    q.has(RULES.format(thing="car"), "only the car nearest the street can drive out, and a car "
+          "that drives in parks nearest the street", "so it must be empty during those times",
+          "every car must be parked legally for the night", "over the whole day, up to midnight")
+    places = read_places(q)
+    m = q.find(r"At (\d+:\d\d) the driveway holds, from the house end to the street end, "
+               r"([\w, ]+); (\w+) is on the street spot; the lawn is empty\.")
+    start = {"driveway": names(m.group(2)), "street spot": [m.group(3)], "lawn": []}
+    events = read_events(q)
+    assert minutes(m.group(1)) < events[0][0]
+    return best_moves(places, start, events)
+
+
 # The numbers each question says, in order: the ones this module's verifiers were written
 # against. Editing a question's numbers means revisiting its verifier (and this list).
 NUMBERS = {
