@@ -214,7 +214,8 @@ def recompute(row_id: str, text: str | None = None, *, pinned: bool = True) -> A
     if said:
         q.find(r"to \d+ decimal places?")
     computed = VERIFIERS[row_id].fn(q)
-    exact = [computed] if not isinstance(computed, list) else [x for seg in computed for x in seg[:2]]
+    exact = ([x for seg in computed for x in seg[:2]] if isinstance(computed, list)
+             else [computed])
     assert not any(isinstance(x, float) for x in exact), \
         f"{row_id}: the verifier computed with floats ({show(computed)}); use exact numbers"
     unread = q.unread()

@@ -94,7 +94,8 @@ def test_the_verifier_reads_the_numbers_it_uses(row_id):
     if row_id in NO_NUMBER_MATTERS:
         assert len(ignored) == len(data_numbers(text)), f"{row_id}: now some number matters"
     else:
-        assert len(ignored) < len(data_numbers(text)), f"{row_id}: no edited number changes anything"
+        assert len(ignored) < len(data_numbers(text)), \
+            f"{row_id}: no edited number changes anything"
 
 
 def test_every_verifier_names_an_existing_row():

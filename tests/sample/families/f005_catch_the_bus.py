@@ -82,8 +82,8 @@ def _(q):
 
     def member(v):
         return all(green(Fraction(x) / v, s, u) for x, s, u in lights)
-    critical = [Fraction(x, 60 * k + edge) for x, s, u in lights for k in range(int(x / lo / 60) + 2)
-                for edge in (s, u) if 60 * k + edge > 0]
+    critical = [Fraction(x, 60 * k + edge) for x, s, u in lights
+                for k in range(int(x / lo / 60) + 2) for edge in (s, u) if 60 * k + edge > 0]
     return solve_set(member, lo, hi, critical)
 
 

@@ -49,7 +49,8 @@ def sentence(text: str, layout: Layout):
     L = layout
     rules = [
         (rf"{NAME} sits directly opposite either (\w+) or (\w+)\.",
-         lambda a, b, c: lambda at: L.opposite(s(at, a), s(at, b)) or L.opposite(s(at, a), s(at, c))),
+         lambda a, b, c: lambda at: (L.opposite(s(at, a), s(at, b))
+                                     or L.opposite(s(at, a), s(at, c)))),
         (rf"{NAME} sits directly opposite {NAME}\.",
          lambda a, b: lambda at: L.opposite(s(at, a), s(at, b))),
         (rf"{NAME} does not sit directly opposite {NAME}\.",
@@ -63,9 +64,11 @@ def sentence(text: str, layout: Layout):
         (rf"{NAME} does not sit next to {NAME}\.",
          lambda a, b: lambda at: not L.next_to(s(at, a), s(at, b))),
         (r"(\w+) and (\w+) both sit next to (\w+)\.",
-         lambda a, b, c: lambda at: L.next_to(s(at, a), s(at, c)) and L.next_to(s(at, b), s(at, c))),
+         lambda a, b, c: lambda at: (L.next_to(s(at, a), s(at, c))
+                                     and L.next_to(s(at, b), s(at, c)))),
         (r"(\w+) sits next to (\w+) and also next to (\w+)\.",
-         lambda a, b, c: lambda at: L.next_to(s(at, a), s(at, b)) and L.next_to(s(at, a), s(at, c))),
+         lambda a, b, c: lambda at: (L.next_to(s(at, a), s(at, b))
+                                     and L.next_to(s(at, a), s(at, c)))),
         (r"Exactly (one|two|three) seats? lies? between (\w+)'s seat and (\w+)'s seat\.",
          lambda k, a, b: lambda at: abs(s(at, a) - s(at, b)) == GAP[k] + 1),
         (r"(\w+) sits in a seat at one end of the row\.",
@@ -110,7 +113,8 @@ def solve(q, mode):
         return "".join(k for k, t in options.items()
                        if not any(sentence(t, layout)(at) for at in seatings))
     test = {"must": all, "could": any}[mode]
-    return "".join(k for k, t in options.items() if test(sentence(t, layout)(at) for at in seatings))
+    return "".join(k for k, t in options.items()
+                   if test(sentence(t, layout)(at) for at in seatings))
 
 
 @verifies("g365s-008", "g365s-008-v2")

@@ -17,7 +17,8 @@ NAMES = {"top": "a", "upper-right": "b", "lower-right": "c", "bottom": "d",
 def segments_from_text(text: str) -> dict[int, frozenset]:
     """The digits' segments as the question describes them."""
     out = {}
-    for clause in text.removeprefix("Each digit is drawn in the usual way: ").rstrip(".").split("; "):
+    body = text.removeprefix("Each digit is drawn in the usual way: ").rstrip(".")
+    for clause in body.split("; "):
         d, rest = int(clause[0]), clause[2:]
         if rest == "uses every segment except the middle one":
             out[d] = frozenset("abcdef")

@@ -44,7 +44,8 @@ def said(q):
     """(speaker, [tests]) per speaker line, in the order printed."""
     out = []
     for m in q.findall(r'^(\w+): ((?:"[^"]+" ?)+)$'):
-        out.append((m.group(1), [claim(s, m.group(1)) for s in re.findall(r'"([^"]+)"', m.group(2))]))
+        quoted = re.findall(r'"([^"]+)"', m.group(2))
+        out.append((m.group(1), [claim(s, m.group(1)) for s in quoted]))
     return out
 
 

@@ -40,10 +40,12 @@ DICE_INTRO = "Three fair six-sided dice, coloured red, green, blue, are rolled t
 def _(q):
     q.has(DICE_INTRO)
     return likely(q, THREE_DICE, {
-        "A": ("The sum of the three numbers is at least {}.", lambda n: (lambda w: sum(w) >= n, None)),
+        "A": ("The sum of the three numbers is at least {}.",
+              lambda n: (lambda w: sum(w) >= n, None)),
         "B": ("Some two of the three dice add up to exactly {}.",
               lambda n: (lambda w: pair_sums_to(w, n), None)),
-        "C": ("The three dice show three different numbers.", lambda: (lambda w: len(set(w)) == 3, None)),
+        "C": ("The three dice show three different numbers.",
+              lambda: (lambda w: len(set(w)) == 3, None)),
         "D": ("The middle value (the median of the three numbers) is at least {}.",
               lambda n: (lambda w: sorted(w)[1] >= n, None)),
         "E": ("The largest number minus the smallest number is at least {}.",
@@ -61,7 +63,8 @@ def _(q):
     cards = range(lo, hi + 1)
     space = [(c, Fraction(1, 90)) for c in itertools.permutations(cards, 2)]
     return likely(q, space, {
-        "A": ("The sum of the two numbers is at least {}.", lambda n: (lambda c: sum(c) >= n, None)),
+        "A": ("The sum of the two numbers is at least {}.",
+              lambda n: (lambda c: sum(c) >= n, None)),
         "B": ("The second card is larger than the first.", lambda: (lambda c: c[1] > c[0], None)),
         "C": ("One of the two numbers divides the other.",
               lambda: (lambda c: c[0] % c[1] == 0 or c[1] % c[0] == 0, None)),
@@ -84,10 +87,12 @@ def _(q):
     space = [(w, face[w[0]] * face[w[1]] * face[w[2]])
              for w in itertools.product(range(1, 7), repeat=3)]
     return likely(q, space, {
-        "A": ("The sum of the three numbers is at least {}.", lambda n: (lambda w: sum(w) >= n, None)),
+        "A": ("The sum of the three numbers is at least {}.",
+              lambda n: (lambda w: sum(w) >= n, None)),
         "B": ("Some two of the three dice add up to exactly {}.",
               lambda n: (lambda w: pair_sums_to(w, n), None)),
-        "C": ("The three dice show three different numbers.", lambda: (lambda w: len(set(w)) == 3, None)),
+        "C": ("The three dice show three different numbers.",
+              lambda: (lambda w: len(set(w)) == 3, None)),
         "D": ("At least one die shows a {}.", lambda n: (lambda w: n in w, None)),
         "E": ("The largest number minus the smallest number is at least {}.",
               lambda n: (lambda w: max(w) - min(w) >= n, None)),

@@ -3,7 +3,6 @@ stop one player; every draw is evaluated exactly from the head-to-head chances."
 
 import itertools
 import re
-from fractions import Fraction
 
 from sample.harness import to_number, verifies
 
@@ -69,7 +68,8 @@ def _(q):
     beat = chances(q, names)
     q.has(FORMAT, "fixes the whole draw before any match is played: she chooses which two players "
           "meet in round 1 and which bye player meets the round-1 winner")
-    hero = q.find(r"the draw that gives (\w+) the greatest chance of winning the tournament").group(1)
+    hero = q.find(r"the draw that gives (\w+) the greatest chance of winning the "
+                  r"tournament").group(1)
     return max(champion(beat, d).get(hero, 0) for d in five_player_draws(names))
 
 

@@ -10,7 +10,8 @@ NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
 
 
 def menu(q) -> list[str]:
-    m = q.find(r"sells (?:only )?(?:five|four) (?:things|items): ((?:an? \w+, )+an? \w+ and an? \w+)\.")
+    m = q.find(r"sells (?:five|four) (?:things|items): "
+               r"((?:an? \w+, )+an? \w+ and an? \w+)\.")
     return [x.split(" ", 1)[1] for x in re.split(r", | and ", m.group(1))]
 
 
@@ -98,7 +99,8 @@ def prices_that_fit(q, discount, extra_ok=lambda pr, totals: True):
     for pr in price_lists(items, lo, hi):
         if pr[bigger] <= pr[smaller]:
             continue
-        totals = {f: sum(n * pr[i] for i, n in o.items()) - discount(o) for f, (o, _) in lines.items()}
+        totals = {f: sum(n * pr[i] for i, n in o.items()) - discount(o)
+                  for f, (o, _) in lines.items()}
         if consistent(lines, totals) and extra_ok(pr, totals):
             yield pr
 

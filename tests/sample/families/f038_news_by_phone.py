@@ -2,7 +2,6 @@
 each phone carries one call at a time; the fastest plan is found by trying every order of
 calls (each call placed as early as it can be)."""
 
-import re
 from functools import lru_cache
 
 from sample.harness import minutes, verifies
@@ -12,7 +11,8 @@ def friends(q) -> dict[str, int]:
     """name -> clock offset in minutes from the first friend's clock."""
     out = {}
     for m in q.findall(r"^- (\w+): (?:same clock as \w+|(\d+) hours? (ahead of|behind) (\w+))\.$"):
-        out[m.group(1)] = 0 if not m.group(2) else (1 if m.group(3) == "ahead of" else -1) * 60 * int(m.group(2))
+        sign = 1 if m.group(3) == "ahead of" else -1
+        out[m.group(1)] = 0 if not m.group(2) else sign * 60 * int(m.group(2))
     return out
 
 
@@ -118,7 +118,8 @@ def _(q):
 @verifies("g365s-038-v3")
 def _(q):
     q.has("Each call is between two people")
-    most = {"two": 2, "three": 3}[q.find(r"each of them can make at most (two|three) calls").group(1)]
+    most = {"two": 2, "three": 3}[q.find(r"each of them can make at most (two|three) "
+                                         r"calls").group(1)]
     return clock(fastest(*setup(q), most=most))
 
 
