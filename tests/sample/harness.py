@@ -214,6 +214,7 @@ def recompute(row_id: str, text: str | None = None, *, pinned: bool = True) -> A
     if said:
         q.find(r"to \d+ decimal places?")
     computed = VERIFIERS[row_id].fn(q)
+    assert computed is not None, f"{row_id}: the question, as written, has no answer"
     exact = ([x for seg in computed for x in seg[:2]] if isinstance(computed, list)
              else [computed])
     assert not any(isinstance(x, float) for x in exact), \
