@@ -22,6 +22,7 @@ VERBS = {
     "report": ("general365.report.commands", "tables, figures and a leaderboard page"),
     "run": ("general365.pipeline", "generate + grade + report into one folder"),
     "demo": ("general365.demo", "the whole pipeline offline on the bundled sample"),
+    "analyze": ("general365.analysis.commands", "statistics, diversity and difficulty of sets"),
 }
 
 
