@@ -41,7 +41,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--perplexity", type=float, default=PERPLEXITY,
                    help="t-SNE perplexity (default %(default)s; lowered for small sets)")
     p.add_argument("--tsne", default="auto", choices=METHODS,
-                   help="t-SNE implementation (default %(default)s: openTSNE when installed)")
+                   help="t-SNE implementation (default %(default)s: openTSNE when installed; off: "
+                        "no map)")
     p.add_argument("--seed", type=int, default=0, help="random seed of t-SNE (default 0)")
     p.add_argument("--graded", action="append", default=[], metavar="BENCHMARK=GRADED.jsonl",
                    help="graded file of a model on a benchmark, for Figures 8 and 9 "

@@ -208,7 +208,8 @@ class EndpointEmbedder:
                 attempt += 1
                 continue
             if reply.status_code != 200:
-                raise self._fail(f"HTTP {reply.status_code}: {_server_message(reply)}")
+                message = _server_message(reply, os.environ.get(self.api_key_env, ""))
+                raise self._fail(f"HTTP {reply.status_code}: {message}")
             return self._parse(reply, len(batch))
 
     def _parse(self, reply, expected: int) -> np.ndarray:
@@ -234,8 +235,14 @@ class EndpointEmbedder:
             try:
                 while pending:
                     done, pending = wait(pending, return_when=FIRST_EXCEPTION)
-                    for f in done:
-                        yield futures[f], f.result()
+                    # Every finished batch is handed over (and cached) before a failure is
+                    # raised: work already paid for is never lost.
+                    failed = [f for f in done if f.exception() is not None]
+                    for f in sorted(done, key=futures.get):
+                        if f.exception() is None:
+                            yield futures[f], f.result()
+                    if failed:
+                        raise failed[0].exception()
             finally:
                 for f in pending:
                     f.cancel()
@@ -248,13 +255,18 @@ def _describe(exc: Exception) -> str:
     return type(exc).__name__
 
 
-def _server_message(reply) -> str:
+def _server_message(reply, key: str) -> str:
+    """The server's error text, the API key masked first (a hostile or careless server may
+    echo the request's headers), then cut."""
     try:
         err = reply.json().get("error") or reply.json().get("detail")
         msg = err.get("message") if isinstance(err, dict) else err
     except (ValueError, AttributeError):
         msg = reply.text
-    msg = " ".join(str(msg or "").split())
+    msg = str(msg or "")
+    if key:
+        msg = msg.replace(key, "***")
+    msg = " ".join(msg.split())
     return msg[:300] or "(no message)"
 
 
@@ -285,7 +297,7 @@ def embed_texts(embedder, texts: Sequence[str], *, cache: EmbeddingCache | None 
         vecs = embedder.vectors(texts)
         return Embedded(vecs, embedder.identity, vecs.shape[1], computed=len(texts))
     hashes = [text_hash(t) for t in texts]
-    found = cache.get_many(embedder.identity, hashes) if cache else {}
+    found = cache.get_many(embedder.identity, hashes) if cache is not None else {}
     missing = list(dict.fromkeys(h for h in hashes if h not in found))
     by_hash = dict(zip(hashes, texts))
     if missing:
@@ -305,7 +317,7 @@ def embed_texts(embedder, texts: Sequence[str], *, cache: EmbeddingCache | None 
                                     f"{sorted(dims)}; clear the embedding cache entry or "
                                     "check the endpoint")
                 found.update(got)
-                if cache:
+                if cache is not None:
                     cache.put_many(embedder.identity, got)
                 if bar:
                     bar.update(len(got))

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 BLOCK = 1024
+DENSE_LIMIT = 32_000_000    # sparse input with at most this many cells is made dense
 
 
 @dataclass
@@ -25,25 +26,38 @@ class Neighbours:
         return self.similarity[:, 0]
 
 
-def _dense(block) -> np.ndarray:
-    return block.toarray() if hasattr(block, "toarray") else np.asarray(block)
+def _similarity_blocks(x, block: int):
+    """(start, stop, similarities of rows start:stop to every row), block by block.
+
+    Sparse rows (TF-IDF) are multiplied as sparse x dense: the sparse product of two
+    sparse matrices is slow when most pairs share a word (a templated set)."""
+    n, d = x.shape
+    if hasattr(x, "toarray") and n * d <= DENSE_LIMIT:
+        x = x.toarray()
+    if hasattr(x, "toarray"):
+        block = max(16, min(block, 16_000_000 // max(d, 1)))
+        for start in range(0, n, block):
+            stop = min(start + block, n)
+            yield start, stop, np.asarray(x @ x[start:stop].T.toarray(), dtype=np.float32).T
+        return
+    x = np.asarray(x, dtype=np.float32)
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        yield start, stop, x[start:stop] @ x.T
 
 
 def nearest_neighbours(x, k: int = 10) -> Neighbours:
-    """The k nearest other items of every row of `x` (n >= 2; k is capped at n - 1).
-    Ties are broken by the lower index, so the result is deterministic."""
+    """The k nearest other items of every row of `x` (n >= 2; k is capped at n - 1),
+    deterministic: the k kept are ordered by similarity, then by index."""
     n = x.shape[0]
     if n < 2:
         raise ValueError("nearest neighbours need at least 2 items")
     k = max(1, min(k, n - 1))
     index = np.empty((n, k), dtype=np.int64)
     sims = np.empty((n, k), dtype=np.float32)
-    xt = x.T
-    for start in range(0, n, BLOCK):
-        stop = min(start + BLOCK, n)
-        s = _dense(x[start:stop] @ xt).astype(np.float32, copy=False)
+    for start, stop, s in _similarity_blocks(x, BLOCK):
+        s = np.ascontiguousarray(s, dtype=np.float32)
         s[np.arange(stop - start), np.arange(start, stop)] = -np.inf   # not its own neighbour
-        # A stable sort of the negated row: highest first, lower index first among ties.
         if k < n - 1:
             part = np.argpartition(-s, k, axis=1)[:, :k + 1]
             vals = np.take_along_axis(s, part, axis=1)

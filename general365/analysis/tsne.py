@@ -7,7 +7,8 @@ openTSNE's neighbour search (the output says which was used).
 
 Two implementations: openTSNE and scikit-learn's. `auto` takes openTSNE, the faster of the
 two on 2 cores at the paper's scale (benchmarks/analyze_scale.py measures both side by
-side), and scikit-learn's when openTSNE is not installed.
+side), and scikit-learn's when openTSNE is not installed. `off` skips the map (the
+numbers beside it do not need it).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 
 from ..errors import MissingExtra, UserError
 
-METHODS = ("auto", "opentsne", "sklearn")
+METHODS = ("auto", "opentsne", "sklearn", "off")
 PERPLEXITY = 30.0
 MIN_ITEMS = 5          # below this a 2-D map says nothing; the output says it was skipped
 REDUCED_DIMS = 50
@@ -77,6 +78,8 @@ def available(method: str) -> bool:
 def pick_method(method: str = "auto") -> str:
     if method not in METHODS:
         raise UserError(f"--tsne {method!r}: expected one of {', '.join(METHODS)}")
+    if method == "off":
+        return method
     if method == "auto":
         for m in ("opentsne", "sklearn"):
             if available(m):
@@ -112,6 +115,8 @@ RUNNERS = {"opentsne": run_opentsne, "sklearn": run_sklearn}
 def tsne_2d(x, *, perplexity: float = PERPLEXITY, seed: int = 0,
             method: str = "auto") -> TsneResult:
     n = x.shape[0]
+    if method == "off":
+        return TsneResult(None, None, None, "t-SNE off (--tsne off)")
     if n < MIN_ITEMS:
         return TsneResult(None, None, None, f"t-SNE skipped: {n} items (it needs at least "
                                             f"{MIN_ITEMS})")
