@@ -195,9 +195,14 @@ def test_bad_graded_row_is_named(tmp_path, capsys):
     assert not (tmp_path / "o").exists()
 
 
-def test_out_is_a_file(tmp_path, capsys):
+def test_out_is_a_file(tmp_path, capsys, monkeypatch):
     f = tmp_path / "file"
     f.write_text("x")
+
+    def never(*a, **k):
+        raise AssertionError("the analysis ran before --out was checked")
+
+    monkeypatch.setattr("general365.analysis.commands.analyze", never)
     assert main(["analyze", "sample", "--embedder", "tfidf", "--out", str(f),
                  "--no-progress"]) == 2
     assert "exists and is not a folder" in capsys.readouterr().err
@@ -206,7 +211,8 @@ def test_out_is_a_file(tmp_path, capsys):
 
 def test_unknown_model_is_one_line(tmp_path, capsys):
     assert main(["analyze", "sample", "--embedder", "no-such-org/no-such-model", "--out",
-                 str(tmp_path / "o"), "--no-embed-cache", "--no-progress"]) == 2
+                 str(tmp_path / "o"), "--no-embed-cache", "--no-progress", "--tsne",
+                 "off"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert "cannot load the sentence-transformers model 'no-such-org/no-such-model'" in err
@@ -220,9 +226,9 @@ def test_a_failure_while_writing_leaves_nothing(tmp_path, monkeypatch, capsys):
     def broken(*a, **k):
         raise OSError(28, "No space left on device", str(out / "figures" / "fig6_tsne.png"))
 
-    monkeypatch.setattr(output_mod.figs, "tsne_figure", broken)
+    monkeypatch.setattr(output_mod.figs, "diversity_figure", broken)
     assert main(["analyze", "sample", "--embedder", "tfidf", "--out", str(out),
-                 "--no-progress"]) == 2
+                 "--no-progress", "--tsne", "off"]) == 2
     assert "No space left on device" in capsys.readouterr().err
     assert not out.exists()
     assert os.listdir(tmp_path) == []

@@ -8,7 +8,7 @@ import os
 
 from .core import Analysis, analyze
 from .embed import DEFAULT_API_KEY_ENV, DEFAULT_MODEL
-from .output import write_analysis
+from .output import check_out, write_analysis
 from .tsne import METHODS, PERPLEXITY
 
 
@@ -72,7 +72,8 @@ def summary_lines(a: Analysis, out: str) -> list[str]:
         for d in a.datasets:
             dv = d.diversity.to_dict()
             t = d.tsne
-            tsne = f"perplexity {t.perplexity:g} ({t.method})" if t.perplexity else "skipped"
+            tsne = (f"perplexity {t.perplexity:g} ({t.method})" if t.perplexity
+                    else "off" if s["tsne"]["method"] == "off" else "skipped")
             lines.append(f"  {d.name:<24.24} {d.stats.n:>6} {d.stats.seeds:>6} "
                          f"{dv['nn_similarity_mean']:>7.3f} {_pct(dv['near_duplicate_share']):>8} "
                          f"{dv['local_collapse']:>8.3f} {_pct(dv['near_copy_share']):>9}  {tsne}")
@@ -95,6 +96,7 @@ def summary_lines(a: Analysis, out: str) -> list[str]:
 
 
 def main(args: argparse.Namespace) -> int:
+    out = check_out(args.out)
     cache = False if args.no_embed_cache else (args.embed_cache or True)
     a = analyze(args.datasets, embedder=args.embedder, embedder_base_url=args.embedder_base_url,
                 embedder_api_key_env=args.embedder_api_key_env,
@@ -102,7 +104,6 @@ def main(args: argparse.Namespace) -> int:
                 near_duplicate=args.near_duplicate, mask=args.mask,
                 perplexity=args.perplexity, tsne_method=args.tsne, seed=args.seed,
                 graded=args.graded, cache=cache, progress=not args.no_progress)
-    out = os.path.abspath(args.out)
     write_analysis(a, out)
     print("\n".join(summary_lines(a, out)))
     return 0

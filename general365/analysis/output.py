@@ -55,11 +55,18 @@ def build_figures(a: "Analysis", out_dir: str) -> list:
     return out
 
 
-def write_analysis(a: "Analysis", out: str) -> list[str]:
-    """Write under `out` (created if needed); returns the files written."""
+def check_out(out: str) -> str:
+    """`out` as an absolute path, refused at once when it cannot be the output folder (so
+    that a long analysis is not run for nothing)."""
     out = os.path.abspath(out)
     if os.path.exists(out) and not os.path.isdir(out):
         raise UserError(f"--out {out}: exists and is not a folder; expected a folder")
+    return out
+
+
+def write_analysis(a: "Analysis", out: str) -> list[str]:
+    """Write under `out` (created if needed); returns the files written."""
+    out = check_out(out)
     parent = os.path.dirname(out)
     os.makedirs(parent, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=".general365-analysis-", dir=parent)
