@@ -99,6 +99,13 @@ def test_diversity_numbers_by_hand():
     assert out["near_copy_share"] is None and out["variant_seed_similarity_mean"] is None
 
 
+def test_a_set_of_copies_is_fully_collapsed():
+    x = unit(np.tile(np.random.default_rng(3).normal(size=(1, 384)), (7, 1)))
+    nb = N.nearest_neighbours(x, k=3)
+    assert local_collapse(nb)[0] == 1.0
+    assert nb.nearest_similarity == pytest.approx(np.ones(7), abs=1e-5)
+
+
 def test_local_collapse_is_zero_for_a_spread_set():
     # a regular simplex: every pair equally similar, no neighbourhood tighter than another
     x = unit(np.eye(8) - 1 / 8)

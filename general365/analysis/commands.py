@@ -72,7 +72,7 @@ def summary_lines(a: Analysis, out: str) -> list[str]:
         for d in a.datasets:
             dv = d.diversity.to_dict()
             t = d.tsne
-            tsne = (f"perplexity {t.perplexity:g} ({t.method})" if t.perplexity
+            tsne = (f"perplexity {t.perplexity:.3g} ({t.method})" if t.perplexity
                     else "off" if s["tsne"]["method"] == "off" else "skipped")
             lines.append(f"  {d.name:<24.24} {d.stats.n:>6} {d.stats.seeds:>6} "
                          f"{dv['nn_similarity_mean']:>7.3f} {_pct(dv['near_duplicate_share']):>8} "

@@ -28,6 +28,7 @@ from .stats import QUANTILES
 
 KNN = 10
 DENSEST = 0.10
+COPIES = 1e-5        # 1 - B below this: every pair is a copy
 HIST_EDGES = tuple(round(-1.0 + 0.05 * i, 2) for i in range(41))   # -1.00 .. 1.00
 
 
@@ -97,7 +98,9 @@ def local_collapse(nb: Neighbours, densest: float = DENSEST) -> tuple[float, np.
     top = max(1, math.ceil(densest * len(density)))
     d = float(density[order[:top]].mean())
     b = nb.mean_pairwise
-    if b >= 1.0 - 1e-9:   # every pair identical: fully collapsed
+    if 1.0 - b < COPIES:
+        # Every pair is (to float32 rounding) identical: fully collapsed. The ratio itself
+        # would divide rounding noise by rounding noise.
         return 1.0, order
     return float(min(1.0, max(-1.0, (d - b) / (1.0 - b)))), order
 

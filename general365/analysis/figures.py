@@ -152,7 +152,7 @@ def draw_tsne(sets: Sequence["DatasetAnalysis"]):
                 ax.legend(fontsize=7, loc="upper right", frameon=True)
             else:
                 ax.scatter(t.coords[:, 0], t.coords[:, 1], s=size, color=color(i), alpha=0.7)
-        pp = f", perplexity {t.perplexity:g}" if t.perplexity else ""
+        pp = f", perplexity {t.perplexity:.3g}" if t.perplexity else ""
         ax.set_title(f"{d.name} ({d.stats.n} items{pp})", fontsize=9)
     fig.suptitle("t-SNE of question embeddings, coordinates normalised to [-1, 1] (Figure 6)",
                  fontsize=10)
