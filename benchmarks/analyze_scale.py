@@ -2,8 +2,9 @@
 sizes of General365, BBH and BBEH in Figure 6), timed step by step on this machine.
 
 Printed side by side, from the same run:
-- skeletons (names and numbers masked); embedding: TF-IDF, and the packaged all-MiniLM-L6-v2 when installed on
-  raw (all distinct) texts, first run then again from the embedding cache;
+- skeletons (names and numbers masked); embedding: TF-IDF, and the packaged
+  all-MiniLM-L6-v2 when installed on raw (all distinct) texts, first run then again from
+  the embedding cache;
 - nearest neighbours (exact, blockwise) per set;
 - t-SNE per set with openTSNE and with scikit-learn on the same 50-d input (the ratio is
   what `--tsne auto` rests on), with each one's KL divergence where it reports one.

@@ -157,7 +157,8 @@ def _questions(name: str, described: str, rows: list, question_field: str | None
         looked = qf if qf else ", ".join(QUESTION_FIELDS)
         raise UserError(f"{described}: no question column (looked for {looked}; the first "
                         f"row has: {have}); name it with --question-field")
-    af, rf, idf = _pick(first, ANSWER_FIELDS), _pick(first, REASONING_FIELDS), _pick(first, ID_FIELDS)
+    af, rf = _pick(first, ANSWER_FIELDS), _pick(first, REASONING_FIELDS)
+    idf = _pick(first, ID_FIELDS)
     items, errors, seen = [], [], {}
     for raw in rows:
         where = {"path": raw.path, "line": raw.line}

@@ -74,7 +74,8 @@ class Diversity:
         return {
             "nn_similarity_mean": float(nn.mean()),
             "nn_similarity_median": float(np.median(nn)),
-            "nn_similarity_quantiles": {f"p{int(q * 100)}": float(v) for q, v in zip(QUANTILES, qs)},
+            "nn_similarity_quantiles": {f"p{int(q * 100)}": float(v)
+                                        for q, v in zip(QUANTILES, qs)},
             "nn_similarity_histogram": self.histogram(),
             "near_duplicate_threshold": self.threshold,
             "near_duplicate_count": int(self.near_duplicates.sum()),
