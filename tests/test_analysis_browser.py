@@ -50,7 +50,8 @@ def browser():
 def _column(dt, session, name):
     return evaluate(dt, session, f"""(() => {{
         const t = document.getElementById('datasets');
-        const i = Array.from(t.tHead.rows[0].cells).findIndex(c => c.textContent === {json.dumps(name)});
+        const i = Array.from(t.tHead.rows[0].cells)
+            .findIndex(c => c.textContent === {json.dumps(name)});
         return Array.from(t.tBodies[0].rows).map(r => r.cells[i].textContent);
     }})()""")
 
