@@ -55,6 +55,19 @@ def test_no_key_sends_no_authorization(embed_fault_server, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     embed_texts(_fast(embed_fault_server.base_url), TEXTS[:3])
     assert embed_fault_server.requests[0]["auth"] is None
+    assert "truncate_prompt_tokens" not in embed_fault_server.requests[0]["body"]
+
+
+def test_truncate_is_sent_and_keyed(embed_fault_server):
+    emb = _fast(embed_fault_server.base_url, truncate=-1)
+    embed_texts(emb, TEXTS[:3])
+    assert embed_fault_server.requests[0]["body"]["truncate_prompt_tokens"] == -1
+    assert emb.identity != _fast(embed_fault_server.base_url).identity
+    for bad in (0, -2):
+        with pytest.raises(UserError, match="--embedder-truncate"):
+            _fast(embed_fault_server.base_url, truncate=bad)
+    with pytest.raises(UserError, match="goes with --embedder-base-url"):
+        make_embedder("all-MiniLM-L6-v2", truncate=128)
 
 
 def test_transient_failures_are_retried(embed_fault_server):
@@ -180,8 +193,14 @@ def test_vllm_serve_gives_the_models_own_embeddings(minilm_server, tmp_path, cap
     # the command through the endpoint: the same numbers as the local model
     out = tmp_path / "out"
     args = ["analyze", "sample", "--tsne", "off", "--no-progress", "--no-embed-cache"]
+    # the sample has questions longer than the model's 256 tokens: vLLM refuses them
+    # unless told to cut them, as sentence-transformers does locally
     assert main([*args, "--embedder", "minilm", "--embedder-base-url",
-                 minilm_server.base_url, "--out", str(out / "served")]) == 0
+                 minilm_server.base_url, "--out", str(out / "refused")]) == 2
+    assert "maximum context length is 256 tokens" in capsys.readouterr().err
+    assert main([*args, "--embedder", "minilm", "--embedder-base-url",
+                 minilm_server.base_url, "--embedder-truncate", "-1",
+                 "--out", str(out / "served")]) == 0
     assert main([*args, "--out", str(out / "local")]) == 0
     a = json.loads((out / "served" / "analysis.json").read_text())
     b = json.loads((out / "local" / "analysis.json").read_text())

@@ -27,6 +27,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--embedder-api-key-env", default=DEFAULT_API_KEY_ENV, metavar="VAR",
                    help="environment variable holding the endpoint's API key (default "
                         "%(default)s; none is sent when it is unset)")
+    p.add_argument("--embedder-truncate", type=int, metavar="TOKENS",
+                   help="send vLLM's truncate_prompt_tokens: cut each text to its first "
+                        "TOKENS tokens (-1: the model's limit); vLLM refuses longer texts "
+                        "without it")
     p.add_argument("--no-mask", dest="mask", action="store_false",
                    help="embed the raw questions (default: numbers and names masked, so "
                         "that swapped names and numbers do not count as diversity)")
@@ -100,6 +104,7 @@ def main(args: argparse.Namespace) -> int:
     cache = False if args.no_embed_cache else (args.embed_cache or True)
     a = analyze(args.datasets, embedder=args.embedder, embedder_base_url=args.embedder_base_url,
                 embedder_api_key_env=args.embedder_api_key_env,
+                embedder_truncate=args.embedder_truncate,
                 question_field=args.question_field, split=args.split,
                 near_duplicate=args.near_duplicate, mask=args.mask,
                 perplexity=args.perplexity, tsne_method=args.tsne, seed=args.seed,

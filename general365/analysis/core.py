@@ -102,6 +102,7 @@ def _open_cache(cache) -> EmbeddingCache | None:
 def analyze(datasets: Sequence[str | AnalysisSet] = (), *, embedder: Any = DEFAULT_MODEL,
             embedder_base_url: str | None = None,
             embedder_api_key_env: str = DEFAULT_API_KEY_ENV,
+            embedder_truncate: int | None = None,
             question_field: str | None = None, split: str = "public",
             near_duplicate: float | None = None, mask: bool = True,
             perplexity: float = PERPLEXITY, tsne_method: str = "auto", seed: int = 0,
@@ -122,7 +123,7 @@ def analyze(datasets: Sequence[str | AnalysisSet] = (), *, embedder: Any = DEFAU
     sets = given + load_sets(specs, question_field=question_field, split=split)
     difficulty = load_difficulty(graded)
     emb = (make_embedder(embedder, base_url=embedder_base_url,
-                         api_key_env=embedder_api_key_env)
+                         api_key_env=embedder_api_key_env, truncate=embedder_truncate)
            if isinstance(embedder, str) else embedder)
     method = pick_method(tsne_method) if sets else None
     threshold = near_duplicate if near_duplicate is not None else near_duplicate_default(emb)

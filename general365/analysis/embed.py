@@ -162,7 +162,8 @@ class EndpointEmbedder:
 
     def __init__(self, model: str, base_url: str, *, api_key_env: str = DEFAULT_API_KEY_ENV,
                  batch_size: int = 64, concurrency: int = 4, timeout: float = 120.0,
-                 max_retries: int = 4, backoff_base: float = 0.5, backoff_max: float = 30.0):
+                 max_retries: int = 4, backoff_base: float = 0.5, backoff_max: float = 30.0,
+                 truncate: int | None = None):
         if not base_url.startswith(("http://", "https://")):
             raise UserError(f"--embedder-base-url {base_url!r}: expected an http(s) URL "
                             "ending in /v1")
@@ -172,7 +173,15 @@ class EndpointEmbedder:
         self.batch_size, self.concurrency = batch_size, max(1, concurrency)
         self.timeout, self.max_retries = timeout, max_retries
         self.backoff_base, self.backoff_max = backoff_base, backoff_max
-        self.identity = f"endpoint:{model}@{self.base_url}"
+        if truncate is not None and (truncate == 0 or truncate < -1):
+            raise UserError(f"--embedder-truncate {truncate}: expected a number of tokens "
+                            "> 0, or -1 for the model's limit")
+        # vLLM's `truncate_prompt_tokens`: cut each text to its first N tokens (-1: the
+        # model's length), as sentence-transformers does locally; without it vLLM refuses
+        # a text longer than the model's context. OpenAI's API does not take it.
+        self.truncate = truncate
+        self.identity = f"endpoint:{model}@{self.base_url}" + (
+            f"#truncate={truncate}" if truncate is not None else "")
         self.requests = 0
         self.retries = 0
 
@@ -189,6 +198,8 @@ class EndpointEmbedder:
         import httpx
 
         body = {"model": self.model, "input": list(batch), "encoding_format": "float"}
+        if self.truncate is not None:
+            body["truncate_prompt_tokens"] = self.truncate
         attempt = 0
         while True:
             self.requests += 1
@@ -272,7 +283,7 @@ def _server_message(reply, key: str) -> str:
 
 def make_embedder(name: str = DEFAULT_MODEL, *, base_url: str | None = None,
                   api_key_env: str = DEFAULT_API_KEY_ENV, batch_size: int | None = None,
-                  concurrency: int = 4, device: str = "cpu"):
+                  concurrency: int = 4, device: str = "cpu", truncate: int | None = None):
     if not name or not name.strip():
         raise UserError("--embedder: expected tfidf, a model name or a local model folder")
     if name == TFIDF:
@@ -281,7 +292,11 @@ def make_embedder(name: str = DEFAULT_MODEL, *, base_url: str | None = None,
         return TfidfEmbedder()
     if base_url:
         return EndpointEmbedder(name, base_url, api_key_env=api_key_env,
-                                batch_size=batch_size or 64, concurrency=concurrency)
+                                batch_size=batch_size or 64, concurrency=concurrency,
+                                truncate=truncate)
+    if truncate is not None:
+        raise UserError("--embedder-truncate goes with --embedder-base-url (a local model "
+                        "cuts long texts itself)")
     return SentenceTransformerEmbedder(name, device=device, batch_size=batch_size or 32)
 
 
