@@ -24,6 +24,7 @@ VERBS = {
     "run": ("general365.pipeline", "generate + grade + report into one folder"),
     "audit": ("general365.audit.commands", "sample graded rows for review; score the labels"),
     "demo": ("general365.demo", "the whole pipeline offline on the bundled sample"),
+    "analyze": ("general365.analysis.commands", "statistics, diversity and difficulty of sets"),
 }
 
 
