@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from ..extras import require
 from .core import Analysis, analyze
 from .embed import DEFAULT_API_KEY_ENV, DEFAULT_MODEL
 from .output import check_out, write_analysis
@@ -100,6 +101,7 @@ def summary_lines(a: Analysis, out: str) -> list[str]:
 
 
 def main(args: argparse.Namespace) -> int:
+    require("analyze", ["analysis"])
     out = check_out(args.out)
     cache = False if args.no_embed_cache else (args.embed_cache or True)
     a = analyze(args.datasets, embedder=args.embedder, embedder_base_url=args.embedder_base_url,
