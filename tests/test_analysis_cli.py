@@ -10,6 +10,7 @@ import os
 
 import pytest
 
+import general365
 from general365.analysis import output as output_mod
 from general365.cli import main
 from support.templated import write_templated
@@ -79,7 +80,10 @@ def test_analysis_json(ran):
     assert a["schema"] == "general365.analysis" and a["version"] == 1
     assert list(a["datasets"]) == ["sample", "templated"]
     s, t = a["datasets"]["sample"], a["datasets"]["templated"]
-    assert (s["n"], s["seeds"], s["variants"], s["kind"]) == (120, 30, 90, "general365")
+    problems = general365.load_problems("sample")
+    seeds = sum(p.variant == 0 for p in problems)
+    assert (s["n"], s["seeds"], s["variants"], s["kind"]) == (
+        len(problems), seeds, len(problems) - seeds, "general365")
     for key in ("nn_similarity_mean", "near_duplicate_share", "local_collapse",
                 "near_copy_share", "mean_pairwise_similarity"):
         assert isinstance(s[key], float) and isinstance(t[key], float)
@@ -103,7 +107,7 @@ def test_tsne_csv(ran):
     with open(out / "tsne.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert list(rows[0]) == ["dataset", "id", "x", "y"]
-    assert len(rows) == 240
+    assert len(rows) == len(general365.load_problems("sample")) + 120   # + the templated set
     assert {r["dataset"] for r in rows} == {"sample", "templated"}
     for name in ("sample", "templated"):
         xs = [float(r["x"]) for r in rows if r["dataset"] == name]
@@ -120,7 +124,8 @@ def test_tables_and_summary(ran):
     assert rows["templated"]["Near-copy variants (%)"] == "100.00"
     with open(out / "tables" / "variant_seed_similarity.csv", newline="") as f:
         fam = list(csv.DictReader(f))
-    assert len(fam) == 180 and all(r["Near-copy"] == "yes" for r in fam
+    sample_variants = sum(p.variant != 0 for p in general365.load_problems("sample"))
+    assert len(fam) == sample_variants + 90 and all(r["Near-copy"] == "yes" for r in fam
                                    if r["Dataset"] == "templated")
     with open(out / "tables" / "difficulty.csv", newline="") as f:
         diff = list(csv.DictReader(f))
