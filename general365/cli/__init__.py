@@ -27,6 +27,7 @@ VERBS = {
     "run": ("general365.cli.run", "generate + grade + report into one folder"),
     "audit": ("general365.cli.audit", "sample graded rows for review; score the labels"),
     "demo": ("general365.cli.demo", "the whole pipeline offline on the bundled sample"),
+    "analyze": ("general365.cli.analyze", "statistics, diversity and difficulty of sets"),
 }
 
 
