@@ -6,36 +6,15 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
+
+from ..report.tables import Column, Table
 
 if TYPE_CHECKING:
     from .core import Analysis
 
+# the report's kinds, plus similarities (three decimals)
 TEXT, INT, PCT, SIM, NUM = "text", "int", "pct", "sim", "num"
-
-
-@dataclass(frozen=True)
-class Column:
-    name: str
-    kind: str = TEXT
-
-
-@dataclass
-class Table:
-    key: str            # file stem: tables/<key>.csv
-    title: str
-    columns: list[Column]
-    rows: list[list[Any]] = field(default_factory=list)
-    note: str = ""
-
-    def column(self, name: str) -> list[Any]:
-        i = [c.name for c in self.columns].index(name)
-        return [r[i] for r in self.rows]
-
-    def records(self) -> list[dict[str, Any]]:
-        names = [c.name for c in self.columns]
-        return [dict(zip(names, r)) for r in self.rows]
 
 
 def fmt(value: Any, kind: str, *, csv_form: bool = False) -> str:
