@@ -25,6 +25,7 @@ them, for callers outside TRL or on several threads). See docs/training.md.
 
 from __future__ import annotations
 
+import itertools
 import logging
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -63,9 +64,9 @@ def _column(given: dict[str, Any], name: str, n: int, required: bool) -> list | 
     if value is None:
         if required:
             raise UserError(
-                f"the reward needs the dataset's {name!r} column: TRL passes every column "
-                "of the training dataset to reward functions, so keep it in the dataset "
-                "(remove_unused_columns does not drop it)")
+                f"the reward needs the dataset's {name!r} column: TRL passes the training "
+                "dataset's columns to reward functions, so keep it in the dataset (and "
+                "GRPOConfig's remove_unused_columns at its default, False)")
         return None
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
         raise UserError(f"column {name!r} must hold one value per completion")
@@ -101,6 +102,7 @@ class AccuracyReward:
     def _reset(self) -> None:
         self._golds = None                      # grading.hybrid.GoldCache, made on first use
         self._problems: dict[tuple, Problem] = {}
+        self._ids = itertools.count()           # distinct problem ids, also across threads
         self._memo: dict[tuple, tuple] = {}     # (gold, type, float_round, candidate) -> verdict
         self._bad: set[tuple] = set()
 
@@ -231,7 +233,7 @@ class AccuracyReward:
             self._golds = GoldCache()
         try:
             problem = Problem.from_dict({
-                "id": f"p{len(self._problems)}", "question": question or "(not given)",
+                "id": f"p{next(self._ids)}", "question": question or "(not given)",
                 "answer": gold, "answer_type": answer_type, "float_round": float_round})
             if problem.answer_type.is_rule_graded:
                 self._golds.rule(problem)

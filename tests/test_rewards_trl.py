@@ -50,13 +50,40 @@ def _step_logs(trainer) -> list[dict]:
     return [h for h in trainer.state.log_history if "loss" in h]
 
 
+class Seen(AccuracyReward):
+    """Our reward, unchanged, that also keeps what TRL handed it on each call."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls: list[dict] = []
+
+    def __call__(self, completions, **kwargs):
+        self.calls.append({"completions": list(completions), **kwargs})
+        return super().__call__(completions, **kwargs)
+
+
 def test_grpo_trains_with_our_rewards_on_the_tiny_model(tiny_model_dir, tmp_path):
     """The model generates (random text: its weights are random); every step has one number
     and one text problem, two generations each."""
     rows = _rows(["number", "text"])
-    accuracy = AccuracyReward()
+    accuracy = Seen()
     trainer = _trainer(tiny_model_dir, tmp_path, _dataset(rows), [accuracy, format_reward], 8)
     trainer.train()
+
+    # TRL called our function once a step, with the dataset's columns row by row: each
+    # completion beside its own prompt's answer, answer_type and float_round (two
+    # generations per prompt), and its two loggers
+    assert len(accuracy.calls) == 2
+    by_question = {r["question"][:160]: r for r in rows}
+    for call in accuracy.calls:
+        n = len(call["completions"])
+        assert n == 4 and all(isinstance(c, list) for c in call["completions"])  # chat form
+        for i in range(n):
+            row = by_question[call["prompts"][i][-1]["content"]]
+            assert (call["answer"][i], call["answer_type"][i], call["float_round"][i]) == \
+                (row["answer"], row["answer_type"], row["float_round"])
+        assert sorted(call["answer_type"]) == ["number", "number", "text", "text"]
+        assert callable(call["log_metric"]) and callable(call["log_extra"])
 
     steps = _step_logs(trainer)
     assert len(steps) == 2
