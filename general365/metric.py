@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from .errors import UserError
-from .grading.summary import GradeSummary, Tally
+from .errors import OptionError, UserError
+from .grading.summary import GradeSummary, VerdictCounts
 from .metric_inputs import (  # noqa: F401 (the Space script reaches them through here)
     fill_optional_inputs, split_reference_row, split_references)
 from .schema import Problem, Response
@@ -85,8 +85,8 @@ def _make_judge(judge):
         return Judge(model=judge)
     if isinstance(judge, dict):
         return Judge(**judge)
-    raise UserError(f"judge must be a Judge, a dict of Judge arguments or a model name "
-                    f"(got {type(judge).__name__})")
+    raise OptionError("judge", f"must be a Judge, a dict of Judge arguments or a model name "
+                               f"(got {type(judge).__name__})")
 
 
 # --- the flat output -------------------------------------------------------------------
@@ -107,7 +107,7 @@ def _rate(num: int, den: int) -> float:
     return num / den if den else 0.0
 
 
-def _group(out: dict[str, Any], name: str, tally: Tally) -> None:
+def _group(out: dict[str, Any], name: str, tally: VerdictCounts) -> None:
     key = slug(name)
     out[f"total/{key}"] = tally.total
     out[f"graded/{key}"] = tally.graded
@@ -133,7 +133,7 @@ def flat_scores(summary: GradeSummary) -> dict[str, int | float]:
     return out
 
 
-def _nested(tally: Tally) -> dict[str, Any]:
+def _nested(tally: VerdictCounts) -> dict[str, Any]:
     d: dict[str, Any] = {"total": tally.total, "graded": tally.graded, "correct": tally.correct}
     if tally.graded:
         d["accuracy"] = tally.correct / tally.graded
@@ -188,16 +188,20 @@ def compute(predictions: Sequence[str], references, answer_type: Sequence[str] |
         }, line=i))
         responses.append(Response(id=str(i), run=0, response=predictions[i] or ""))
 
-    from .grading.hybrid import grade
+    from .grading.hybrid import grade_iter
 
     kwargs: dict[str, Any] = {"policy": policy, "judge": judge, "workers": workers}
     if timeout is not None:
         kwargs["timeout"] = timeout
-    verdicts = grade(responses, problems, **kwargs)
-    summary = GradeSummary.from_verdicts(verdicts, problems)
+    summary = GradeSummary()
+    details = []
+    for graded in grade_iter(responses, problems, **kwargs):  # `Graded` rows, in order
+        summary.add(graded)
+        if return_details:
+            details.append(graded.verdict.to_dict())
     out: dict[str, Any] = flat_scores(summary)
     if breakdown:
         out.update(breakdown_of(summary, policy))
     if return_details:
-        out["details"] = [v.to_dict() for v in verdicts]
+        out["details"] = details
     return out

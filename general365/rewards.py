@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from .completions import completion_parts, final_part
-from .errors import DataError, UserError
+from .errors import DataError, OptionError, UserError
 from .markers import split_reasoning
 from .schema import AnswerType, Method, Problem, Response, Status
 
@@ -88,9 +88,21 @@ class AccuracyReward:
 
     def __init__(self, judge=None, *, timeout: float | None = None, workers: int | None = None,
                  ungraded_reward: float | None = 0.0, name: str = "general365_accuracy"):
-        if judge is not None and not callable(getattr(judge, "judge_batch", None)):
-            raise UserError(f"judge must have a judge_batch(items) method (got "
-                            f"{type(judge).__name__}); use general365.grading.judge.Judge")
+        # Refused here, once, with the grader's own checks: inside a call a bad option
+        # would only score every completion 0.0 (a reward never raises on a batch). The
+        # grader is imported only then: `import general365.rewards` stays cheap.
+        if judge is not None or timeout is not None or workers is not None:
+            from .grading.hybrid import check_policy, check_timeout, check_workers
+
+            if judge is not None:
+                check_policy("paper", judge)
+            if timeout is not None:
+                check_timeout(timeout)
+            check_workers(workers)
+        if ungraded_reward is not None and (isinstance(ungraded_reward, bool) or
+                                            not isinstance(ungraded_reward, (int, float))):
+            raise OptionError("ungraded_reward", f"must be a number or None (got "
+                                                 f"{ungraded_reward!r})")
         self.judge = judge
         self.timeout = timeout
         self.workers = workers
@@ -125,7 +137,7 @@ class AccuracyReward:
 
         def start() -> None:
             from .grading.pool import DEFAULT_TIMEOUT, RuleTask, shared_pool
-            from .grading.rule import parse_gold
+            from .answers.gold import parse_gold
 
             try:
                 task = RuleTask(parse_gold("2", AnswerType.NUMBER), "\\sqrt{4}")

@@ -290,8 +290,21 @@ def test_a_failing_judge_scores_zero_and_says_so(fault_server, tmp_path):
 
 
 def test_a_judge_must_be_a_judge():
-    with pytest.raises(general365.UserError, match="judge_batch"):
+    with pytest.raises(general365.UserError, match="^judge must have a judge_batch"):
         AccuracyReward(judge="gpt-4.1")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"timeout": 0}, "^timeout must be a positive number of seconds"),
+    ({"timeout": float("nan")}, "^timeout must be a positive"),
+    ({"workers": 0}, "^workers must be at least 1"),
+    ({"workers": 2.5}, "^workers must be at least 1"),
+    ({"ungraded_reward": "0"}, "^ungraded_reward must be a number or None"),
+])
+def test_bad_options_are_refused_when_made_not_scored_zero(kwargs, message):
+    # inside a call they could only turn every reward into 0.0 with status `error`
+    with pytest.raises(general365.errors.OptionError, match=message):
+        AccuracyReward(**kwargs)
 
 
 # --- format ------------------------------------------------------------------------------
