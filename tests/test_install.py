@@ -10,6 +10,8 @@ per extra, each running that extra's own feature against real parts, as a user w
                                                          (it reports its context: /tokenize)
     transformers  3.11     transformers                  generate --backend transformers
     plots         3.11     plots                         report (figures, the page)
+    rl            3.11     rl                            a GRPOTrainer step with general365's
+                                                         rewards on a tiny model built there
     demo          3.11     transformers, plots           general365 demo
     floors-base   3.10     -                             base, every install_requires at its floor
     floors-extras 3.11     judge, openai, transformers,  judge, API runner and demo, every extra's
@@ -48,7 +50,8 @@ def _env(tmp_path, wheel, label, python, extras=(), lowest=False) -> install.Env
     exe = install.find_python(python)
     if exe is None:
         pytest.skip(f"no Python {python} here (pyenv or python{python} on PATH)")
-    if "transformers" in extras and install.local_cpu_torch(
+    if any(re.match(r"torch\b", x) for x in install.declared(tuple(extras))) \
+            and install.local_cpu_torch(
             "cp" + python.replace(".", "")) is None:
         pytest.skip(f"no local CPU torch wheel for Python {python} (GENERAL365_TORCH_WHEELS); "
                     "PyPI's Linux torch would pull several GB of CUDA")
@@ -159,6 +162,37 @@ def check_plots(env: install.Env) -> None:
     assert list((env.home / "report" / "figures").glob("*.png"))
 
 
+def check_rl(env: install.Env) -> None:
+    # TRL brings transformers, which builds the tiny model: the rl extra alone is enough.
+    r = env.py(textwrap.dedent(r"""
+        import json, os
+        os.environ["TRL_EXPERIMENTAL_SILENCE"] = "1"
+        import general365, trl
+        from transformers import AutoTokenizer
+        from general365.rewards import accuracy_reward, format_reward
+        from general365.tiny_model import build_tiny_model
+        build_tiny_model("tiny")
+        ds = general365.load_dataset("seed", source="sample")
+        ds = ds.filter(lambda r: r["answer_type"] == "number").select(range(2))
+        ds = ds.map(lambda r: {"prompt": [{"role": "user", "content": r["question"][:160]}]})
+        args = trl.GRPOConfig(output_dir="grpo", use_cpu=True, max_steps=1, logging_steps=1,
+                              per_device_train_batch_size=4, num_generations=2,
+                              max_completion_length=8, report_to="none", save_strategy="no")
+        trainer = trl.GRPOTrainer(model="tiny", reward_funcs=[accuracy_reward, format_reward],
+                                  args=args, train_dataset=ds,
+                                  processing_class=AutoTokenizer.from_pretrained("tiny"))
+        trainer.train()
+        step = [h for h in trainer.state.log_history if "loss" in h][0]
+        print(json.dumps({"keys": sorted(step), "statuses": accuracy_reward.last_statuses}))
+    """))
+    _ok(r, "a GRPOTrainer step with the rewards")
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert {"rewards/general365_accuracy/mean", "rewards/general365_format/mean",
+            "general365/correct", "general365/no_answer"} <= set(out["keys"]), out["keys"]
+    assert len(out["statuses"]) == 4
+    assert set(out["statuses"]) <= {"correct", "incorrect", "no_answer"}, out["statuses"]
+
+
 def check_demo(env: install.Env) -> None:
     r = env.run("demo", "--limit", "2", "--runs", "1", "--max-tokens", "8", "--out", "demo",
                 "--model-dir", "demo-model")
@@ -204,6 +238,12 @@ def test_plots(tmp_path, wheel):
     env = _env(tmp_path, wheel, "plots", PY_REST, ["plots"])
     check_plots(env)
     _stops_for(env, "transformers", "demo", "--out", "d")
+
+
+def test_rl(tmp_path, wheel):
+    env = _env(tmp_path, wheel, "rl", PY_REST, ["rl"])
+    check_rl(env)
+    _stops_for(env, "plots", "report", "x.jsonl", "--out", "r")
 
 
 def test_demo(tmp_path, wheel):

@@ -77,29 +77,41 @@ class General365(evaluate.Metric):
             reference_urls=["https://general365.github.io"],
         )
 
+    # References may be the dataset's own rows (a datasets.Dataset, dicts, a dict of
+    # columns): evaluate types every input per row, so they are split into the declared
+    # columns here, before evaluate validates them (general365/metric_inputs.py).
+
+    def _inputs(self, predictions, references, kwargs):
+        references, kwargs = _core.split_references(references, kwargs)
+        if predictions is not None:
+            kwargs = _core.fill_optional_inputs(predictions, kwargs)
+        return references, kwargs
+
     def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Add a batch; `question` and `categories` may be left out."""
-        kwargs = _core.fill_optional_inputs(predictions, kwargs)
+        """Add a batch; references may be rows; `question` and `categories` may be left out."""
+        references, kwargs = self._inputs(predictions, references, kwargs)
         return super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
-        """Add one prediction; `question` and `categories` may be left out."""
+        """Add one prediction; the reference may be a row; `question` and `categories` may
+        be left out."""
+        reference, kwargs = _core.split_reference_row(reference, kwargs)
         kwargs.setdefault("question", "")
         kwargs.setdefault("categories", [])
         return super().add(prediction=prediction, reference=reference, **kwargs)
 
     def compute(self, *, predictions=None, references=None, **kwargs):
-        """Grade the predictions (plus any added with add/add_batch) and return accuracy."""
-        if predictions is not None:
-            kwargs = _core.fill_optional_inputs(predictions, kwargs)
+        """Grade the predictions (plus any added with add/add_batch); flat numbers by
+        default (breakdown=True, return_details=True for more)."""
+        references, kwargs = self._inputs(predictions, references, kwargs)
         return super().compute(predictions=predictions, references=references, **kwargs)
 
     def _compute(self, predictions, references, answer_type, float_round, question=None,
                  categories=None, policy=None, judge=None, workers=None, timeout=None,
-                 return_details=False):
+                 breakdown=False, return_details=False):
         return _core.compute(
             predictions=predictions, references=references, answer_type=answer_type,
             float_round=float_round, question=question, categories=categories,
             policy=policy, judge=judge, workers=workers, timeout=timeout,
-            return_details=return_details,
+            breakdown=breakdown, return_details=return_details,
         )

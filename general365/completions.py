@@ -1,0 +1,84 @@
+"""Completions as RL trainers hand them over, made into the text grading reads.
+
+A completion is a string, or a conversational list of messages (TRL's form, `[{"role":
+"assistant", "content": ...}]`, content a string or a list of text parts). Anything else
+(None, a number, bytes that are not UTF-8, a string with lone surrogates) is read as what it
+safely can be, never raised on: a trainer must not stop at step 40,000 for one odd sample.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from .markers import REASONING_MARKERS
+
+_CLOSE_MARKERS = tuple(close for _, close in REASONING_MARKERS)
+_OPEN_MARKERS = tuple(open_ for open_, _ in REASONING_MARKERS)
+# Where chat APIs and parsers put a reasoning block they split off the content.
+REASONING_FIELDS = ("reasoning_content", "reasoning", "thinking")
+
+
+def _text_of(content: Any) -> str:
+    """A message's content: a string, or a list of parts ({"type": "text", "text": ...})."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, (list, tuple)):
+        parts = []
+        for part in content:
+            if isinstance(part, Mapping):
+                part = part.get("text")
+            if isinstance(part, str):
+                parts.append(part)
+        return "".join(parts)
+    return ""
+
+
+def clean_text(text: Any) -> str:
+    """A str that encodes: bytes decoded as UTF-8 (bad bytes replaced), lone surrogates
+    replaced (they would break the judge's JSON or a log line), anything else empty."""
+    if isinstance(text, (bytes, bytearray)):
+        return bytes(text).decode("utf-8", "replace")
+    if not isinstance(text, str):
+        return ""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def completion_parts(completion: Any) -> tuple[str, bool]:
+    """(the text to grade, whether a separate reasoning field was filled). For a list of
+    messages the last assistant message is the final turn: its content is graded."""
+    if isinstance(completion, Mapping):
+        completion = [completion]
+    if isinstance(completion, (list, tuple)):
+        messages = [m for m in completion if isinstance(m, Mapping)]
+        final = next((m for m in reversed(messages)
+                      if m.get("role", "assistant") == "assistant"), None)
+        if final is None:
+            return "", False
+        separate = any(_text_of(final.get(f)).strip() for f in REASONING_FIELDS)
+        return clean_text(_text_of(final.get("content"))), separate
+    return clean_text(completion), False
+
+
+def final_part(text: str) -> str:
+    """The part of `text` that grading reads, with the same verdict as the whole text:
+    from the last reasoning close marker on, found with str.rfind rather than a regex over
+    the reasoning, so a 30k-character completion costs microseconds, not a millisecond. A
+    block opened and never closed has no answer whatever follows it: its marker alone is
+    kept. (markers.split_reasoning decides the same on what is kept.)"""
+    cut = -1
+    for close in _CLOSE_MARKERS:  # `</think>` first: the others then search only after it
+        found = text.rfind(close, cut + 1)
+        if found > cut:
+            cut = found
+    if cut > 0:
+        return text[cut:]
+    if cut < 0:
+        for marker in _OPEN_MARKERS:
+            if marker in text:
+                return marker
+    return text

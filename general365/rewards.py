@@ -1,0 +1,383 @@
+"""Reward functions for RL fine-tuning on General365, in TRL's convention:
+`func(completions, **columns) -> list[float]`, one reward per completion.
+
+    from general365.rewards import accuracy_reward, format_reward
+    trainer = GRPOTrainer(model=..., reward_funcs=[accuracy_reward, format_reward],
+                          train_dataset=ds, ...)   # ds has answer, answer_type, float_round
+
+- `accuracy_reward` grades each completion with the benchmark's own grader (the verdicts
+  of `general365 grade` under the `rule` policy): number and interval answers by the exact
+  fast path or math-verify in the shared warm pool, choice answers by the option-letter
+  grader. 1.0 for `correct`, 0.0 for anything else. Text answers need the LLM judge:
+  `AccuracyReward(judge=Judge(...))`; without one they score 0.0 with status `ungraded`
+  (or None with `ungraded_reward=None`: TRL then takes no reward from this function).
+- `format_reward`: 1.0 for a closed reasoning block then a final answer in the form the
+  prompt asks for (a non-empty `\\boxed{}`; for choice problems an option letter, boxed or
+  stated), else 0.0.
+
+Neither ever raises on a completion: None, empty, binary, megabyte-long or badly encoded
+completions score 0.0. Why each completion scored what it did is kept: TRL's `log_metric`
+gets the share of each status per batch (`general365/<status>`), its `log_extra` the
+`general365_status` and `general365_answer` columns of the completions table, and
+`accuracy_reward.last_results` holds the latest batch's `RewardResult`s (`.score()` returns
+them, for callers outside TRL or on several threads). See docs/training.md.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from .completions import completion_parts, final_part
+from .errors import DataError, OptionError, UserError
+from .markers import split_reasoning
+from .schema import AnswerType, Method, Problem, Response, Status
+
+log = logging.getLogger(__name__)
+
+# The grader's statuses, plus a reference row that is not valid (its gold does not parse,
+# an unknown answer_type) and a grading failure (the pool could not start): both score 0.0
+# and are logged, never raised mid-training.
+INVALID_REFERENCE = "invalid_reference"
+ERROR = "error"
+STATUSES = tuple(s.value for s in Status) + (INVALID_REFERENCE, ERROR)
+
+_MEMO_MAX = 100_000  # verdicts kept per reward function (a few MB)
+
+
+@dataclass(frozen=True)
+class RewardResult:
+    """One completion's reward and why: `status` is one of STATUSES, `extracted` the answer
+    read from it, `detail` the grader's reason where it gives one."""
+
+    reward: float | None
+    status: str
+    detail: str | None = None
+    extracted: str | None = None
+    method: str | None = None
+
+
+def _column(given: dict[str, Any], name: str, n: int, required: bool) -> list | None:
+    value = given.get(name)
+    if value is None:
+        if required:
+            raise UserError(
+                f"the reward needs the dataset's {name!r} column: TRL passes the training "
+                "dataset's columns to reward functions, so keep it in the dataset (and "
+                "GRPOConfig's remove_unused_columns at its default, False)")
+        return None
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+        raise UserError(f"column {name!r} must hold one value per completion")
+    if len(value) != n:
+        raise UserError(f"column {name!r} has {len(value)} values for {n} completions")
+    return list(value)
+
+
+class AccuracyReward:
+    """The accuracy reward, configured. Calling it grades a batch in TRL's convention;
+    `score` returns the `RewardResult`s.
+
+    judge: a `general365.grading.judge.Judge` (or anything with `judge_batch`) for text
+        answers; None: they score `ungraded_reward`.
+    timeout: the rule grader's per-answer limit in seconds (past it: status `timeout`).
+    workers: the shared rule-grading pool's size (default: the CPU count).
+    name: what TRL calls it in its logs (`rewards/<name>/mean`).
+    """
+
+    def __init__(self, judge=None, *, timeout: float | None = None, workers: int | None = None,
+                 ungraded_reward: float | None = 0.0, name: str = "general365_accuracy"):
+        # Refused here, once, with the grader's own checks: inside a call a bad option
+        # would only score every completion 0.0 (a reward never raises on a batch). The
+        # grader is imported only then: `import general365.rewards` stays cheap.
+        if judge is not None or timeout is not None or workers is not None:
+            from .grading.hybrid import check_policy, check_timeout, check_workers
+
+            if judge is not None:
+                check_policy("paper", judge)
+            if timeout is not None:
+                check_timeout(timeout)
+            check_workers(workers)
+        if ungraded_reward is not None and (isinstance(ungraded_reward, bool) or
+                                            not isinstance(ungraded_reward, (int, float))):
+            raise OptionError("ungraded_reward", f"must be a number or None (got "
+                                                 f"{ungraded_reward!r})")
+        self.judge = judge
+        self.timeout = timeout
+        self.workers = workers
+        self.ungraded_reward = ungraded_reward
+        self.__name__ = name
+        self.last_results: list[RewardResult] = []
+        self._reset()
+
+    def _reset(self) -> None:
+        self._golds = None                      # grading.hybrid.GoldCache, made on first use
+        self._problems: dict[tuple, Problem] = {}
+        self._ids = itertools.count()           # distinct problem ids, also across threads
+        self._memo: dict[tuple, tuple] = {}     # (gold, type, float_round, candidate) -> verdict
+        self._bad: set[tuple] = set()
+
+    def __getstate__(self):  # picklable (multi-process trainers): the caches start afresh
+        keep = ("judge", "timeout", "workers", "ungraded_reward", "__name__")
+        return {k: self.__dict__[k] for k in keep} | {"last_results": []}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._reset()
+
+    def __repr__(self) -> str:
+        return f"AccuracyReward(name={self.__name__!r}, judge={self.judge!r})"
+
+    def warm_up(self, wait: bool = False) -> None:
+        """Start the shared rule-grading pool now, on a background thread unless `wait`,
+        so that the first batch with an answer for math-verify does not wait seconds for
+        it (call it before `trainer.train()`: the pool starts while the model loads)."""
+        import threading
+
+        def start() -> None:
+            from .grading.pool import DEFAULT_TIMEOUT, RuleTask, shared_pool
+            from .answers.gold import parse_gold
+
+            try:
+                task = RuleTask(parse_gold("2", AnswerType.NUMBER), "\\sqrt{4}")
+                shared_pool(self.workers).map([task], self.timeout or DEFAULT_TIMEOUT)
+            except Exception as exc:  # the first reward call will say it again, and score 0
+                log.warning("general365 reward: the rule-grading pool did not start: %s", exc)
+
+        if wait:
+            start()
+        else:
+            threading.Thread(target=start, name="general365-warm-up", daemon=True).start()
+
+    @property
+    def last_statuses(self) -> list[str]:
+        return [r.status for r in self.last_results]
+
+    def __call__(self, completions: Sequence, answer: Sequence[str] | None = None,
+                 answer_type: Sequence[str] | None = None, float_round: Sequence | None = None,
+                 question: Sequence[str] | None = None,
+                 log_metric: Callable[[str, float], None] | None = None,
+                 log_extra: Callable[[str, list], None] | None = None,
+                 **columns) -> list[float | None]:
+        results = self.score(completions, answer=answer, answer_type=answer_type,
+                             float_round=float_round, question=question)
+        self.last_results = results
+        if callable(log_metric) and results:
+            counts = dict.fromkeys(STATUSES, 0)
+            for r in results:
+                counts[r.status] += 1
+            for status, k in counts.items():  # every status, every batch: steady log keys
+                log_metric(f"general365/{status}", k / len(results))
+        if callable(log_extra):
+            log_extra("general365_status", [r.status for r in results])
+            log_extra("general365_answer", [r.extracted for r in results])
+        return [r.reward for r in results]
+
+    # --- grading --------------------------------------------------------------------------
+
+    def score(self, completions: Sequence, answer: Sequence[str] | None = None,
+              answer_type: Sequence[str] | None = None, float_round: Sequence | None = None,
+              question: Sequence[str] | None = None) -> list[RewardResult]:
+        """Grade a batch: one `RewardResult` per completion, in order."""
+        from .grading.extract import extract
+
+        completions = list(completions)
+        n = len(completions)
+        given = {"answer": answer, "answer_type": answer_type, "float_round": float_round,
+                 "question": question}
+        answers = _column(given, "answer", n, True)
+        types = _column(given, "answer_type", n, True)
+        rounds = _column(given, "float_round", n, False)
+        questions = _column(given, "question", n, False)
+        results: list[RewardResult | None] = [None] * n
+        rule_rows, judge_rows = [], []
+        first: dict[tuple, int] = {}             # this batch's first row of each answer
+        copies: list[tuple[int, int]] = []       # (row, the row whose verdict it shares)
+        for i in range(n):
+            problem = self._problem(answers[i], types[i], rounds[i] if rounds else 0,
+                                    questions[i] if questions else None)
+            if isinstance(problem, RewardResult):
+                results[i] = problem
+                continue
+            part = final_part(completion_parts(completions[i])[0])
+            row = (i, Response(problem.id, i, part), problem)
+            t = problem.answer_type
+            if t is AnswerType.TEXT:
+                (judge_rows if self.judge is not None else rule_rows).append(row)
+                continue
+            # The same answer to the same problem recurs all through RL (a group's
+            # generations agree): its verdict is a function of gold and candidate alone,
+            # so it is graded once (as grading.hybrid sends each distinct one to the pool
+            # once) and remembered.
+            ex = extract(part, _usable(t))
+            if ex.region is None or ex.candidate is None:
+                rule_rows.append(row)
+                continue
+            key = _memo_key(problem, ex.candidate)
+            known = self._memo.get(key)
+            if known is not None:
+                results[i] = RewardResult(known[0], known[1], known[2], ex.candidate, known[3])
+            elif key in first:
+                copies.append((i, first[key]))
+            else:
+                first[key] = i
+                rule_rows.append(row)
+        self._grade(rule_rows, "rule", None, results)
+        self._grade(judge_rows, "paper", self.judge, results)
+        for i, j in copies:
+            results[i] = results[j]
+        return results  # type: ignore[return-value]
+
+    def _problem(self, gold, answer_type, float_round, question) -> Problem | RewardResult:
+        """The row's problem (made, its gold parsed, once per distinct reference), or the
+        row's result when the reference is not valid."""
+        key = (gold, answer_type, float_round, question if self.judge is not None else None)
+        try:
+            found = self._problems.get(key)
+        except TypeError:  # an unhashable value: not a valid reference either
+            found, key = None, None
+        if found is not None:
+            return found
+        from .grading.hybrid import GoldCache
+
+        if self._golds is None:
+            self._golds = GoldCache()
+        try:
+            problem = Problem.from_dict({
+                "id": f"p{next(self._ids)}", "question": question or "(not given)",
+                "answer": gold, "answer_type": answer_type, "float_round": float_round})
+            if problem.answer_type.is_rule_graded:
+                self._golds.rule(problem)
+        except DataError as exc:
+            shown = (repr(gold)[:200], repr(answer_type))
+            if shown not in self._bad:  # once per bad reference, not once per completion
+                self._bad.add(shown)
+                log.warning("general365 reward: a reference row scores 0.0: %s", exc)
+            return RewardResult(0.0, INVALID_REFERENCE, str(exc))
+        if key is not None:
+            if len(self._problems) > _MEMO_MAX:
+                self._problems.clear()
+            self._problems[key] = problem
+        return problem
+
+    def _grade(self, rows, policy: str, judge, results: list) -> None:
+        if not rows:
+            return
+        from .grading.hybrid import grade_iter
+
+        kwargs: dict[str, Any] = {"policy": policy, "judge": judge, "workers": self.workers,
+                                  "golds": self._golds}
+        if self.timeout is not None:
+            kwargs["timeout"] = self.timeout
+        problems = list({id(p): p for _, _, p in rows}.values())
+        try:
+            graded = list(grade_iter([r for _, r, _ in rows], problems, **kwargs))
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as exc:  # the pool or the judge failed: no reward, never a crash
+            log.warning("general365 reward: grading failed, %d completions score 0.0: %s",
+                        len(rows), exc)
+            for i, _, _ in rows:
+                results[i] = RewardResult(0.0, ERROR, f"{type(exc).__name__}: {exc}")
+            return
+        if len(self._memo) > _MEMO_MAX:
+            self._memo.clear()
+        for (i, _, problem), g in zip(rows, graded):
+            v = g.verdict
+            if v.status is Status.UNGRADED:
+                reward = self.ungraded_reward
+            else:
+                reward = 1.0 if v.status is Status.CORRECT else 0.0
+            method = v.method.value if v.method else None
+            results[i] = RewardResult(reward, v.status.value, v.detail, v.extracted, method)
+            if (v.status in (Status.CORRECT, Status.INCORRECT) and v.extracted is not None
+                    and v.method in (Method.RULE, Method.CHOICE)):
+                self._memo[_memo_key(problem, v.extracted)] = (reward, v.status.value,
+                                                               v.detail, method)
+
+
+def _memo_key(problem: Problem, candidate: str | None) -> tuple:
+    return (problem.answer, problem.answer_type, problem.float_round, candidate)
+
+
+_USABLE: dict = {}
+
+
+def _usable(t: AnswerType):
+    if t not in _USABLE:
+        from .grading.extract import usable_for
+
+        _USABLE[t] = usable_for(t)
+    return _USABLE[t]
+
+
+accuracy_reward = AccuracyReward()
+"""The default accuracy reward: no judge (text answers score 0.0, status `ungraded`)."""
+
+
+# --- format ----------------------------------------------------------------------------
+
+FORMAT_STATUSES = ("ok", "no_reasoning", "unclosed_reasoning", "no_answer", "no_box",
+                   "no_option_letter", ERROR)
+
+
+def format_status(completion: Any, answer_type: str | None = None) -> str:
+    """Why a completion does or does not have the expected form (one of FORMAT_STATUSES)."""
+    from .grading import choice
+    from .grading.extract import extract
+
+    text, separate = completion_parts(completion)
+    part = final_part(text)
+    reasoning, _, closed = split_reasoning(part)
+    if not closed:
+        return "unclosed_reasoning"
+    if reasoning is None and not separate:
+        return "no_reasoning"
+    try:
+        kind = AnswerType(answer_type) if answer_type is not None else None
+    except ValueError:
+        kind = None
+    ex = extract(part, _usable(kind) if kind is not None else None)
+    if ex.candidate is None:
+        return "no_answer"
+    if kind is not None and kind.is_choice:
+        return "ok" if choice.letters(ex.candidate) is not None else "no_option_letter"
+    if ex.source == "boxed":
+        return "ok"
+    if kind is None and choice.letters(ex.candidate) is not None:
+        return "ok"  # no answer type given: a stated option letter is an expected form too
+    return "no_box"
+
+
+def format_reward(completions: Sequence, answer_type: Sequence[str] | None = None,
+                  log_extra: Callable[[str, list], None] | None = None,
+                  **columns) -> list[float]:
+    """1.0 for a closed reasoning block then a final answer in the expected form (a
+    non-empty `\\boxed{}`; for choice problems an option letter, boxed or stated), else
+    0.0. A reasoning block counts when the completion closes one (`</think>` and kin; the
+    opening marker may be in the prompt) or its message carries one in a separate
+    `reasoning_content` field. Each completion's status (FORMAT_STATUSES) goes to TRL's
+    completions table as the `general365_format` column. TRL logs it as
+    `rewards/general365_format/mean`."""
+    completions = list(completions)
+    types = list(answer_type) if answer_type is not None else [None] * len(completions)
+    if len(types) != len(completions):
+        raise UserError(f"column 'answer_type' has {len(types)} values for "
+                        f"{len(completions)} completions")
+    statuses = []
+    for c, t in zip(completions, types):
+        try:
+            statuses.append(format_status(c, t))
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as exc:  # never raise mid-training; say why in the log
+            log.warning("general365 format reward: a completion scores 0.0 after %s: %s",
+                        type(exc).__name__, exc)
+            statuses.append(ERROR)
+    if callable(log_extra):
+        log_extra("general365_format", statuses)
+    return [1.0 if s == "ok" else 0.0 for s in statuses]
+
+
+format_reward.__name__ = "general365_format"
