@@ -127,7 +127,7 @@ def final_fields(c: Candidate, d: Decision, path: str) -> tuple[dict[str, Any], 
         raise DataError(f"accepted, but the gold does not parse: {why}; edit it or reject "
                         "the candidate", field="answer", **where)
     cats = d.edits.get("categories", c.categories)
-    categories = [x.value for x in parse_categories(cats, field="categories", **where)]
+    categories = [x.value for x in parse_categories(cats, **where)]
     fields["change"] = c.get("change")
     return fields, categories
 
