@@ -12,7 +12,7 @@ import pytest
 
 from general365 import load_problems
 from general365.cli import main
-from general365.construction.candidates import Candidate, Solver
+from general365.construction.candidates import ExpansionCandidate, Solver
 from general365.construction.collect import write_candidates
 from support.expansion import expansion_script, sample_families
 from support.servers import FaultServer
@@ -125,10 +125,10 @@ def test_a_candidate_decided_twice_is_refused(folder, tmp_path, capsys):
 
 
 def _candidate(seed, k, question, rate=None):
-    c = Candidate(seed_id=seed.id, candidate=k,
-                  fields={"question": question, "reasoning": "r", "answer": "7",
-                          "answer_type": "number", "float_round": 0, "change": "c"},
-                  categories=[x.value for x in seed.categories], model="m")
+    c = ExpansionCandidate(seed_id=seed.id, candidate=k,
+                           fields={"question": question, "reasoning": "r", "answer": "7",
+                                   "answer_type": "number", "float_round": 0, "change": "c"},
+                           categories=[x.value for x in seed.categories], model="m")
     if rate is not None:
         c.solver = Solver(model="s", k=4, graded=4, correct=round(4 * rate))
     return c

@@ -9,8 +9,9 @@ of seed problems, automatic checks, human review and selection. See docs/buildin
 
 from __future__ import annotations
 
-from .candidates import Candidate, Flag, Solver
+from .candidates import ExpansionCandidate, Flag, Solver
 from .checks import BLOCKING, FLAGS
 from .expand import ExpandResult, expand
 
-__all__ = ["BLOCKING", "Candidate", "ExpandResult", "FLAGS", "Flag", "Solver", "expand"]
+__all__ = ["BLOCKING", "ExpandResult", "ExpansionCandidate", "FLAGS", "Flag", "Solver",
+           "expand"]

@@ -62,7 +62,7 @@ class Solver:
 
 
 @dataclass
-class Candidate:
+class ExpansionCandidate:
     seed_id: str
     candidate: int
     fields: dict[str, Any]                       # question, reasoning, answer, ... as given
@@ -102,7 +102,7 @@ class Candidate:
         return d
 
     @classmethod
-    def from_dict(cls, d: Any, *, path: str, line: int) -> "Candidate":
+    def from_dict(cls, d: Any, *, path: str, line: int) -> "ExpansionCandidate":
         where = {"path": path, "line": line}
         if not isinstance(d, Mapping):
             raise DataError("not a JSON object", expected="a candidate row", **where)

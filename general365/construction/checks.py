@@ -20,7 +20,7 @@ from typing import Any, Mapping, Sequence
 from ..answers.gold import parse_gold
 from ..grading.choice import gold_letters
 from ..schema import AnswerType, Problem
-from .candidates import Candidate
+from .candidates import ExpansionCandidate
 
 FLAGS: dict[str, str] = {
     "unparseable": "the reply holds no JSON object (no object, broken JSON, or cut off)",
@@ -90,7 +90,7 @@ def option_letters(question: str) -> set[str]:
     return set(re.findall(r"(?m)^\s*\(?([A-Z])[.)]\s", question))
 
 
-def gold_problem(c: Candidate) -> str | None:
+def gold_problem(c: ExpansionCandidate) -> str | None:
     """Why the gold does not parse for its answer type, or None."""
     kind = AnswerType(c.get("answer_type"))
     answer = c.get("answer")
@@ -129,7 +129,7 @@ def stated_rounding(question: str) -> set[int]:
     return found
 
 
-def rounding_problem(c: Candidate) -> str | None:
+def rounding_problem(c: ExpansionCandidate) -> str | None:
     fr, kind = c.get("float_round"), AnswerType(c.get("answer_type"))
     if kind is not AnswerType.NUMBER:
         return f"float_round {fr} on a {kind.value} answer (rounding is for numbers)" \
@@ -168,7 +168,7 @@ def _value(text: str) -> Fraction | None:
         return None
 
 
-def leak_problem(c: Candidate) -> str | None:
+def leak_problem(c: ExpansionCandidate) -> str | None:
     """Where the question gives its own answer away. Small integers (|n| < 10), option
     letters and single names are left alone: they occur in any question."""
     kind, answer, question = AnswerType(c.get("answer_type")), c.get("answer"), c.get("question")
@@ -196,7 +196,7 @@ def leak_problem(c: Candidate) -> str | None:
         else None
 
 
-def type_problem(c: Candidate, seed: Problem) -> str | None:
+def type_problem(c: ExpansionCandidate, seed: Problem) -> str | None:
     kind = AnswerType(c.get("answer_type"))
     group = next(g for g in _GROUPS if seed.answer_type in g)
     if kind in group:
@@ -204,7 +204,7 @@ def type_problem(c: Candidate, seed: Problem) -> str | None:
     return f"the seed's answer is {seed.answer_type.value}; this one is {kind.value}"
 
 
-def check_one(c: Candidate, seed: Problem) -> None:
+def check_one(c: ExpansionCandidate, seed: Problem) -> None:
     """The per-candidate checks; the fields are normalised in place."""
     if "unparseable" in c.flag_names:
         return
@@ -241,7 +241,7 @@ def similarities(texts: Sequence[str]):
     return TfidfEmbedder().vectors(skeletons(list(texts)))
 
 
-def check_near_duplicates(cands: Sequence[Candidate], seeds: Mapping[str, Problem],
+def check_near_duplicates(cands: Sequence[ExpansionCandidate], seeds: Mapping[str, Problem],
                           threshold: float = NEAR_DUPLICATE) -> None:
     readable = [c for c in cands if isinstance(c.get("question"), str)
                 and "unparseable" not in c.flag_names]
@@ -269,7 +269,7 @@ def check_near_duplicates(cands: Sequence[Candidate], seeds: Mapping[str, Proble
         earlier.setdefault(c.seed_id, []).append(j)
 
 
-def check_all(cands: Sequence[Candidate], seeds: Mapping[str, Problem],
+def check_all(cands: Sequence[ExpansionCandidate], seeds: Mapping[str, Problem],
               threshold: float = NEAR_DUPLICATE) -> None:
     for c in cands:
         check_one(c, seeds[c.seed_id])

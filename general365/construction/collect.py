@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..errors import DataError, UserError
 from ..jsonl import iter_jsonl
 from ..schema import Problem
-from .candidates import REPLY_CHARS, Candidate, Solver
+from .candidates import REPLY_CHARS, ExpansionCandidate, Solver
 from .checks import NEAR_DUPLICATE, check_all
 from .reply import parse_reply
 
@@ -24,12 +24,14 @@ CANDIDATES = "candidates.jsonl"
 SEEDS = "seeds.jsonl"   # the seeds the candidates were made from (review and select read it)
 
 
-def candidate_from_record(rec: Mapping[str, Any], seed: Problem) -> Candidate:
+def candidate_from_record(rec: Mapping[str, Any], seed: Problem) -> ExpansionCandidate:
     text = rec.get("response") or ""
     reply = parse_reply(text, finish_reason=rec.get("finish_reason"))
-    c = Candidate(seed_id=seed.id, candidate=int(rec["run"]), fields=dict(reply.fields or {}),
-                  categories=[cat.value for cat in seed.categories],
-                  model=str(rec.get("model") or ""), finish_reason=rec.get("finish_reason"))
+    c = ExpansionCandidate(seed_id=seed.id, candidate=int(rec["run"]),
+                           fields=dict(reply.fields or {}),
+                           categories=[cat.value for cat in seed.categories],
+                           model=str(rec.get("model") or ""),
+                           finish_reason=rec.get("finish_reason"))
     if reply.fields is None:
         c.flag("unparseable", reply.error or "no JSON object")
         c.reply = text[:REPLY_CHARS]
@@ -38,7 +40,7 @@ def candidate_from_record(rec: Mapping[str, Any], seed: Problem) -> Candidate:
 
 def build_candidates(records: Iterable[Mapping[str, Any]], seeds: Sequence[Problem], *,
                      near_duplicate: float = NEAR_DUPLICATE,
-                     solver: Mapping[str, Solver] | None = None) -> list[Candidate]:
+                     solver: Mapping[str, Solver] | None = None) -> list[ExpansionCandidate]:
     """Candidates in seed order, then candidate order; records of seeds not in `seeds`
     are left out."""
     by_id = {s.id: s for s in seeds}
@@ -52,7 +54,7 @@ def build_candidates(records: Iterable[Mapping[str, Any]], seeds: Sequence[Probl
     return got
 
 
-def write_candidates(path: str, cands: Sequence[Candidate]) -> None:
+def write_candidates(path: str, cands: Sequence[ExpansionCandidate]) -> None:
     write_rows(path, [c.to_dict() for c in cands])
 
 
@@ -75,7 +77,7 @@ def write_rows(path: str, rows: Iterable[Mapping[str, Any]]) -> None:
             os.unlink(tmp)
 
 
-def read_candidates(folder: str) -> list[Candidate]:
+def read_candidates(folder: str) -> list[ExpansionCandidate]:
     """The candidates of an expansion folder, each row checked (file and line on error)."""
     path = os.path.join(folder, CANDIDATES)
     if not os.path.isdir(folder):
@@ -83,10 +85,10 @@ def read_candidates(folder: str) -> list[Candidate]:
                         "`general365 expand`")
     if not os.path.isfile(path):
         raise UserError(f"{path}: not found; run `general365 expand` into {folder} first")
-    out: list[Candidate] = []
+    out: list[ExpansionCandidate] = []
     seen: dict[tuple[str, int], int] = {}
     for line, row in iter_jsonl(path):
-        c = Candidate.from_dict(row, path=path, line=line)
+        c = ExpansionCandidate.from_dict(row, path=path, line=line)
         if (c.seed_id, c.candidate) in seen:
             raise DataError(f"candidate {c.candidate} of seed {c.seed_id!r} twice (first on "
                             f"line {seen[(c.seed_id, c.candidate)]})", path=path, line=line)

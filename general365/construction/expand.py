@@ -31,7 +31,7 @@ from ..runners.registry import make_runner
 from ..runners.session import GenerateResult, SessionPlan, run_session
 from ..runners.store import RESPONSES, iter_records, model_key
 from ..schema import Problem
-from .candidates import Candidate
+from .candidates import ExpansionCandidate
 from .collect import (CANDIDATES, build_candidates, merge_seeds, write_candidates,
                       write_seeds)
 from .prompt import PROMPT_VERSION, expansion_messages, response_format
@@ -47,7 +47,7 @@ class ExpandResult:
     seeds: int
     generation: GenerateResult
     structured: str
-    candidates: list[Candidate] = field(default_factory=list)
+    candidates: list[ExpansionCandidate] = field(default_factory=list)
     solver: SolverResult | None = None
     notes: list[str] = field(default_factory=list)
 

@@ -82,10 +82,10 @@ def parse_reply(text: str, *, finish_reason: str | None = None) -> Reply:
     value = _embedded(body)
     if value is not None:
         return Reply(value, how="embedded")
-    if value is None and "{" not in body:
-        return Reply(None, "no JSON object in the reply" + cut)
     if fences:
         _, error = _loads(fences[-1].strip())
         return Reply(None, f"the code block is not a JSON object ({error or 'not an object'})"
                      + cut)
+    if "{" not in body:
+        return Reply(None, "no JSON object in the reply" + cut)
     return Reply(None, f"broken JSON ({first_error or 'not an object'})" + cut)

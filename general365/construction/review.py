@@ -23,7 +23,7 @@ from typing import Any, Sequence
 from ..audit.page import CSP, _json_for_script
 from ..errors import UserError
 from ..schema import AnswerType, Category, Problem
-from .candidates import Candidate
+from .candidates import ExpansionCandidate
 from .checks import BLOCKING, FLAGS
 from .collect import read_candidates, read_seeds
 from .review_script import SCRIPT, STYLE
@@ -32,7 +32,7 @@ REVIEW = "review.html"
 EDITABLE = ("question", "reasoning", "answer", "answer_type", "float_round", "categories")
 
 
-def page_data(folder: str, seeds: Sequence[Problem], cands: Sequence[Candidate]
+def page_data(folder: str, seeds: Sequence[Problem], cands: Sequence[ExpansionCandidate]
               ) -> dict[str, Any]:
     by_seed: dict[str, list[dict[str, Any]]] = {}
     for c in cands:

@@ -25,7 +25,7 @@ from typing import Any, Sequence
 from ..errors import DataError, OptionError, UserError
 from ..jsonl import iter_jsonl
 from ..schema import Problem, parse_categories
-from .candidates import Candidate
+from .candidates import ExpansionCandidate
 from .checks import gold_problem, normalise
 from .collect import read_candidates, read_seeds, write_rows
 from .review import EDITABLE
@@ -46,7 +46,7 @@ class Decision:
 
 @dataclass
 class Chosen:
-    candidate: Candidate
+    candidate: ExpansionCandidate
     row: dict[str, Any]
     novelty: float
     hardness: float
@@ -76,7 +76,8 @@ class Selection:
         return lines
 
 
-def read_decisions(path: str, cands: Sequence[Candidate]) -> dict[tuple[str, int], Decision]:
+def read_decisions(path: str, cands: Sequence[ExpansionCandidate]
+                   ) -> dict[tuple[str, int], Decision]:
     if not os.path.isfile(path):
         raise OptionError("decisions", f"{path}: not found; expected the decisions file "
                                        "(JSON Lines) exported from the review page")
@@ -113,7 +114,7 @@ def read_decisions(path: str, cands: Sequence[Candidate]) -> dict[tuple[str, int
     return out
 
 
-def final_fields(c: Candidate, d: Decision, path: str) -> tuple[dict[str, Any], list[str]]:
+def final_fields(c: ExpansionCandidate, d: Decision, path: str) -> tuple[dict[str, Any], list[str]]:
     """The accepted candidate's fields with its edits, checked as a dataset row needs."""
     fields, problems = normalise({**c.fields, **{k: v for k, v in d.edits.items()
                                                  if k != "categories"}, "change": "-"})
@@ -121,7 +122,7 @@ def final_fields(c: Candidate, d: Decision, path: str) -> tuple[dict[str, Any], 
     if problems:
         raise DataError(f"accepted, but {problems[0]}; edit it or reject the candidate",
                         field=problems[0].split(" ", 1)[0], **where)
-    probe = Candidate(c.seed_id, c.candidate, fields)
+    probe = ExpansionCandidate(c.seed_id, c.candidate, fields)
     why = gold_problem(probe)
     if why:
         raise DataError(f"accepted, but the gold does not parse: {why}; edit it or reject "
@@ -143,7 +144,7 @@ def _vectors(texts: list[str], embedder: str):
     return vecs
 
 
-def pick(seed: Problem, pool: list[tuple[Candidate, dict, list[str]]], per_seed: int,
+def pick(seed: Problem, pool: list[tuple[ExpansionCandidate, dict, list[str]]], per_seed: int,
          vecs, index: dict[str, int]) -> list[Chosen]:
     """Greedy: the most novel and hardest first, novelty measured against the seed and what
     is already chosen."""
@@ -181,7 +182,7 @@ def select(folder: str, *, decisions: str, per_seed: int = 3, out: str,
         raise UserError(f"{os.path.join(folder, 'seeds.jsonl')}: not found; rerun "
                         "`general365 expand` into this folder to write it")
     decided = read_decisions(decisions, cands)
-    accepted: dict[str, list[tuple[Candidate, dict, list[str]]]] = {}
+    accepted: dict[str, list[tuple[ExpansionCandidate, dict, list[str]]]] = {}
     for c in cands:
         d = decided.get((c.seed_id, c.candidate))
         if d is not None and d.decision == "accept":

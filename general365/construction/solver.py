@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 from ..errors import UserError
 from ..jsonl import iter_jsonl
 from ..runners.session import GenerateResult
-from .candidates import Candidate, Solver
+from .candidates import ExpansionCandidate, Solver
 from .checks import BLOCKING
 
 SOLVER_DIR = "solver"
@@ -39,11 +39,11 @@ class SolverResult:
     skipped: int   # candidates with a blocking flag: not asked
 
 
-def gradable(c: Candidate) -> bool:
+def gradable(c: ExpansionCandidate) -> bool:
     return not set(c.flag_names) & set(BLOCKING)
 
 
-def solver_problem(c: Candidate) -> dict[str, Any]:
+def solver_problem(c: ExpansionCandidate) -> dict[str, Any]:
     """The candidate as a General365 row of its own (its own seed)."""
     return {"id": c.id, "seed_id": c.id, "variant": 0, "question": c.get("question"),
             "answer": c.get("answer"), "answer_type": c.get("answer_type"),
@@ -84,7 +84,7 @@ def read_agreement(graded: str, model: str, k: int) -> dict[str, Solver]:
     return dict(out)
 
 
-def run_solver(folder: str, cands: Sequence[Candidate], *, model: str, k: int,
+def run_solver(folder: str, cands: Sequence[ExpansionCandidate], *, model: str, k: int,
                generate_options: Mapping[str, Any], judge: Any = None,
                progress: bool = True) -> SolverResult:
     """Answer every gradable candidate k times, grade, and count agreement per candidate."""
