@@ -180,7 +180,7 @@ def test_solver_check_counts_agreement_with_the_real_grader(tmp_path, capsys):
         assert again[1]["solver"] == rows[1]["solver"]
 
 
-def test_kill_minus_nine_then_resume(tmp_path):
+def test_kill_minus_nine_then_resume(tmp_path, capsys):
     with FaultServer(script=expansion_script(delay=0.15)) as server:
         out = tmp_path / "exp"
         ids = ids_file(tmp_path)
@@ -196,8 +196,11 @@ def test_kill_minus_nine_then_resume(tmp_path):
             assert proc.poll() is None, "expand ended before it could be killed"
             assert time.monotonic() < deadline, "expand wrote nothing in time"
             time.sleep(0.05)
+        # a second expand on the same folder is refused while the first runs
+        assert main(expand_args(server, out, ids)) == 2
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
+        assert "another process is writing to this run folder" in capsys.readouterr().err
         kept = list(iter_records(str(responses)))
         assert 6 <= len(kept) < 20
         assert not (out / "candidates.jsonl").exists()   # killed before the checks

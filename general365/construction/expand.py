@@ -101,9 +101,14 @@ def _folder_structured(out: str) -> str | None:
     path = os.path.join(out, RESPONSES)
     if not os.path.isfile(path):
         return None
-    for rec in iter_records(path):
-        extra = (rec.get("sampling") or {}).get("extra") or {}
-        return "json_schema" if "response_format" in extra else "off"
+    try:
+        for rec in iter_records(path):
+            sampling = rec.get("sampling") if isinstance(rec, dict) else None
+            extra = (sampling or {}).get("extra") if isinstance(sampling, dict) else None
+            return "json_schema" if isinstance(extra, dict) and "response_format" in extra \
+                else "off"
+    except (ValueError, UnicodeDecodeError):
+        return None   # a damaged file: the run store names the bad line
     return None
 
 
@@ -202,6 +207,10 @@ def expand(seeds: str, *, model: str, backend: str, out: str,
     elif structured != "auto" and mode != structured:
         raise OptionError("structured", f"{out} was expanded with structured output {mode}; "
                                         f"rerun with auto or {mode}, or use a new folder")
+    if mode == "json_schema" and backend != "openai":
+        raise OptionError("backend", f"{out} was expanded with structured output (an API "
+                                     "server's response_format); use a new folder for {backend} "
+                                     + backend)
 
     def session(mode: str) -> tuple[GenerateResult, int]:
         settings = plain

@@ -22,6 +22,11 @@ from typing import Any
 from ..markers import split_reasoning
 
 FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript)?[ \t]*\n?(.*?)```", re.S)
+# Where an embedded object may start: a brace, then a key. Each failed try costs a pass over
+# the rest of the text (json's error position), so a hostile reply full of braces is cut
+# short after this many failures.
+OBJECT_START = re.compile(r'\{\s*"')
+MAX_TRIES = 200
 
 
 @dataclass(frozen=True)
@@ -43,21 +48,20 @@ def _loads(text: str) -> tuple[Any, str | None]:
 
 
 def _embedded(text: str) -> dict[str, Any] | None:
-    """The last `{...}` of `text` that decodes to an object."""
+    """The last `{"...` of `text` that decodes to an object (outermost objects only)."""
     decoder = json.JSONDecoder()
     found = None
-    i = text.find("{")
-    while i != -1:
+    failures = 0
+    m = OBJECT_START.search(text)
+    while m is not None and failures < MAX_TRIES:
         try:
-            value, end = decoder.raw_decode(text, i)
+            value, end = decoder.raw_decode(text, m.start())
         except (json.JSONDecodeError, RecursionError):
-            i = text.find("{", i + 1)
+            failures += 1
+            m = OBJECT_START.search(text, m.start() + 1)
             continue
-        if isinstance(value, dict):
-            found = value
-            i = text.find("{", end)
-        else:
-            i = text.find("{", i + 1)
+        found = value   # raw_decode at a brace gives an object
+        m = OBJECT_START.search(text, end)
     return found
 
 
