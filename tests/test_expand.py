@@ -227,6 +227,8 @@ def test_kill_minus_nine_then_resume(tmp_path, capsys):
     (["--solver-model", "m", "--solver-backend", "vllm", "--solver-base-url", "http://x/v1"],
      "--solver-base-url is for --solver-backend openai"),
     (["--temperature", "-1"], "--temperature must be >= 0"),
+    (["--judge-model", "j"], "--judge-model grades the solver check's text answers: give "
+                             "--solver-model too"),
 ])
 def test_bad_options_exit_2_before_any_request(fault_server, tmp_path, capsys, extra, message):
     fault_server.set_script(expansion_script())

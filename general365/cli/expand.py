@@ -21,7 +21,7 @@ from . import judge_flags
 
 ACTIONS = ("review", "select")
 # option -> flag, where the flag is not the option's name spelled with dashes
-FLAGS = {"ids_file": "--ids"}
+FLAGS = {"ids_file": "--ids", "judge": "--judge-model"}
 
 USAGE = ("general365 expand SEEDS --model M --backend B --out DIR [options]\n"
          "       general365 expand review DIR [--out FILE]\n"

@@ -139,6 +139,9 @@ def _check(o: dict[str, Any]) -> None:
     check_options({**o, "runs": o["candidates"]})
     if o["solver_model"] is not None:
         _check_solver(o)
+    elif o["judge"] is not None:
+        raise OptionError("judge", "grades the solver check's text answers: give "
+                                   "{solver_model} too")
 
 
 def _check_solver(o: dict[str, Any]) -> None:
