@@ -25,6 +25,7 @@ from .embed import (DEFAULT_API_KEY_ENV, DEFAULT_MODEL, Embedded, describe_embed
                     embed_texts, make_embedder, near_duplicate_default)
 from .neighbours import Neighbours, nearest_neighbours
 from .skeleton import skeletons
+from .solve_rates import DEFAULT_FAMILY_SPREAD, DEFAULT_TOO_EASY, check_thresholds
 from .stats import SetStats, set_stats
 from .tsne import PERPLEXITY, TsneResult, pick_method, tsne_2d
 
@@ -106,10 +107,12 @@ def analyze(datasets: Sequence[str | AnalysisSet] = (), *, embedder: Any = DEFAU
             question_field: str | None = None, split: str = "public",
             near_duplicate: float | None = None, mask: bool = True,
             perplexity: float = PERPLEXITY, tsne_method: str = "auto", seed: int = 0,
-            graded: Sequence[str] = (), cache: Any = True,
+            graded: Sequence[str] = (), too_easy: float = DEFAULT_TOO_EASY,
+            family_spread: float = DEFAULT_FAMILY_SPREAD, cache: Any = True,
             progress: bool = False) -> Analysis:
     """Analyse `datasets` (SOURCE or NAME=SOURCE strings, or AnalysisSets) and graded files
-    (`BENCHMARK=GRADED.jsonl`). `embedder`: a name for make_embedder, or an embedder."""
+    (`BENCHMARK=GRADED.jsonl`). `embedder`: a name for make_embedder, or an embedder.
+    `too_easy` and `family_spread`: the difficulty filter's thresholds (solve_rates.py)."""
     if not datasets and not graded:
         raise UserError("nothing to analyse; expected one or more DATASET, or --graded "
                         "BENCHMARK=GRADED.jsonl")
@@ -121,7 +124,8 @@ def analyze(datasets: Sequence[str | AnalysisSet] = (), *, embedder: Any = DEFAU
     specs = [d for d in datasets if isinstance(d, str)]
     given = [d for d in datasets if isinstance(d, AnalysisSet)]
     sets = given + load_sets(specs, question_field=question_field, split=split)
-    difficulty = load_difficulty(graded)
+    check_thresholds(too_easy, family_spread)
+    difficulty = load_difficulty(graded, too_easy=too_easy, family_spread=family_spread)
     emb = (make_embedder(embedder, base_url=embedder_base_url,
                          api_key_env=embedder_api_key_env, truncate=embedder_truncate)
            if isinstance(embedder, str) else embedder)

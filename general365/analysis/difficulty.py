@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..errors import UserError
+from .solve_rates import DEFAULT_FAMILY_SPREAD, DEFAULT_TOO_EASY, SolveRates, solve_rates
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class Difficulty:
     models: list[str]
     cells: list[Cell]
     inputs: dict[str, list[str]]
+    solve_rates: SolveRates | None = None   # per problem (difficulty filtering)
 
     def cell(self, benchmark: str, model: str) -> Cell | None:
         return next((c for c in self.cells if c.benchmark == benchmark and c.model == model),
@@ -52,7 +54,8 @@ class Difficulty:
     def to_dict(self) -> dict[str, Any]:
         return {"benchmarks": self.benchmarks, "models": self.models,
                 "cells": [c.to_dict() for c in self.cells],
-                "inputs": {b: [os.path.abspath(p) for p in ps] for b, ps in self.inputs.items()}}
+                "inputs": {b: [os.path.abspath(p) for p in ps] for b, ps in self.inputs.items()},
+                "solve_rates": self.solve_rates.to_dict() if self.solve_rates else None}
 
 
 def parse_graded_spec(spec: str) -> tuple[str, str]:
@@ -65,7 +68,8 @@ def parse_graded_spec(spec: str) -> tuple[str, str]:
     return bench, path
 
 
-def load_difficulty(specs: Sequence[str]) -> Difficulty | None:
+def load_difficulty(specs: Sequence[str], *, too_easy: float = DEFAULT_TOO_EASY,
+                    family_spread: float = DEFAULT_FAMILY_SPREAD) -> Difficulty | None:
     if not specs:
         return None
     from ..report.load import load_graded
@@ -76,9 +80,12 @@ def load_difficulty(specs: Sequence[str]) -> Difficulty | None:
         inputs.setdefault(bench, []).append(path)
     cells: list[Cell] = []
     models: list[str] = []
+    rows: list[tuple[str, list]] = []
     for bench, paths in inputs.items():
         # One benchmark's files together: the same (model, id, run) twice is refused there.
-        for m in load_graded(paths):
+        loaded = load_graded(paths)
+        rows.append((bench, [r for m in loaded for r in m.rows]))
+        for m in loaded:
             graded = [r for r in m.rows if r.graded]
             tokens = [r.output_tokens for r in m.rows if r.output_tokens is not None]
             cells.append(Cell(benchmark=bench, model=m.name, rows=len(m.rows),
@@ -87,4 +94,6 @@ def load_difficulty(specs: Sequence[str]) -> Difficulty | None:
                               token_rows=len(tokens)))
             if m.name not in models:
                 models.append(m.name)
-    return Difficulty(benchmarks=list(inputs), models=models, cells=cells, inputs=inputs)
+    return Difficulty(benchmarks=list(inputs), models=models, cells=cells, inputs=inputs,
+                      solve_rates=solve_rates(rows, too_easy=too_easy,
+                                              family_spread=family_spread))

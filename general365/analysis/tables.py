@@ -151,6 +151,37 @@ def difficulty_table(a: "Analysis") -> Table:
     return t
 
 
+def solve_rates_table(a: "Analysis") -> Table:
+    sr = a.difficulty.solve_rates
+    t = Table("solve_rates", "Each problem's solve rate across models and runs (difficulty "
+              "filtering)",
+              [Column("Benchmark"), Column("Id"), Column("Seed id"), Column("Models", INT),
+               Column("Graded answers", INT), Column("Correct", INT),
+               Column("Solve rate", PCT), Column("Flag")],
+              note=f"too_easy: every model solves it in at least {100 * sr.too_easy:g}% of "
+                   "its graded runs (the paper filters these out); check_gold: no model "
+                   "solves it (a wrong gold, or a very hard problem). Flagged rows first.")
+    for p in sr.problems:
+        t.rows.append([p.benchmark, p.id, p.seed_id, len(p.per_model), p.answers, p.correct,
+                       p.rate, p.flag or ""])
+    return t
+
+
+def family_spread_table(a: "Analysis") -> Table:
+    sr = a.difficulty.solve_rates
+    t = Table("family_spread", "Seed families: how far their members' solve rates differ",
+              [Column("Benchmark"), Column("Seed id"), Column("Members", INT),
+               Column("Lowest rate", PCT), Column("Highest rate", PCT),
+               Column("Spread", PCT), Column("Hardest"), Column("Easiest"),
+               Column("Flagged")],
+              note=f"Flagged: a spread of {100 * sr.family_spread:g} points or more (variants "
+                   "not of their seed's difficulty). Families of two or more graded members.")
+    for f in sr.families:
+        t.rows.append([f.benchmark, f.seed_id, f.members, f.lowest, f.highest, f.spread,
+                       f.hardest, f.easiest, "yes" if f.flagged else "no"])
+    return t
+
+
 def all_tables(a: "Analysis") -> list[Table]:
     tables = []
     if a.datasets:
@@ -164,6 +195,8 @@ def all_tables(a: "Analysis") -> list[Table]:
             tables.append(families_table(a))
     if a.difficulty:
         tables.append(difficulty_table(a))
+        if a.difficulty.solve_rates is not None:
+            tables += [solve_rates_table(a), family_spread_table(a)]
     return tables
 
 

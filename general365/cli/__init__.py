@@ -28,6 +28,7 @@ VERBS = {
     "audit": ("general365.cli.audit", "sample graded rows for review; score the labels"),
     "demo": ("general365.cli.demo", "the whole pipeline offline on the bundled sample"),
     "analyze": ("general365.cli.analyze", "statistics, diversity and difficulty of sets"),
+    "expand": ("general365.cli.expand", "propose, check, review and select variants of seeds"),
 }
 
 

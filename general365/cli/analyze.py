@@ -1,11 +1,13 @@
-"""`general365 analyze DATASET... --out DIR`: wiring only; the work is
-general365.analysis.analyze and write_analysis."""
+"""`general365 analyze DATASET... --out DIR` and `general365 analyze difficulty GRADED...
+--out DIR` (the difficulty filter alone: the graded files' solve rates): wiring only; the
+work is general365.analysis.analyze and write_analysis."""
 
 from __future__ import annotations
 
 import argparse
 import os
 
+from ..errors import UserError
 from ..extras import require
 from ..analysis.core import Analysis, analyze
 from ..analysis.embed import DEFAULT_API_KEY_ENV, DEFAULT_MODEL
@@ -17,7 +19,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("datasets", nargs="*", metavar="DATASET",
                    help="SOURCE or NAME=SOURCE: sample, a built folder, a Hub id, or a file "
                         "(General365 format, or any .jsonl/.json/.csv/.parquet with a "
-                        "question column)")
+                        "question column); or the word difficulty, then graded files "
+                        "(GRADED.jsonl or BENCHMARK=GRADED.jsonl), for the difficulty "
+                        "filter alone")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the analysis")
     p.add_argument("--embedder", default=DEFAULT_MODEL, metavar="NAME",
                    help="a sentence-transformers model name or folder (default %(default)s, "
@@ -52,6 +56,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--graded", action="append", default=[], metavar="BENCHMARK=GRADED.jsonl",
                    help="graded file of a model on a benchmark, for Figures 8 and 9 "
                         "(repeat for each model and benchmark)")
+    p.add_argument("--too-easy", type=float, default=1.0, metavar="RATE",
+                   help="difficulty filter: a problem is too easy when every model solves "
+                        "at least this share of its runs (default 1.0: all of them)")
+    p.add_argument("--family-spread", type=float, default=0.5, metavar="SHARE",
+                   help="difficulty filter: flag seed families whose members' solve rates "
+                        "differ by this much or more (default 0.5)")
     cache = p.add_mutually_exclusive_group()
     cache.add_argument("--embed-cache", metavar="PATH",
                        help="embedding cache file (default: ~/.cache/general365/"
@@ -94,14 +104,48 @@ def summary_lines(a: Analysis, out: str) -> list[str]:
         for c in diff.cells:
             tok = f"{c.avg_output_tokens:,.0f} tokens" if c.avg_output_tokens is not None else "-"
             lines.append(f"    {c.benchmark:<16.16} {c.model:<28.28} {_pct(c.accuracy)}  {tok}")
+        lines += solve_rate_lines(diff.solve_rates)
     lines.append(f"  page:    {os.path.join(out, 'index.html')}")
     lines.append(f"  numbers: {os.path.join(out, 'analysis.json')} (+ tsne.csv, tables/*.csv)")
     lines.append(f"  figures: {os.path.join(out, 'figures')}/")
     return lines
 
 
+def solve_rate_lines(sr) -> list[str]:
+    if sr is None:
+        return []
+    easy, gold = sr.flagged("too_easy"), sr.flagged("check_gold")
+    lines = [f"  difficulty filter: {len(sr.problems)} problem(s) with a solve rate; too easy "
+             f"(every model solves it) {len(easy)}; no model solves it (check the gold) "
+             f"{len(gold)}; families with a spread >= {sr.family_spread:g}: "
+             f"{len(sr.spread_families)} of {len(sr.families)}"]
+    for name, rows in (("too easy", easy), ("check the gold", gold)):
+        if rows:
+            more = f" (+{len(rows) - 8} more)" if len(rows) > 8 else ""
+            lines.append(f"    {name}: " + ", ".join(p.id for p in rows[:8]) + more)
+    if sr.spread_families:
+        fams = sr.spread_families
+        more = f" (+{len(fams) - 8} more)" if len(fams) > 8 else ""
+        lines.append("    spread families: " + ", ".join(
+            f"{f.seed_id} ({100 * f.lowest:.0f}-{100 * f.highest:.0f}%)" for f in fams[:8])
+            + more)
+    return lines
+
+
+def difficulty_specs(words: list[str]) -> list[str]:
+    """`analyze difficulty GRADED...`: each GRADED is a path (benchmark General365) or
+    BENCHMARK=PATH."""
+    if not words:
+        raise UserError("analyze difficulty: expected one or more graded files "
+                        "(GRADED.jsonl or BENCHMARK=GRADED.jsonl)")
+    return [w if "=" in w and not os.path.exists(w) else f"General365={w}" for w in words]
+
+
 def main(args: argparse.Namespace) -> int:
     require("analyze", ["analysis"])
+    if args.datasets[:1] == ["difficulty"] and not os.path.exists("difficulty"):
+        args.graded = list(args.graded) + difficulty_specs(args.datasets[1:])
+        args.datasets = []
     out = check_out(args.out)
     cache = False if args.no_embed_cache else (args.embed_cache or True)
     a = analyze(args.datasets, embedder=args.embedder, embedder_base_url=args.embedder_base_url,
@@ -110,7 +154,8 @@ def main(args: argparse.Namespace) -> int:
                 question_field=args.question_field, split=args.split,
                 near_duplicate=args.near_duplicate, mask=args.mask,
                 perplexity=args.perplexity, tsne_method=args.tsne, seed=args.seed,
-                graded=args.graded, cache=cache, progress=not args.no_progress)
+                graded=args.graded, too_easy=args.too_easy, family_spread=args.family_spread,
+                cache=cache, progress=not args.no_progress)
     write_analysis(a, out)
     print("\n".join(summary_lines(a, out)))
     return 0

@@ -1,0 +1,121 @@
+"""From the expansion's answers (`DIR/responses.jsonl`, append-only) to `DIR/candidates.jsonl`:
+each reply parsed, checked, and joined with its solver agreement where there is one.
+
+`candidates.jsonl` is derived, never appended to: it is rebuilt whole from the responses
+each time `expand` runs (and replaced by a rename, so a reader never sees half of it), so
+the checks see every sibling, and a resumed expansion is checked as if it had run at once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..errors import DataError, UserError
+from ..jsonl import iter_jsonl
+from ..schema import Problem
+from .candidates import REPLY_CHARS, ExpansionCandidate, Solver
+from .checks import NEAR_DUPLICATE, check_all
+from .reply import parse_reply
+
+CANDIDATES = "candidates.jsonl"
+SEEDS = "seeds.jsonl"   # the seeds the candidates were made from (review and select read it)
+
+
+def candidate_from_record(rec: Mapping[str, Any], seed: Problem) -> ExpansionCandidate:
+    text = rec.get("response") or ""
+    reply = parse_reply(text, finish_reason=rec.get("finish_reason"))
+    c = ExpansionCandidate(seed_id=seed.id, candidate=int(rec["run"]),
+                           fields=dict(reply.fields or {}),
+                           categories=[cat.value for cat in seed.categories],
+                           model=str(rec.get("model") or ""),
+                           finish_reason=rec.get("finish_reason"))
+    if reply.fields is None:
+        c.flag("unparseable", reply.error or "no JSON object")
+        c.reply = text[:REPLY_CHARS]
+    return c
+
+
+def build_candidates(records: Iterable[Mapping[str, Any]], seeds: Sequence[Problem], *,
+                     near_duplicate: float = NEAR_DUPLICATE,
+                     solver: Mapping[str, Solver] | None = None) -> list[ExpansionCandidate]:
+    """Candidates in seed order, then candidate order; records of seeds not in `seeds`
+    are left out."""
+    by_id = {s.id: s for s in seeds}
+    order = {s.id: i for i, s in enumerate(seeds)}
+    got = [candidate_from_record(r, by_id[r["id"]]) for r in records if r.get("id") in by_id]
+    got.sort(key=lambda c: (order[c.seed_id], c.candidate))
+    check_all(got, by_id, near_duplicate)
+    for c in got:
+        if solver and c.id in solver:
+            c.solver = solver[c.id]
+    return got
+
+
+def write_candidates(path: str, cands: Sequence[ExpansionCandidate]) -> None:
+    write_rows(path, [c.to_dict() for c in cands])
+
+
+def write_rows(path: str, rows: Iterable[Mapping[str, Any]]) -> None:
+    """Replace `path` whole (temporary file, fsync, rename)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".rows-", suffix=".jsonl", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            for row in rows:
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def read_candidates(folder: str) -> list[ExpansionCandidate]:
+    """The candidates of an expansion folder, each row checked (file and line on error)."""
+    path = os.path.join(folder, CANDIDATES)
+    if not os.path.isdir(folder):
+        raise UserError(f"{folder}: no such folder; expected the --out folder of "
+                        "`general365 expand`")
+    if not os.path.isfile(path):
+        raise UserError(f"{path}: not found; run `general365 expand` into {folder} first")
+    out: list[ExpansionCandidate] = []
+    seen: dict[tuple[str, int], int] = {}
+    for line, row in iter_jsonl(path):
+        c = ExpansionCandidate.from_dict(row, path=path, line=line)
+        if (c.seed_id, c.candidate) in seen:
+            raise DataError(f"candidate {c.candidate} of seed {c.seed_id!r} twice (first on "
+                            f"line {seen[(c.seed_id, c.candidate)]})", path=path, line=line)
+        seen[(c.seed_id, c.candidate)] = line
+        out.append(c)
+    if not out:
+        raise UserError(f"{path}: no candidates")
+    return out
+
+
+def read_seeds(folder: str) -> list[Problem]:
+    """The seeds an expansion folder was made from (`DIR/seeds.jsonl`), or [] if none."""
+    from ..data.load import load_problems
+
+    path = os.path.join(folder, SEEDS)
+    if not os.path.isfile(path):
+        return []
+    return load_problems(source=path)
+
+
+def merge_seeds(folder: str, chosen: Sequence[Problem]) -> list[Problem]:
+    """The folder's earlier seeds and this run's (this run's copy wins): an expansion run
+    on fewer seeds than an earlier one keeps the earlier candidates."""
+    merged = {s.id: s for s in read_seeds(folder)}
+    merged.update({s.id: s for s in chosen})
+    return list(merged.values())
+
+
+def write_seeds(folder: str, seeds: Sequence[Problem]) -> None:
+    write_rows(os.path.join(folder, SEEDS), [s.to_dict() for s in seeds])

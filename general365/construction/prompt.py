@@ -1,0 +1,113 @@
+"""The expansion prompt: what a model is asked to turn one seed into one candidate variant.
+
+Written from the paper's rules for its variants (section 2.2): change the surface story or
+the constraints while keeping the core reasoning challenge; K-12 knowledge only; original
+(not findable by a web search); the output-format instruction appended to the question;
+answers in a canonical form the rule grader can read.
+
+Each candidate of a seed is asked with a different *direction* (DIRECTIONS, chosen by the
+candidate's index), so that the ten candidates of a seed do not all make the same change.
+PROMPT_VERSION is bumped whenever the text a model is shown changes: it is part of each
+record's key (a changed prompt is never served an old answer) and of run.json.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..schema import AnswerType, Problem
+
+PROMPT_VERSION = "expand-1"
+
+# The JSON object the model answers with, as a JSON Schema (also sent as structured output
+# where the server takes it).
+FIELDS = ("question", "reasoning", "answer", "answer_type", "float_round", "change")
+REPLY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "question": {"type": "string"},
+        "reasoning": {"type": "string"},
+        "answer": {"type": "string"},
+        "answer_type": {"type": "string", "enum": AnswerType.values()},
+        "float_round": {"type": "integer", "minimum": 0},
+        "change": {"type": "string"},
+    },
+    "required": list(FIELDS),
+    "additionalProperties": False,
+}
+
+DIRECTIONS = (
+    "move it to a different everyday situation, with other objects and names, and change "
+    "at least one constraint",
+    "add, remove or reverse one rule, so that the seed's solution path no longer works",
+    "turn it around in a new story: give the outcome and ask for the condition or choice "
+    "that leads to it",
+    "change the size or the shape of the structure (more items, another layout, another "
+    "order of events) so that it must be worked out anew",
+    "add one trap of the seed's own kind (a misleading detail, an unusual rule, an "
+    "unstated consequence) in a new story",
+)
+
+ANSWER_FORMS = {
+    AnswerType.NUMBER: "a number only (an integer, a decimal or a fraction such as 3/8), no "
+                       "units; when it is rounded, say so in the question and give the "
+                       "decimal places in float_round",
+    AnswerType.INTERVAL: "interval notation such as [2, 5) or a union such as "
+                         "(-oo, 1] \\cup [3, 4); the question says to give the set in "
+                         "interval notation",
+    AnswerType.SINGLE_CHOICE: "the letter of the one correct option; the question lists "
+                              "the options as lines A. ..., B. ...",
+    AnswerType.MULTIPLE_CHOICE: "the letters of all correct options in order, such as ACD; "
+                                "the question lists the options as lines A. ..., B. ...",
+    AnswerType.TEXT: "a short exact string, written as the question tells the solver to "
+                     "write it",
+}
+
+RULES = """Rules for the variant:
+1. Change the surface story or the constraints, not just the numbers or names: the seed's \
+worked solution must not carry over step by step.
+2. Keep the reasoning challenge of the seed (its categories: {categories}) and at least \
+its difficulty.
+3. Use only K-12 knowledge: no specialised facts, and nothing a web search could answer.
+4. The problem is self-contained and unambiguous, with exactly one correct answer; the \
+question does not state or hint at the answer.
+5. End the question with the output-format instruction, as the seed does (for example \
+"Put your final answer in \\boxed{{}}.").
+6. Give a canonical answer. For answer type {answer_type}: {answer_form}.
+7. Work the answer out step by step in "reasoning", and check it."""
+
+REPLY = """Reply with one JSON object and nothing else:
+{{"question": "...", "reasoning": "...", "answer": "...", "answer_type": "{answer_type}", \
+"float_round": {float_round}, "change": "one sentence: what you changed from the seed"}}
+answer_type is one of {types}; float_round is the number of decimal places the answer is \
+rounded to (0 when it is not rounded)."""
+
+
+def direction(candidate: int) -> str:
+    return DIRECTIONS[candidate % len(DIRECTIONS)]
+
+
+def expansion_messages(seed: Problem, candidate: int) -> tuple[dict[str, str], ...]:
+    """The chat messages asking for candidate number `candidate` (0-based) of `seed`."""
+    categories = ", ".join(c.value for c in seed.categories) or "as the seed shows"
+    rules = RULES.format(categories=categories, answer_type=seed.answer_type.value,
+                         answer_form=ANSWER_FORMS[seed.answer_type])
+    reply = REPLY.format(answer_type=seed.answer_type.value, float_round=seed.float_round,
+                         types=", ".join(AnswerType.values()))
+    seed_block = json.dumps({"question": seed.question, "reasoning": seed.reasoning,
+                             "answer": seed.answer, "answer_type": seed.answer_type.value,
+                             "float_round": seed.float_round}, ensure_ascii=False, indent=1)
+    text = ("You write new problems for General365, a benchmark of general reasoning. "
+            "Below is a seed problem with its reasoning and answer. Write one new variant "
+            "of it.\n\n"
+            f"{rules}\n\nDirection for this variant: {direction(candidate)}.\n\n"
+            f"{reply}\n\nThe seed problem:\n{seed_block}")
+    return ({"role": "user", "content": text},)
+
+
+def response_format() -> dict[str, Any]:
+    """The OpenAI `response_format` that constrains a reply to REPLY_SCHEMA."""
+    return {"type": "json_schema",
+            "json_schema": {"name": "general365_variant", "schema": REPLY_SCHEMA,
+                            "strict": True}}

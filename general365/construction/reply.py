@@ -1,0 +1,95 @@
+"""Reading a model's reply to the expansion prompt: one JSON object.
+
+Accepted, in this order (the first that gives a JSON object wins):
+
+1. the reply's final part (after a reasoning block, where there is one) is a JSON object;
+2. a fenced code block (```json ... ``` or ``` ... ```) holds one; the last such block wins
+   (models often show a draft first);
+3. the last `{...}` in the text that parses as an object.
+
+A reply with no object, or with broken JSON, gives a reason (one line) instead: the
+candidate is kept and flagged `unparseable`, never dropped, so a reviewer sees what the
+model wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..markers import split_reasoning
+
+FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript)?[ \t]*\n?(.*?)```", re.S)
+# Where an embedded object may start: a brace, then a key. Each failed try costs a pass over
+# the rest of the text (json's error position), so a hostile reply full of braces is cut
+# short after this many failures.
+OBJECT_START = re.compile(r'\{\s*"')
+MAX_TRIES = 200
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A parsed reply: `fields` (the object) or `error` (why there is none)."""
+
+    fields: dict[str, Any] | None
+    error: str | None = None
+    how: str | None = None   # "json", "fence" or "embedded": where the object was found
+
+
+def _loads(text: str) -> tuple[Any, str | None]:
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+    except RecursionError:
+        return None, "nested too deeply"
+
+
+def _embedded(text: str) -> dict[str, Any] | None:
+    """The last `{"...` of `text` that decodes to an object (outermost objects only)."""
+    decoder = json.JSONDecoder()
+    found = None
+    failures = 0
+    m = OBJECT_START.search(text)
+    while m is not None and failures < MAX_TRIES:
+        try:
+            value, end = decoder.raw_decode(text, m.start())
+        except (json.JSONDecodeError, RecursionError):
+            failures += 1
+            m = OBJECT_START.search(text, m.start() + 1)
+            continue
+        found = value   # raw_decode at a brace gives an object
+        m = OBJECT_START.search(text, end)
+    return found
+
+
+def parse_reply(text: str, *, finish_reason: str | None = None) -> Reply:
+    _reasoning, final, closed = split_reasoning(text or "")
+    cut = " (the reply was cut off at its token limit)" if finish_reason == "length" else ""
+    if not closed:
+        return Reply(None, "the reply never left its reasoning block" + cut)
+    body = final.strip()
+    if not body:
+        return Reply(None, "the reply is empty" + cut)
+    value, error = _loads(body)
+    if isinstance(value, dict):
+        return Reply(value, how="json")
+    first_error = error
+    fences = FENCE.findall(body)
+    for block in reversed(fences):
+        value, error = _loads(block.strip())
+        if isinstance(value, dict):
+            return Reply(value, how="fence")
+        first_error = first_error or error
+    value = _embedded(body)
+    if value is not None:
+        return Reply(value, how="embedded")
+    if fences:
+        _, error = _loads(fences[-1].strip())
+        return Reply(None, f"the code block is not a JSON object ({error or 'not an object'})"
+                     + cut)
+    if "{" not in body:
+        return Reply(None, "no JSON object in the reply" + cut)
+    return Reply(None, f"broken JSON ({first_error or 'not an object'})" + cut)

@@ -1,0 +1,114 @@
+"""The review page: one self-contained `review.html` (inline CSS and script, a
+Content-Security-Policy that loads nothing) showing each seed beside its candidates, with
+their flags and solver agreement. A reviewer accepts, rejects or edits each candidate, and
+exports the decisions as JSON Lines for `general365 expand select`:
+
+    {"seed_id": "g365s-001", "candidate": 3, "decision": "accept", "answer": "12",
+     "note": "fixed the gold"}
+
+Edited fields (question, reasoning, answer, answer_type, float_round, categories) are only
+there when they were changed. The rows travel as JSON inside the page and reach the screen
+through `textContent` only, so nothing a model wrote becomes markup. Decisions are kept in
+the browser's localStorage under the folder's path (a reload loses nothing); an exported
+file can be imported again to carry on.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from html import escape
+from typing import Any, Sequence
+
+from ..audit.page import CSP, _json_for_script
+from ..errors import UserError
+from ..schema import AnswerType, Category, Problem
+from .candidates import ExpansionCandidate
+from .checks import BLOCKING, FLAGS
+from .collect import read_candidates, read_seeds
+from .review_script import SCRIPT, STYLE
+
+REVIEW = "review.html"
+EDITABLE = ("question", "reasoning", "answer", "answer_type", "float_round", "categories")
+
+
+def page_data(folder: str, seeds: Sequence[Problem], cands: Sequence[ExpansionCandidate]
+              ) -> dict[str, Any]:
+    by_seed: dict[str, list[dict[str, Any]]] = {}
+    for c in cands:
+        by_seed.setdefault(c.seed_id, []).append(c.to_dict())
+    known = {s.id for s in seeds}
+    rows = []
+    for s in seeds:
+        if s.id in by_seed:
+            rows.append({"seed": s.to_dict(), "candidates": by_seed[s.id]})
+    stray = sorted(set(by_seed) - known)
+    if stray:
+        raise UserError(f"{os.path.join(folder, 'candidates.jsonl')}: candidates of seed "
+                        f"{stray[0]!r}, which is not in {os.path.join(folder, 'seeds.jsonl')}")
+    return {"manifest": {"folder": os.path.abspath(folder),
+                         "created": _dt.datetime.now(_dt.timezone.utc)
+                         .isoformat(timespec="seconds"),
+                         "candidates": len(cands), "seeds": len(rows), "flags": FLAGS,
+                         "blocking": list(BLOCKING), "answer_types": AnswerType.values(),
+                         "categories": Category.values(), "editable": list(EDITABLE)},
+            "families": rows}
+
+
+def render_review(data: dict[str, Any]) -> str:
+    m = data["manifest"]
+    flagged = sum(1 for f in data["families"] for c in f["candidates"] if c["flags"])
+    intro = (f"{m['candidates']} candidate(s) of {m['seeds']} seed(s); {flagged} flagged by "
+             f"the automatic checks. Folder: {m['folder']}.")
+    how = ("Accept or reject each candidate; Edit changes its fields (an edit accepts it "
+           "unless you reject it). Decisions are kept in this browser as you go. Export writes "
+           "them as a decisions file for: general365 expand select DIR --decisions FILE "
+           "--per-seed 3 --out variants.jsonl")
+    legend = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}"
+                     f"{' (blocking: edit it before accepting)' if k in BLOCKING else ''}</dd>"
+                     for k, v in FLAGS.items())
+    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{escape(CSP)}">'
+            '<meta name="viewport" content="width=device-width,initial-scale=1">'
+            "<title>General365 variant review</title>"
+            f"<style>{STYLE}</style></head><body>"
+            "<h1>General365 variant review</h1>"
+            f'<p class="note">{escape(intro)}</p><p class="note">{escape(how)}</p>'
+            f'<details class="note"><summary>Flags</summary><dl>{legend}</dl></details>'
+            '<div id="bar"><span id="progress"></span>'
+            '<label>Show <select id="filter"><option value="all">all</option>'
+            '<option value="undecided">undecided</option><option value="flagged">flagged'
+            '</option><option value="clean">no flags</option><option value="accept">accepted'
+            '</option><option value="reject">rejected</option></select></label>'
+            '<button type="button" id="export">Export decisions (JSONL)</button>'
+            '<label>Import decisions <input type="file" id="import" accept=".jsonl,.json,.txt">'
+            '</label><span id="status" class="note"></span><a id="download" hidden></a></div>'
+            '<textarea id="exported" readonly hidden aria-label="exported decisions"></textarea>'
+            '<main id="families"></main>'
+            f'<script type="application/json" id="review-data">{_json_for_script(data)}</script>'
+            f"<script>{SCRIPT}</script></body></html>\n")
+
+
+def write_review(folder: str, *, out: str | None = None) -> tuple[str, int]:
+    """Write the review page of an expansion folder (default `folder/review.html`); the
+    page's path and the number of candidates on it."""
+    cands = read_candidates(folder)
+    seeds = read_seeds(folder)
+    if not seeds:
+        raise UserError(f"{os.path.join(folder, 'seeds.jsonl')}: not found; rerun "
+                        "`general365 expand` into this folder to write it")
+    path = out or os.path.join(folder, REVIEW)
+    if os.path.isdir(path):
+        raise UserError(f"--out {path}: is a folder; expected the page's file name")
+    html = render_review(page_data(folder, seeds, cands))
+    tmp = path + ".tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(html)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path, len(cands)

@@ -1,0 +1,240 @@
+"""`select(DIR, decisions=FILE, per_seed=3, out=FILE)`: the final variants of each seed.
+
+1. Every decision is read and checked (file and line on error): a known (seed_id,
+   candidate), `accept` or `reject`, edited fields among question, reasoning, answer,
+   answer_type, float_round, categories, and an optional note.
+2. An accepted candidate, with its edits, must make a valid row: the schema and its gold
+   are checked again (the grader's parser), so `dataset build` will take it.
+3. Per seed, up to `per_seed` accepted candidates are chosen greedily, each time the one
+   with the best `novelty + hardness`: novelty is 1 minus its largest similarity to the
+   seed and to the variants already chosen (TF-IDF on skeletons by default, as the checks
+   and `general365 analyze`; or any embedder `analyze` takes); hardness is 1 minus its
+   solver agreement (0.5 when no solver check ran). Ties go to the lower candidate index.
+4. The rows: every seed of the folder, then its chosen variants (`<seed>-v1`, `-v2`, ...,
+   with seed_id, variant and the seed's categories unless edited). Seeds left with fewer
+   than `per_seed` are named (the paper's case for writing variants by hand).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from ..errors import DataError, OptionError, UserError
+from ..jsonl import iter_jsonl
+from ..schema import Problem, parse_categories
+from .candidates import ExpansionCandidate
+from .checks import gold_problem, normalise
+from .collect import read_candidates, read_seeds, write_rows
+from .review import EDITABLE
+
+DECISIONS = ("accept", "reject")
+_KEYS = {"seed_id", "candidate", "decision", "note", "id", *EDITABLE}
+
+
+@dataclass
+class Decision:
+    seed_id: str
+    candidate: int
+    decision: str
+    edits: dict[str, Any]
+    note: str
+    line: int
+
+
+@dataclass
+class Chosen:
+    candidate: ExpansionCandidate
+    row: dict[str, Any]
+    novelty: float
+    hardness: float
+
+
+@dataclass
+class Selection:
+    out: str
+    per_seed: int
+    seeds: int
+    accepted: int
+    rejected: int
+    undecided: int
+    chosen: dict[str, list[Chosen]] = field(default_factory=dict)
+    short: dict[str, int] = field(default_factory=dict)   # seed id -> variants it has
+
+    def summary_lines(self) -> list[str]:
+        n = sum(len(v) for v in self.chosen.values())
+        lines = [f"general365 expand select: {n} variant(s) of {self.seeds} seed(s) -> {self.out}",
+                 f"  decisions: {self.accepted} accepted, {self.rejected} rejected, "
+                 f"{self.undecided} candidate(s) undecided"]
+        if self.short:
+            named = ", ".join(f"{s} ({k})" for s, k in self.short.items())
+            lines.append(f"  {len(self.short)} seed(s) with fewer than {self.per_seed} "
+                         f"variants (write the rest by hand): {named}")
+        lines.append(f"  next: general365 dataset build --source {self.out} --out DIR")
+        return lines
+
+
+def read_decisions(path: str, cands: Sequence[ExpansionCandidate]
+                   ) -> dict[tuple[str, int], Decision]:
+    if not os.path.isfile(path):
+        raise OptionError("decisions", f"{path}: not found; expected the decisions file "
+                                       "(JSON Lines) exported from the review page")
+    known = {(c.seed_id, c.candidate) for c in cands}
+    out: dict[tuple[str, int], Decision] = {}
+    for line, row in iter_jsonl(path):
+        where = {"path": path, "line": line}
+        if not isinstance(row, dict):
+            raise DataError("not a JSON object", expected="a decision object", **where)
+        unknown = sorted(set(row) - _KEYS)
+        if unknown:
+            raise DataError(f"unknown field {unknown[0]!r}", field=unknown[0],
+                            expected="seed_id, candidate, decision, note and edited fields "
+                                     f"({', '.join(EDITABLE)})", **where)
+        seed, number = row.get("seed_id"), row.get("candidate")
+        if not isinstance(seed, str) or isinstance(number, bool) or not isinstance(number, int):
+            raise DataError("bad seed_id or candidate", field="candidate", value=number,
+                            expected="seed_id (text) and candidate (an integer)", **where)
+        where["row_id"] = f"{seed}-c{number}"
+        if (seed, number) not in known:
+            raise DataError("no such candidate in the folder", field="candidate",
+                            value=number, expected="a candidate of candidates.jsonl", **where)
+        decision = row.get("decision")
+        if decision not in DECISIONS:
+            raise DataError("bad decision", field="decision", value=decision,
+                            expected="accept or reject", **where)
+        if (seed, number) in out:
+            raise DataError(f"decided twice (first on line {out[(seed, number)].line})",
+                            expected="one decision per candidate", **where)
+        note = row.get("note") or ""
+        out[(seed, number)] = Decision(seed, number, decision,
+                                       {k: row[k] for k in EDITABLE if k in row},
+                                       note if isinstance(note, str) else str(note), line)
+    return out
+
+
+def final_fields(c: ExpansionCandidate, d: Decision, path: str) -> tuple[dict[str, Any], list[str]]:
+    """The accepted candidate's fields with its edits, checked as a dataset row needs."""
+    fields, problems = normalise({**c.fields, **{k: v for k, v in d.edits.items()
+                                                 if k != "categories"}, "change": "-"})
+    where = {"path": path, "line": d.line, "row_id": f"{d.seed_id}-c{d.candidate}"}
+    if problems:
+        raise DataError(f"accepted, but {problems[0]}; edit it or reject the candidate",
+                        field=problems[0].split(" ", 1)[0], **where)
+    probe = ExpansionCandidate(c.seed_id, c.candidate, fields)
+    why = gold_problem(probe)
+    if why:
+        raise DataError(f"accepted, but the gold does not parse: {why}; edit it or reject "
+                        "the candidate", field="answer", **where)
+    cats = d.edits.get("categories", c.categories)
+    categories = [x.value for x in parse_categories(cats, **where)]
+    fields["change"] = c.get("change")
+    return fields, categories
+
+
+def _vectors(texts: list[str], embedder: str):
+    from ..analysis.embed import embed_texts, make_embedder
+    from ..analysis.skeleton import skeletons
+
+    emb = make_embedder(embedder)
+    vecs = embed_texts(emb, skeletons(texts)).vectors
+    if hasattr(vecs, "toarray"):
+        vecs = vecs.toarray()
+    return vecs
+
+
+def pick(seed: Problem, pool: list[tuple[ExpansionCandidate, dict, list[str]]], per_seed: int,
+         vecs, index: dict[str, int]) -> list[Chosen]:
+    """Greedy: the most novel and hardest first, novelty measured against the seed and what
+    is already chosen."""
+    chosen: list[Chosen] = []
+    taken = [index[seed.id]]
+    left = list(pool)
+    while left and len(chosen) < per_seed:
+        best = None
+        for c, fields, cats in left:
+            v = vecs[index[c.id]]
+            novelty = 1.0 - max(float(v @ vecs[t]) for t in taken)
+            rate = c.solver.rate if c.solver else None
+            hardness = 0.5 if rate is None else 1.0 - rate
+            key = (novelty + hardness, -c.candidate)
+            if best is None or key > best[0]:
+                best = (key, c, fields, cats, novelty, hardness)
+        _, c, fields, cats, novelty, hardness = best
+        left = [x for x in left if x[0] is not c]
+        taken.append(index[c.id])
+        chosen.append(Chosen(c, {"fields": fields, "categories": cats}, novelty, hardness))
+    return chosen
+
+
+def select(folder: str, *, decisions: str, per_seed: int = 3, out: str,
+           embedder: str = "tfidf", overwrite: bool = False) -> Selection:
+    if isinstance(per_seed, bool) or not isinstance(per_seed, int) or per_seed < 1:
+        raise OptionError("per_seed", f"must be an integer >= 1 (got {per_seed!r})")
+    if os.path.isdir(out):
+        raise OptionError("out", f"{out}: is a folder; expected the .jsonl file to write")
+    if os.path.exists(out) and not overwrite:
+        raise OptionError("out", f"{out}: exists; pass {{overwrite}} to replace it")
+    cands = read_candidates(folder)
+    seeds = read_seeds(folder)
+    if not seeds:
+        raise UserError(f"{os.path.join(folder, 'seeds.jsonl')}: not found; rerun "
+                        "`general365 expand` into this folder to write it")
+    decided = read_decisions(decisions, cands)
+    accepted: dict[str, list[tuple[ExpansionCandidate, dict, list[str]]]] = {}
+    for c in cands:
+        d = decided.get((c.seed_id, c.candidate))
+        if d is not None and d.decision == "accept":
+            fields, cats = final_fields(c, d, decisions)
+            c.fields = fields
+            accepted.setdefault(c.seed_id, []).append((c, fields, cats))
+    texts = [s.question for s in seeds]
+    index = {s.id: i for i, s in enumerate(seeds)}
+    for pool in accepted.values():
+        for c, fields, _ in pool:
+            index[c.id] = len(texts)
+            texts.append(fields["question"])
+    vecs = _vectors(texts, embedder) if any(accepted.values()) else None
+    result = Selection(out=out, per_seed=per_seed, seeds=len(seeds),
+                       accepted=sum(d.decision == "accept" for d in decided.values()),
+                       rejected=sum(d.decision == "reject" for d in decided.values()),
+                       undecided=len(cands) - len(decided))
+    rows: list[dict[str, Any]] = []
+    for s in seeds:
+        chosen = pick(s, accepted.get(s.id, []), per_seed, vecs, index)
+        result.chosen[s.id] = chosen
+        if len(chosen) < per_seed:
+            result.short[s.id] = len(chosen)
+        rows.append(s.to_dict())
+        for n, ch in enumerate(chosen, start=1):
+            f = ch.row["fields"]
+            rows.append({"id": f"{s.id}-v{n}", "seed_id": s.id, "variant": n,
+                         "question": f["question"], "answer": f["answer"],
+                         "answer_type": f["answer_type"], "float_round": f["float_round"],
+                         "categories": ch.row["categories"], "reasoning": f["reasoning"],
+                         "source": f"general365 expand: candidate {ch.candidate.candidate} of "
+                                   f"{s.id} ({ch.candidate.model or 'model'})"})
+    folder_out = os.path.dirname(os.path.abspath(out))
+    os.makedirs(folder_out, exist_ok=True)
+    write_rows(out, rows)
+    _write_report(out, result)
+    return result
+
+
+def _write_report(out: str, s: Selection) -> None:
+    """`OUT.selection.json` beside the rows: what was chosen, why, and the short seeds."""
+    report = {"per_seed": s.per_seed, "short": s.short,
+              "decisions": {"accepted": s.accepted, "rejected": s.rejected,
+                            "undecided": s.undecided},
+              "seeds": {sid: [{"candidate": ch.candidate.candidate, "id": f"{sid}-v{n}",
+                               "novelty": round(ch.novelty, 4),
+                               "hardness": round(ch.hardness, 4),
+                               "solver": ch.candidate.solver.to_dict()
+                               if ch.candidate.solver else None}
+                              for n, ch in enumerate(chosen, start=1)]
+                        for sid, chosen in s.chosen.items()}}
+    base = out[:-6] if out.endswith(".jsonl") else out
+    with open(base + ".selection.json", "w", encoding="utf-8") as f:
+        json.dump(report, f, indent=2, ensure_ascii=False)
+        f.write("\n")

@@ -1,0 +1,128 @@
+"""The optional solver check: a model answers each candidate k times, and the answers are
+graded against the candidate's own gold by the real grader.
+
+    0 of k  a wrong gold, or a very hard problem: look at it
+    k of k  an easy problem
+
+It is an ordinary generation and grading, in `DIR/solver/`: the candidates that can be
+graded (no blocking flag) are written as a General365-format file
+(`DIR/solver/problems.jsonl`, each candidate its own seed), answered with
+`general365.generate` (the same run folder guarantees: append-only, resumable, run.json)
+and graded with `general365.grade_file` into `DIR/solver/graded.jsonl`. Text answers need
+an LLM judge (`judge=`); without one they stay ungraded and the candidate's agreement says
+so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from ..errors import UserError
+from ..jsonl import iter_jsonl
+from ..runners.session import GenerateResult
+from .candidates import ExpansionCandidate, Solver
+from .checks import BLOCKING
+
+SOLVER_DIR = "solver"
+
+
+@dataclass
+class SolverResult:
+    generation: GenerateResult | None
+    graded: str | None
+    agreement: dict[str, Solver]
+    skipped: int   # candidates with a blocking flag: not asked
+
+
+def gradable(c: ExpansionCandidate) -> bool:
+    return not set(c.flag_names) & set(BLOCKING)
+
+
+def solver_problem(c: ExpansionCandidate) -> dict[str, Any]:
+    """The candidate as a General365 row of its own (its own seed)."""
+    return {"id": c.id, "seed_id": c.id, "variant": 0, "question": c.get("question"),
+            "answer": c.get("answer"), "answer_type": c.get("answer_type"),
+            "float_round": c.get("float_round"), "categories": list(c.categories),
+            "reasoning": c.get("reasoning") or "",
+            "source": f"general365 expand: candidate {c.candidate} of {c.seed_id}"}
+
+
+def _write_problems(path: str, problems: Sequence[Mapping[str, Any]]) -> None:
+    folder = os.path.dirname(path)
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".problems-", suffix=".jsonl", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            for p in problems:
+                f.write(json.dumps(p, ensure_ascii=False) + "\n")
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def read_agreement(graded: str, model: str, k: int) -> dict[str, Solver]:
+    """Per candidate id: how many of its graded answers were correct."""
+    out: dict[str, Solver] = defaultdict(lambda: Solver(model=model, k=k))
+    for _line, row in iter_jsonl(graded):
+        s = out[str(row["id"])]
+        status = row.get("status")
+        if status == "ungraded":
+            s.ungraded_reason = row.get("detail") or "not graded (a text answer needs a judge)"
+            continue
+        if status == "judge_failed":
+            s.ungraded_reason = "the judge failed; rerun to retry it"
+            continue
+        s.graded += 1
+        s.correct += bool(row.get("correct"))
+    return dict(out)
+
+
+def run_solver(folder: str, cands: Sequence[ExpansionCandidate], *, model: str, k: int,
+               generate_options: Mapping[str, Any], judge: Any = None,
+               progress: bool = True) -> SolverResult:
+    """Answer every gradable candidate k times, grade, and count agreement per candidate."""
+    from .. import api
+
+    out = os.path.join(folder, SOLVER_DIR)
+    ready = [c for c in cands if gradable(c)]
+    skipped = len(cands) - len(ready)
+    if not ready:
+        return SolverResult(None, None, {}, skipped)
+    problems_path = os.path.join(out, "problems.jsonl")
+    _write_problems(problems_path, [solver_problem(c) for c in ready])
+    gen = api.generate(model, out=out, dataset=problems_path, runs=k, progress=progress,
+                       **generate_options)
+    responses = os.path.join(out, "responses.jsonl")
+    graded = os.path.join(out, "graded.jsonl")
+    if not os.path.isfile(responses) or os.path.getsize(responses) == 0:
+        return SolverResult(gen, None, {}, skipped)
+    try:
+        api.grade_file(responses, graded, judge=judge, progress=progress)
+    except UserError as exc:
+        raise UserError(f"solver check: {exc}") from None
+    wanted = {c.id for c in ready}
+    agreement = {i: s for i, s in read_agreement(graded, model, k).items() if i in wanted}
+    return SolverResult(gen, graded, agreement, skipped)
+
+
+def previous_agreement(folder: str) -> dict[str, Solver]:
+    """The agreement an earlier solver check left in `DIR/solver/` ({} if none), so that a
+    later `expand` without --solver-model keeps it in candidates.jsonl."""
+    graded = os.path.join(folder, SOLVER_DIR, "graded.jsonl")
+    if not os.path.isfile(graded):
+        return {}
+    run: Any = {}
+    try:
+        with open(os.path.join(folder, SOLVER_DIR, "run.json"), encoding="utf-8") as f:
+            run = json.load(f)
+    except (OSError, ValueError):
+        pass
+    run = run if isinstance(run, dict) else {}
+    return read_agreement(graded, str(run.get("model") or "solver"), int(run.get("runs") or 0))
