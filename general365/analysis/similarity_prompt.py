@@ -22,23 +22,16 @@ from ..markers import split_reasoning
 NAME = "reasoning-similarity"
 SCORES = (0, 1, 2, 3, 4, 5)
 
-SYSTEM_PROMPT = """You compare the reasoning behind two problems, A and B.
+SYSTEM_PROMPT = """Compare the reasoning that solves two problems, A and B. Each comes with its statement and, when available, a worked solution and a final answer. Judge the logical steps, the method and the key insight. Ignore the topic, the story, the wording, the names and the numbers, and whether the answers are correct.
 
-For each problem you are given its statement, a worked solution (its reasoning) when one is available, and its final answer. Judge how similar the reasoning that solves them is: the chain of logical steps, the method and the key insight. Do not judge the topic, the story, the wording, the names or the numbers.
+0 - logically independent: solving one is no help with the other.
+1 - loosely related: the same broad kind of task, but no shared step.
+2 - one shared technique or sub-step inside otherwise different solutions.
+3 - the same overall strategy, but substantially different steps or insights.
+4 - nearly the same skeleton: the same steps with minor differences (a step added or dropped, another order).
+5 - essentially the same reasoning skeleton: one solution becomes the other by changing surface details only.
 
-Score on this scale:
-0 - Logically independent: different methods and insights; solving one is no help with the other.
-1 - Loosely related: the same broad kind of task (for example, both count something), but the solutions share no specific step.
-2 - One shared element: a technique or sub-step in common (for example, the same case split or the same counting principle) inside otherwise different solutions.
-3 - Similar approach: the same overall strategy, but the steps, constraints or insights it takes differ substantially.
-4 - Nearly the same skeleton: the same sequence of steps with minor differences (a step added or missing, another order, another representation).
-5 - Essentially the same reasoning skeleton: one solution becomes the other by changing surface details only (names, numbers, objects, wording).
-
-Rules:
-- Look through the surface: problems with different stories can score 5, problems on the same topic can score 0 or 1.
-- Do not judge whether the solutions or the answers are correct.
-- When no worked solution is given, infer the reasoning each problem requires from its statement and its final answer.
-- Reply with a single digit from 0 to 5 and nothing else."""
+Without a worked solution, infer the reasoning each problem requires from its statement and final answer. Reply with a single digit from 0 to 5 and nothing else."""
 
 SECTION = "{label} {side}:\n{text}"
 NO_REASONING = ("(No worked solutions are given: infer the reasoning each problem requires "
