@@ -231,3 +231,61 @@ def test_the_api_refuses_what_the_command_refuses(tmp_path):
         analyze([src], embedder="tfidf", similarity_sample=3)
     with pytest.raises(OptionError, match="^judge must have an ask"):
         analyze([src], embedder="tfidf", judge=object())
+
+
+def test_a_killed_analysis_keeps_its_scores_and_the_rerun_pays_only_the_rest(
+        fault_server, tmp_path):
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    def cached() -> int:
+        try:
+            db = sqlite3.connect(str(cache), timeout=30)
+            try:
+                return db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+            finally:
+                db.close()
+        except sqlite3.OperationalError:
+            return 0
+
+    def wait_for(what, check, timeout=120.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if check():
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"still waiting for {what}")
+
+    # The first two questions are answered at once; the others hang until the test ends.
+    fault_server.set_script(lambda req, n: Behaviour.reply(SCORES[family_of(req)]) if n < 2
+                            else Behaviour.slow(600, "3"))
+    src = write_set(tmp_path / "fam.jsonl")
+    out, cache = tmp_path / "out", tmp_path / "judge.sqlite"
+    argv = [str(Path(sys.executable).with_name("general365")), "analyze", src, "--embedder",
+            "tfidf", "--tsne", "off", "--no-progress", "--no-embed-cache", "--out", str(out),
+            "--judge-model", "sim-judge", "--judge-base-url", fault_server.base_url,
+            "--judge-cache", str(cache), "--judge-concurrency", "1"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for("the third request", lambda: len(fault_server.requests) >= 3
+                 or proc.poll() is not None)
+        assert proc.poll() is None, proc.communicate()
+        wait_for("two cached scores", lambda: cached() == 2)
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert not out.exists()                        # nothing half-written
+    fault_server.reset()
+    fault_server.set_script(scripted())
+    assert run_cli(src, "--out", str(out), "--judge-model", "sim-judge", "--judge-base-url",
+                   fault_server.base_url, "--judge-cache", str(cache)) == 0
+    assert len(fault_server.requests) == 2         # the two answered ones came from the cache
+    d = json.loads((out / "analysis.json").read_text())["similarity"]["datasets"]["fam"]
+    assert d["histogram"]["counts"] == [2, 2, 2, 0, 0, 2]
