@@ -83,3 +83,12 @@ def test_a_score_is_read(reply, score):
 def test_anything_else_is_refused_with_the_reason(reply, problem):
     parsed = read_score(reply)
     assert not parsed.ok and parsed.value is None and problem in parsed.problem
+
+
+def test_the_documented_prompt_is_the_one_sent():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "analysis.md").read_text()
+    assert f"```text\n{sp.SYSTEM_PROMPT}\n```" in doc
+    assert f"`{sp.VERSION}`" in doc
+    assert sp.NO_REASONING in doc and sp.NO_ANSWER in doc
