@@ -35,6 +35,13 @@ def test_without_reasoning_on_either_side_problem_and_answer_and_the_prompt_says
     assert text.endswith("Final answer B:\n4\n\n" + sp.NO_REASONING)
 
 
+def test_reasonings_without_an_answer_say_it_is_not_given():
+    p = SimilarityPair(Triplet("How many legs?", "Four each: 8.", ""),
+                       Triplet("How many wheels?", "Two each: 4.", "4"))
+    assert p.basis == REASONING
+    assert "Final answer A:\n(not given)\n\nProblem B:" in user(p)
+
+
 def test_without_answers_the_problems_alone():
     p = SimilarityPair(Triplet("How many legs?"), Triplet("How many wheels?", "", "4"))
     assert p.basis == PROBLEM

@@ -38,6 +38,7 @@ NO_REASONING = ("(No worked solutions are given: infer the reasoning each proble
                 "from its statement and its final answer.)")
 NO_ANSWER = ("(No worked solutions or final answers are given: infer the reasoning each "
              "problem requires from its statement.)")
+NOT_GIVEN = "(not given)"
 REASK = ("Your reply could not be read ({problem}). Reply with a single digit from 0 to 5 "
          "and nothing else.")
 
@@ -49,7 +50,7 @@ ANSWER_CHARS = 500
 CUT_MARK = "\n[... {n} characters cut ...]\n"
 
 VERSION = "1-" + hashlib.sha256("\x00".join(
-    [SYSTEM_PROMPT, SECTION, NO_REASONING, NO_ANSWER, REASK, CUT_MARK,
+    [SYSTEM_PROMPT, SECTION, NO_REASONING, NO_ANSWER, NOT_GIVEN, REASK, CUT_MARK,
      str((PROBLEM_CHARS, REASONING_CHARS, ANSWER_CHARS))]).encode("utf-8")).hexdigest()[:12]
 
 # Which fields the judge compares: a field is shown only when both items have it.
@@ -103,8 +104,9 @@ def build_messages(pair: SimilarityPair) -> list[dict[str, str]]:
             parts.append(SECTION.format(label="Reasoning", side=side,
                                         text=clip(t.reasoning, REASONING_CHARS)))
         if basis in (REASONING, ANSWER):
+            # (with both reasonings shown, an item may still lack an answer)
             parts.append(SECTION.format(label="Final answer", side=side,
-                                        text=clip(t.answer, ANSWER_CHARS)))
+                                        text=clip(t.answer, ANSWER_CHARS) or NOT_GIVEN))
     if basis == ANSWER:
         parts.append(NO_REASONING)
     elif basis == PROBLEM:
