@@ -24,6 +24,8 @@ from .diversity import DENSEST, KNN, Diversity, diversity
 from .embed import (DEFAULT_API_KEY_ENV, DEFAULT_MODEL, Embedded, describe_embedder,
                     embed_texts, make_embedder, near_duplicate_default)
 from .neighbours import Neighbours, nearest_neighbours
+from .similarity import Similarity, check_similarity_options, reasoning_similarity
+from .similarity_prompt import VERSION as SIMILARITY_VERSION
 from .skeleton import skeletons
 from .solve_rates import DEFAULT_FAMILY_SPREAD, DEFAULT_TOO_EASY, check_thresholds
 from .stats import SetStats, set_stats
@@ -76,7 +78,7 @@ class Analysis:
     settings: dict[str, Any]
     created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc)
                          .strftime("%Y-%m-%dT%H:%M:%SZ"))
-    similarity: Any = None   # section 4 (Figure 7), when a judge was given
+    similarity: Similarity | None = None   # Figure 7, when a judge was given
 
     def dataset(self, name: str) -> DatasetAnalysis:
         for d in self.datasets:
@@ -109,10 +111,13 @@ def analyze(datasets: Sequence[str | AnalysisSet] = (), *, embedder: Any = DEFAU
             perplexity: float = PERPLEXITY, tsne_method: str = "auto", seed: int = 0,
             graded: Sequence[str] = (), too_easy: float = DEFAULT_TOO_EASY,
             family_spread: float = DEFAULT_FAMILY_SPREAD, cache: Any = True,
+            judge: Any = None, similarity_sample: int | None = None,
             progress: bool = False) -> Analysis:
     """Analyse `datasets` (SOURCE or NAME=SOURCE strings, or AnalysisSets) and graded files
     (`BENCHMARK=GRADED.jsonl`). `embedder`: a name for make_embedder, or an embedder.
-    `too_easy` and `family_spread`: the difficulty filter's thresholds (solve_rates.py)."""
+    `too_easy` and `family_spread`: the difficulty filter's thresholds (solve_rates.py).
+    `judge` (a general365.grading.judge.Judge): also score reasoning similarity (Figure 7),
+    on `similarity_sample` items per set (seeded by `seed`) or all of them."""
     if not datasets and not graded:
         raise UserError("nothing to analyse; expected one or more DATASET, or --graded "
                         "BENCHMARK=GRADED.jsonl")
@@ -120,6 +125,7 @@ def analyze(datasets: Sequence[str | AnalysisSet] = (), *, embedder: Any = DEFAU
         raise UserError(f"--near-duplicate {near_duplicate}: expected a cosine in (0, 1]")
     if not perplexity > 0:
         raise UserError(f"--perplexity {perplexity}: expected a positive number")
+    check_similarity_options(judge, datasets=len(datasets), sample=similarity_sample)
     # Every input is read and checked before the long work starts.
     specs = [d for d in datasets if isinstance(d, str)]
     given = [d for d in datasets if isinstance(d, AnalysisSet)]
@@ -152,7 +158,14 @@ def analyze(datasets: Sequence[str | AnalysisSet] = (), *, embedder: Any = DEFAU
         "split": split, "question_field": question_field,
         "embedding_cache": str(store.path) if store is not None else None,
     }
-    return Analysis(datasets=results, difficulty=difficulty, settings=settings)
+    similarity = None
+    if judge is not None:
+        similarity = reasoning_similarity(results, judge, sample=similarity_sample, seed=seed,
+                                          progress=progress)
+        settings["reasoning_similarity"] = {**similarity.judge, "sample": similarity_sample,
+                                            "prompt_version": SIMILARITY_VERSION}
+    return Analysis(datasets=results, difficulty=difficulty, settings=settings,
+                    similarity=similarity)
 
 
 def _one(s: AnalysisSet, emb, store, *, threshold: float, mask: bool, perplexity: float,

@@ -31,6 +31,12 @@ MEASURES = (
     ("Variant-seed similarity", "each variant's cosine similarity to its own seed; at or "
                                 "above the threshold it is flagged as a near-copy"),
 )
+SIMILARITY_MEASURE = (
+    "Reasoning similarity", "each item and its nearest neighbour (problem, reasoning, final "
+                            "answer) scored 0-5 by an LLM judge: 0 logically independent, 5 "
+                            "essentially the same reasoning skeleton; the mean, the share "
+                            "scored 1-2 and the share scored 5 per set, beside the paper's "
+                            "published figures (Figure 7)")
 
 
 def _e(value: Any) -> str:
@@ -87,7 +93,8 @@ def render_page(a: "Analysis", tables: Sequence[Table], figures: Sequence[Figure
              f"near-duplicate threshold {a.settings.get('near_duplicate_threshold')}. "
              f"Generated {a.created} by general365 {__version__}. Click a column header "
              "to sort.")
-    measures = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in MEASURES)
+    shown = MEASURES + ((SIMILARITY_MEASURE,) if a.similarity is not None else ())
+    measures = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in shown)
     body = [f'<h1>General365 benchmark analysis</h1><p class="note">{_e(intro)}</p>']
     first, rest = (tables[0], tables[1:]) if tables else (None, [])
     if first is not None:

@@ -9,9 +9,11 @@ import io
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ..report.tables import Column, Table
+from .similarity_prompt import BASIS_TEXT, SCORES
 
 if TYPE_CHECKING:
     from .core import Analysis
+    from .similarity import Similarity
 
 # the report's kinds, plus similarities (three decimals)
 TEXT, INT, PCT, SIM, NUM = "text", "int", "pct", "sim", "num"
@@ -182,6 +184,50 @@ def family_spread_table(a: "Analysis") -> Table:
     return t
 
 
+# --- reasoning similarity (Figure 7) ------------------------------------------------------
+
+PAPER = "paper (section 3.3)"
+
+
+def similarity_table(sim: "Similarity") -> Table:
+    t = Table("reasoning_similarity", "Reasoning similarity (Figure 7): each item against its "
+              "nearest neighbour, scored 0-5 by the judge",
+              [Column("Dataset"), Column("Source"), Column("Judge"), Column("Items", INT),
+               Column("Scored", INT), Column("Failed", INT), Column("Mean score", SIM),
+               Column("Share 1-2", PCT), Column("Share 5", PCT)]
+              + [Column(f"Score {s}", INT) for s in SCORES] + [Column("Compared on")],
+              note="0: logically independent; 5: essentially the same reasoning skeleton. "
+                   "Shares are of the scored items. The paper's rows are its published "
+                   "figures (an empty cell: not printed in the paper).")
+    judge = sim.judge.get("model") or ""
+    for s in sim.sets:
+        basis = "; ".join(f"{n} {BASIS_TEXT[b]}" for b, n in s.basis.items() if n)
+        t.rows.append([s.name, "this analysis", judge, s.items, len(s.scores), s.failed,
+                       s.mean, s.share_1_2, s.share_5] + s.counts + [basis])
+    for p in sim.published:
+        t.rows.append([p.benchmark, PAPER, p.judge, None, None, None, p.mean, p.share_1_2,
+                       p.share_5] + [None] * len(SCORES) + [BASIS_TEXT["reasoning"]])
+    return t
+
+
+def similarity_pairs_table(sim: "Similarity") -> Table:
+    t = Table("reasoning_similarity_pairs", "Reasoning similarity of each item and its "
+              "nearest neighbour",
+              [Column("Dataset"), Column("Id"), Column("Neighbour id"), Column("Cosine", SIM),
+               Column("Compared on"), Column("Score", INT), Column("Votes"), Column("Note")],
+              note="An empty score: the judge gave no usable answer (the note says why); "
+                   "rerun to ask again.")
+    for s in sim.sets:
+        for p in s.pairs:
+            t.rows.append([s.name, p.item_id, p.neighbour_id, p.cosine, BASIS_TEXT[p.basis],
+                           p.score, " ".join(str(v) for v in p.votes), p.detail or ""])
+    return t
+
+
+def similarity_tables(sim: "Similarity") -> list[Table]:
+    return [similarity_table(sim), similarity_pairs_table(sim)]
+
+
 def all_tables(a: "Analysis") -> list[Table]:
     tables = []
     if a.datasets:
@@ -193,6 +239,8 @@ def all_tables(a: "Analysis") -> list[Table]:
         tables += [lengths_table(a), near_duplicates_table(a)]
         if any(d.diversity.links for d in a.datasets):
             tables.append(families_table(a))
+    if a.similarity is not None:
+        tables += similarity_tables(a.similarity)
     if a.difficulty:
         tables.append(difficulty_table(a))
         if a.difficulty.solve_rates is not None:

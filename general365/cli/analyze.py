@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from ..errors import UserError
 from ..extras import require
+from . import judge_flags
 from ..analysis.core import Analysis, analyze
 from ..analysis.embed import DEFAULT_API_KEY_ENV, DEFAULT_MODEL
 from ..analysis.output import check_out, write_analysis
@@ -68,6 +70,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                             "embeddings.sqlite, or $GENERAL365_CACHE_DIR)")
     cache.add_argument("--no-embed-cache", action="store_true", help="no embedding cache")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    judge_flags.add(p, "LLM judge: reasoning similarity (Figure 7), each item against its "
+                       "nearest neighbour, scored 0-5")
+    p.add_argument("--similarity-sample", type=int, metavar="N",
+                   help="score a random sample of N items per set (seeded by --seed) instead "
+                        "of every item")
 
 
 def _pct(x: float | None) -> str:
@@ -97,6 +104,8 @@ def summary_lines(a: Analysis, out: str) -> list[str]:
                 lines.append(f"  note: {d.name}: {n}")
     else:
         lines.append("general365 analyze: no question sets")
+    if a.similarity is not None:
+        lines += similarity_lines(a)
     if a.difficulty:
         diff = a.difficulty
         lines.append(f"  difficulty: {len(diff.benchmarks)} benchmark(s) x "
@@ -141,6 +150,23 @@ def difficulty_specs(words: list[str]) -> list[str]:
     return [w if "=" in w and not os.path.exists(w) else f"General365={w}" for w in words]
 
 
+def similarity_lines(a: Analysis) -> list[str]:
+    sim = a.similarity
+    j = sim.judge
+    cached = f", {j['cache_hits']} from the cache" if j.get("cache_hits") else ""
+    lines = [f"  reasoning similarity (0-5; judge {j['model']}, {j['votes']} vote(s); "
+             f"{j.get('requests', 0)} request(s){cached}):",
+             f"    {'set':<24} {'scored':>6} {'failed':>6} {'mean':>5} {'1-2':>6} {'5':>6}"]
+    for s in sim.sets:
+        mean = "    -" if s.mean is None else f"{s.mean:5.2f}"
+        lines.append(f"    {s.name:<24.24} {len(s.scores):>6} {s.failed:>6} {mean} "
+                     f"{_pct(s.share_1_2):>6} {_pct(s.share_5):>6}")
+    for p in sim.published:
+        lines.append(f"    {p.benchmark + ' (paper)':<24.24} {'':>6} {'':>6} {p.mean:5.2f} "
+                     f"{_pct(p.share_1_2):>6} {_pct(p.share_5):>6}")
+    return lines
+
+
 def main(args: argparse.Namespace) -> int:
     require("analyze", ["analysis"])
     if args.datasets[:1] == ["difficulty"] and not os.path.exists("difficulty"):
@@ -148,6 +174,8 @@ def main(args: argparse.Namespace) -> int:
         args.datasets = []
     out = check_out(args.out)
     cache = False if args.no_embed_cache else (args.embed_cache or True)
+    judge_flags.check_model_given(args)
+    judge = judge_flags.make_judge("analyze", args)
     a = analyze(args.datasets, embedder=args.embedder, embedder_base_url=args.embedder_base_url,
                 embedder_api_key_env=args.embedder_api_key_env,
                 embedder_truncate=args.embedder_truncate,
@@ -155,7 +183,13 @@ def main(args: argparse.Namespace) -> int:
                 near_duplicate=args.near_duplicate, mask=args.mask,
                 perplexity=args.perplexity, tsne_method=args.tsne, seed=args.seed,
                 graded=args.graded, too_easy=args.too_easy, family_spread=args.family_spread,
-                cache=cache, progress=not args.no_progress)
+                cache=cache, judge=judge, similarity_sample=args.similarity_sample,
+                progress=not args.no_progress)
     write_analysis(a, out)
     print("\n".join(summary_lines(a, out)))
+    if a.similarity is not None and a.similarity.failed:
+        print(f"general365 analyze: {a.similarity.failed} pair(s) could not be scored by the "
+              "judge (left out of the numbers); rerun the same command to ask again "
+              "(scored pairs are cached)", file=sys.stderr)
+        return 1
     return 0

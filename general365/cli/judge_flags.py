@@ -1,15 +1,16 @@
-"""The LLM judge's flags (grade and run) and the Judge they describe."""
+"""The LLM judge's flags (grade, run and analyze) and the Judge they describe."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
+from ..errors import UserError
 from ..extras import require
 
 
-def add(p: Any) -> None:
-    g = p.add_argument_group("LLM judge (policies paper and cascade)")
+def add(p: Any, title: str = "LLM judge (policies paper and cascade)") -> None:
+    g = p.add_argument_group(title)
     g.add_argument("--judge-model", help="judge model name, e.g. gpt-4.1")
     g.add_argument("--judge-base-url", help="the judge's OpenAI-compatible base URL")
     g.add_argument("--judge-api-key-env", default="OPENAI_API_KEY", metavar="VAR",
@@ -48,3 +49,18 @@ def make_judge(verb: str, args: argparse.Namespace):
                  api_key_env=args.judge_api_key_env, concurrency=args.judge_concurrency,
                  votes=args.judge_votes, cache=cache, timeout=args.judge_timeout,
                  structured=args.judge_structured, max_tokens=args.judge_max_tokens)
+
+
+def check_model_given(args: argparse.Namespace) -> None:
+    """Refuse judge flags given without --judge-model: they would be silently ignored."""
+    if args.judge_model:
+        return
+    ref = argparse.ArgumentParser(add_help=False)
+    add(ref)
+    defaults = vars(ref.parse_args([]))
+    given = [f"--{k.replace('_', '-')}" for k, v in defaults.items()
+             if k != "judge_model" and getattr(args, k, v) != v]
+    if given:
+        raise UserError(f"{', '.join(given)} given without --judge-model; expected "
+                        "--judge-model MODEL (and --judge-base-url URL for a server other "
+                        "than OpenAI's)")

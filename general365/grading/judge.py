@@ -24,7 +24,6 @@ import asyncio
 import json
 import logging
 import os
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -33,10 +32,12 @@ from ..errors import MissingExtra, OptionError, UserError
 from ..redact import Redactor
 from ..retry import backoff_delay, retry_after_seconds
 from ..schema import Status
+from .judge_ask import ask_batch, run_blocking
 from .judge_cache import CachedVerdict, JudgeCache, cache_key
 from .judge_prompt import (MAX_PREDICTION_CHARS, PROMPT_VERSION, VERDICT_CHOICES,
                            VERDICT_SCHEMA, UnreadableReply, build_messages, parse_reply,
                            read_completion, truncate_prediction)
+from .judge_task import JudgeTask, Parsed, ReplyFormat, TaskAnswer
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,16 @@ DETAIL_CHARS = 200
 
 REASK_MESSAGE = ("Your reply could not be read ({problem}). Output only a JSON object with a "
                  "single field 'accuracy' whose value is true or false.")
+
+
+def _read_verdict(text: str | None) -> Parsed:
+    parsed = parse_reply(text)
+    return Parsed(parsed.accuracy, parsed.problem)
+
+
+# The verdict's reply as a ReplyFormat: judge_batch asks it; Judge.ask asks a task's own.
+VERDICT_REPLY = ReplyFormat("judge_verdict", VERDICT_CHOICES, VERDICT_SCHEMA, _read_verdict,
+                            REASK_MESSAGE)
 
 
 def check_judge_options(*, model, base_url=None, concurrency=16, timeout=60.0, votes=1,
@@ -123,11 +134,15 @@ class JudgeStats:
 
 @dataclass
 class _Vote:
-    accuracy: bool | None
+    value: Any                # what the reply format read; None: no usable reply
     raw: str | None
     served_model: str | None
     attempts: int
     detail: str | None = None
+
+    @property
+    def accuracy(self) -> bool | None:   # the verdict's name for its value
+        return self.value
 
 
 class Judge:
@@ -208,24 +223,7 @@ class Judge:
     def judge_batch(self, items: Sequence[JudgeItem]) -> list[JudgeResult]:
         """Judge `items`; results in the same order. Usable inside a running event loop too
         (the batch then runs on a helper thread with its own loop)."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(self.ajudge_batch(items))
-        box: dict[str, Any] = {}
-
-        def run() -> None:
-            try:
-                box["out"] = asyncio.run(self.ajudge_batch(items))
-            except BaseException as exc:  # re-raised on the caller's thread
-                box["err"] = exc
-
-        t = threading.Thread(target=run, name="judge-batch")
-        t.start()
-        t.join()
-        if "err" in box:
-            raise box["err"]
-        return box["out"]
+        return run_blocking(lambda: self.ajudge_batch(items), name="judge-batch")
 
     async def ajudge_batch(self, items: Sequence[JudgeItem]) -> list[JudgeResult]:
         keyed = [(self._key(it), it) for it in items]
@@ -262,6 +260,15 @@ class Judge:
                                    r.served_model, r.cached, r.attempts))
         return out
 
+    def ask(self, task: JudgeTask, items: Sequence[Any], *,
+            on_done: Any = None) -> list[TaskAnswer]:
+        """Ask `task` (another question than the verdict, with its own prompt, reply format
+        and vote rule; grading/judge_task.py) of each item, through this client: the same
+        cache file, retries, re-asks, timeouts, redaction, concurrency and votes. Answers
+        in the same order; `on_done()` is called as each distinct item is decided."""
+        return run_blocking(lambda: ask_batch(self, task, items, on_done=on_done),
+                            name="judge-ask")
+
     # --- internals ----------------------------------------------------------------------
 
     def _key(self, item: JudgeItem) -> str:
@@ -285,17 +292,18 @@ class Judge:
                                     timeout=self.timeout, max_retries=0)
         return client, Redactor(key)
 
-    def _request_body(self, temperature: float) -> dict[str, Any]:
+    def _request_body(self, temperature: float,
+                      reply: ReplyFormat = VERDICT_REPLY) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "temperature": temperature}
         if self.max_tokens is not None:
             body["max_tokens"] = self.max_tokens
         if self.structured == "json_schema":
             body["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": "judge_verdict", "schema": VERDICT_SCHEMA, "strict": True}}
+                "name": reply.name, "schema": reply.schema, "strict": True}}
         elif self.structured == "vllm":
             # A choice, not the JSON schema: a schema still lets a weak model emit
             # whitespace until max_tokens (seen with the tiny test model).
-            body["structured_outputs"] = {"choice": list(VERDICT_CHOICES)}
+            body["structured_outputs"] = {"choice": list(reply.choices)}
         body.update(self.extra_body)
         return body
 
@@ -330,10 +338,11 @@ class Judge:
                            reasons or "votes undecided", served, False, attempts)
 
     async def _vote(self, client, redactor: Redactor, sem: asyncio.Semaphore,
-                    messages: list[dict], temperature: float) -> _Vote:
+                    messages: list[dict], temperature: float,
+                    reply_format: ReplyFormat = VERDICT_REPLY) -> _Vote:
         import openai
 
-        body = self._request_body(temperature)
+        body = self._request_body(temperature, reply_format)
         msgs = list(messages)
         attempts = failures = reasks = 0
         raw = served = None
@@ -381,13 +390,13 @@ class Judge:
                 problem = ("unreadable response body "
                            f"({exc if isinstance(exc, UnreadableReply) else 'not JSON'})")
             else:
-                parsed = parse_reply(text)
+                parsed = reply_format.parse(text)
                 if parsed.ok and reply.finish_reason in CUT_REASONS:
                     # A reply cut short is not the judge's whole answer: the cut can end
                     # inside a quoted object that then reads as a verdict.
                     problem = f"cut short (finish_reason {reply.finish_reason})"
                 elif parsed.ok:
-                    return _Vote(parsed.accuracy, raw, served, attempts)
+                    return _Vote(parsed.value, raw, served, attempts)
                 else:
                     problem = parsed.problem or "unusable reply"
                 if raw:
@@ -395,7 +404,7 @@ class Judge:
                     msgs = list(messages) + [
                         {"role": "assistant", "content": redactor.clean(raw.strip(),
                                                                         REASK_ECHO_CHARS)},
-                        {"role": "user", "content": REASK_MESSAGE.format(problem=problem)}]
+                        {"role": "user", "content": reply_format.reask.format(problem=problem)}]
             reasks += 1
             if reasks > self.max_reasks:
                 return _Vote(None, raw, served, attempts,

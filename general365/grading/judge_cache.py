@@ -1,5 +1,11 @@
 """A persistent SQLite cache of judge verdicts, so that re-grading makes no repeated calls.
 
+It also holds the answers of other judge tasks (grading/judge_task.py: the analysis'
+reasoning similarity), in a table of their own, `answers`, keyed by a hash of (judge
+model, task name, task version, vote settings, the messages sent): one `--judge-cache` file
+serves both, and a file written with the `answers` table is still read by a general365
+that knows only `verdicts`.
+
 Keyed by a hash of (judge model, prompt version, judging settings, question, gold,
 prediction): a different model, prompt text or vote setting never reuses another's
 verdict. Only verdicts are stored, never failures (a failure is retried on the next run)
@@ -21,6 +27,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import UserError
 
@@ -44,6 +51,23 @@ CREATE TABLE IF NOT EXISTS verdicts (
 """
 _INSERT = (f"INSERT OR REPLACE INTO verdicts ({', '.join(_COLUMNS)}) "
            f"VALUES ({', '.join('?' * len(_COLUMNS))})")
+_ANSWER_COLUMNS = ("key", "task", "task_version", "model", "served_model", "value", "votes",
+                   "raw", "created")
+_ANSWERS = """
+CREATE TABLE IF NOT EXISTS answers (
+    key TEXT PRIMARY KEY,
+    task TEXT NOT NULL,
+    task_version TEXT NOT NULL,
+    model TEXT NOT NULL,
+    served_model TEXT,
+    value TEXT NOT NULL,
+    votes TEXT NOT NULL,
+    raw TEXT,
+    created REAL NOT NULL
+)
+"""
+_INSERT_ANSWER = (f"INSERT OR REPLACE INTO answers ({', '.join(_ANSWER_COLUMNS)}) "
+                  f"VALUES ({', '.join('?' * len(_ANSWER_COLUMNS))})")
 
 
 class _NotOurs(Exception):
@@ -60,14 +84,21 @@ def _check_is_ours(db: sqlite3.Connection) -> None:
         "AND name NOT LIKE 'sqlite_%'"))
     if not tables:
         return                                    # new (or empty): ours to initialize
-    if "verdicts" not in tables or (app == 0 and tables != ["verdicts"]):
-        # app 0 with exactly our table: a cache written before the file was marked.
+    if "verdicts" not in tables or (app == 0 and tables not in (["verdicts"],
+                                                                 ["answers", "verdicts"])):
+        # app 0 with exactly our tables: a cache written before the file was marked.
         raise _NotOurs(f"an SQLite database of something else (tables: {', '.join(tables)})")
-    info = db.execute("PRAGMA table_info(verdicts)").fetchall()
+    _check_columns(db, "verdicts", _COLUMNS)
+    if "answers" in tables:
+        _check_columns(db, "answers", _ANSWER_COLUMNS)
+
+
+def _check_columns(db: sqlite3.Connection, table: str, expected: tuple[str, ...]) -> None:
+    info = db.execute(f"PRAGMA table_info({table})").fetchall()
     columns = sorted(r[1] for r in info)
     keyed = [r[1] for r in info if r[5]]
-    if columns != sorted(_COLUMNS) or keyed != ["key"]:
-        raise _NotOurs(f"an SQLite database whose 'verdicts' table has the columns "
+    if columns != sorted(expected) or keyed != ["key"]:
+        raise _NotOurs(f"an SQLite database whose '{table}' table has the columns "
                        f"{', '.join(r[1] for r in info) or '(none)'}, not a judge cache's")
 
 
@@ -85,6 +116,26 @@ def cache_key(model: str, prompt_version: str, settings: str, question: str, gol
     blob = json.dumps([model, prompt_version, settings, question, gold, prediction],
                       ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def answer_key(model: str, task: str, task_version: str, settings: str,
+               messages: list[dict[str, str]]) -> str:
+    """The key of a task's answer: the messages themselves are hashed, so anything that
+    changes what the judge is shown (the item, a text limit) changes the key."""
+    blob = json.dumps([model, task, task_version, settings, messages], ensure_ascii=False,
+                      sort_keys=True)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CachedAnswer:
+    """A task's answer as cached: `value` and `votes` are JSON values."""
+
+    value: Any
+    votes: list[Any]
+    model: str
+    served_model: str | None
+    raw: str | None
 
 
 @dataclass(frozen=True)
@@ -116,6 +167,7 @@ class JudgeCache:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute(_SCHEMA)
+            db.execute(_ANSWERS)
             db.execute(f"PRAGMA application_id={APPLICATION_ID}")
         except _NotOurs as exc:
             db.close()
@@ -148,6 +200,19 @@ class JudgeCache:
         self._run(_INSERT, (key, verdict.model, verdict.served_model, prompt_version,
                             int(verdict.accuracy), json.dumps(verdict.votes), verdict.raw,
                             time.time()))
+
+    def get_answer(self, key: str) -> CachedAnswer | None:
+        rows = self._run("SELECT value, votes, model, served_model, raw FROM answers "
+                         "WHERE key=?", (key,))
+        if not rows:
+            return None
+        value, votes, model, served, raw = rows[0]
+        return CachedAnswer(json.loads(value), json.loads(votes), model, served, raw)
+
+    def put_answer(self, key: str, answer: CachedAnswer, task: str, task_version: str) -> None:
+        self._run(_INSERT_ANSWER, (key, task, task_version, answer.model, answer.served_model,
+                                   json.dumps(answer.value), json.dumps(answer.votes),
+                                   answer.raw, time.time()))
 
     def flush(self) -> None:
         """Nothing to do: every put is committed as it is made. Kept for callers."""
