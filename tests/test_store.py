@@ -15,6 +15,7 @@ from general365.runners.base import Generation, GenerationRequest, preset
 from general365.runners.store import (RecordKey, RunStore, build_record, iter_records,
                                       model_key, settings_hash)
 from general365.schema import Problem, Response
+from general365.tasks.general365 import General365
 
 PROBLEM = Problem.from_dict({"id": "p1", "question": "What is 1+1? Put it in \\boxed{}.",
                              "answer": "2", "answer_type": "number", "float_round": "0",
@@ -32,7 +33,7 @@ def gen(r: GenerationRequest, text="\\boxed{2}") -> Generation:
 
 
 def write(store: RunStore, r: GenerationRequest, model="m", problem=PROBLEM) -> dict:
-    record = build_record(gen(r), r, model, problem)
+    record = build_record(gen(r), r, model, General365().inline(problem))
     store.append(record, RecordKey.of(r, model))
     return record
 
@@ -186,7 +187,7 @@ def test_second_writer_is_refused(tmp_path):
 def test_each_record_is_one_line_even_with_newlines_in_text(tmp_path):
     r = req()
     with RunStore(str(tmp_path)) as store:
-        store.append(build_record(gen(r, "line1\nline2\u2028é"), r, "m", PROBLEM),
+        store.append(build_record(gen(r, "line1\nline2\u2028é"), r, "m", General365().inline(PROBLEM)),
                      RecordKey.of(r, "m"))
     [d] = list(iter_records(str(tmp_path / "responses.jsonl")))
     assert d["response"] == "line1\nline2\u2028é"
