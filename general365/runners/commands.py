@@ -62,11 +62,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--seed", type=int, default=DEFAULT_SEED,
                    help=f"base seed; run r uses run_seed(seed, r) (default {DEFAULT_SEED})")
     g = p.add_argument_group("OpenAI-compatible API (--backend openai)")
-    g.add_argument("--base-url", help="e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL "
-                                      "or api.openai.com)")
+    g.add_argument("--base-url", action="append", metavar="URL",
+                   help="e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL or "
+                        "api.openai.com); give it again for each replica serving the model: "
+                        "requests are spread over them, and a replica that dies has its "
+                        "requests retried on the others")
     g.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
                    help="environment variable holding the API key (default OPENAI_API_KEY)")
-    g.add_argument("--concurrency", type=int, default=16, help="requests in flight (default 16)")
+    g.add_argument("--concurrency", type=int, default=16,
+                   help="requests in flight on each --base-url (default 16)")
     g.add_argument("--request-timeout", type=float, default=600.0,
                    help="seconds per request before it is retried (default 600)")
     g.add_argument("--max-attempts", type=int, default=6,
@@ -321,7 +325,7 @@ def main(args: argparse.Namespace) -> int:
         store.close(discard=not wrote)
         if runner is not None:
             runner.close()
-    _summary(tally, store, args)
+    _summary(tally, store, args, runner)
     return 1 if tally.failed else 0
 
 
@@ -387,7 +391,8 @@ def _generate(runner: Any, pending: list[GenerationRequest], problems: list[Prob
         tally.seconds = time.monotonic() - start
 
 
-def _summary(tally: Tally, store: RunStore, args: argparse.Namespace) -> None:
+def _summary(tally: Tally, store: RunStore, args: argparse.Namespace,
+             runner: Any = None) -> None:
     rate = tally.output_tokens / tally.seconds if tally.seconds else 0.0
     lines = [
         f"general365 generate: {args.model} ({args.backend}) -> {store.path}",
@@ -395,6 +400,8 @@ def _summary(tally: Tally, store: RunStore, args: argparse.Namespace) -> None:
         f"failed {tally.failed}",
         f"  output tokens {tally.output_tokens:,} in {tally.seconds:.1f}s ({rate:,.0f} tok/s)",
     ]
+    # The API runner's endpoints: what each served, which went down.
+    lines += [f"  {line}" for line in getattr(runner, "summary_lines", lambda: [])()]
     for e in tally.errors:
         lines.append(f"  failed: {e}")
     if tally.failed:
