@@ -77,7 +77,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="tries per request before it is reported failed (default 6)")
     g = p.add_argument_group("local models (--backend vllm | transformers)")
     g.add_argument("--tensor-parallel-size", type=int, default=1)
-    g.add_argument("--data-parallel-size", type=int, default=1)
+    g.add_argument("--data-parallel-size", type=int, default=1,
+                   help="vllm: engines on this node, each with its own GPUs (default 1)")
+    g.add_argument("--pipeline-parallel-size", type=int, default=1,
+                   help="vllm: layers split over this many GPU groups (default 1); GPUs per "
+                        "engine = tensor x pipeline")
+    g.add_argument("--distributed-executor-backend", metavar="mp|ray|uni",
+                   help="vllm: how the engine runs its GPU workers; ray for a model spread "
+                        "over several nodes (a running Ray cluster); default: vLLM's choice")
     g.add_argument("--max-model-len", type=int, help="context length (vllm; also caps the API's)")
     g.add_argument("--gpu-memory-utilization", type=float, default=0.9)
     g.add_argument("--dtype", default="auto")
@@ -102,6 +109,7 @@ def _check_numbers(args: argparse.Namespace) -> None:
               ("--max-attempts", args.max_attempts, 1), ("--batch-size", args.batch_size, 1),
               ("--tensor-parallel-size", args.tensor_parallel_size, 1),
               ("--data-parallel-size", args.data_parallel_size, 1),
+              ("--pipeline-parallel-size", args.pipeline_parallel_size, 1),
               ("--max-model-len", args.max_model_len, 1)]
     for flag, value, least in checks:
         if value is not None and value < least:
@@ -232,6 +240,8 @@ def runner_options(args: argparse.Namespace, chat_kwargs: dict[str, Any] | None
     if args.backend == "vllm":
         return {"revision": args.revision, "tensor_parallel_size": args.tensor_parallel_size,
                 "data_parallel_size": args.data_parallel_size,
+                "pipeline_parallel_size": args.pipeline_parallel_size,
+                "distributed_executor_backend": args.distributed_executor_backend,
                 "max_model_len": args.max_model_len,
                 "gpu_memory_utilization": args.gpu_memory_utilization, "dtype": args.dtype,
                 "enforce_eager": args.enforce_eager, "chat_template_kwargs": chat_kwargs}
@@ -266,6 +276,15 @@ def main(args: argparse.Namespace) -> int:
     _check_numbers(args)
     if args.base_url and args.backend != "openai":
         raise UserError("--base-url is for --backend openai")
+    if args.backend != "vllm" and (args.pipeline_parallel_size != 1
+                                   or args.distributed_executor_backend is not None):
+        raise UserError("--pipeline-parallel-size and --distributed-executor-backend are for "
+                        "--backend vllm")
+    if args.backend == "vllm":   # the library's own check, before anything loads
+        from .vllm import parallel_options
+
+        parallel_options(args.tensor_parallel_size, args.pipeline_parallel_size,
+                         args.data_parallel_size, args.distributed_executor_backend)
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         raise UserError(f"--out {args.out}: exists and is not a folder; expected a run folder")
     chat_kwargs = template_kwargs(args)

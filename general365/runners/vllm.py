@@ -178,6 +178,13 @@ class Engine:
             finish_reason=completion.finish_reason, budget=Budget(n_prompt, budget.max_tokens),
             counter=self.counter)
 
+    def executor_backend(self) -> str | None:
+        """The distributed executor vLLM runs ("uni", "mp", "ray"), as its config says."""
+        config = getattr(self.llm.llm_engine, "vllm_config", None)
+        backend = getattr(getattr(config, "parallel_config", None),
+                          "distributed_executor_backend", None)
+        return backend if isinstance(backend, str) else None
+
     def close(self) -> None:
         llm, self.llm = getattr(self, "llm", None), None
         if llm is None:
@@ -191,6 +198,51 @@ class Engine:
         gc.collect()
 
 
+# vLLM's executors for several GPUs or nodes (ParallelConfig.distributed_executor_backend):
+# "mp" processes on this node, "ray" a Ray cluster (several nodes), "uni" this process.
+# vLLM's "external_launcher" needs every rank started by torchrun, which this runner is not.
+EXECUTOR_BACKENDS = ("mp", "ray", "uni")
+
+
+def _count_option(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise UserError(f"{name} must be an integer of at least 1 (got {value!r})")
+    return value
+
+
+def parallel_options(tensor_parallel_size: int = 1, pipeline_parallel_size: int = 1,
+                     data_parallel_size: int = 1,
+                     distributed_executor_backend: str | None = None) -> dict[str, Any]:
+    """vLLM's own distributed options, checked, as engine keyword arguments. Raises
+    UserError (one line) before any engine starts."""
+    _count_option("tensor_parallel_size", tensor_parallel_size)
+    _count_option("pipeline_parallel_size", pipeline_parallel_size)
+    _count_option("data_parallel_size", data_parallel_size)
+    options: dict[str, Any] = {"tensor_parallel_size": tensor_parallel_size,
+                               "pipeline_parallel_size": pipeline_parallel_size}
+    backend = distributed_executor_backend
+    if backend is None:
+        return options   # vLLM chooses: "uni" for one GPU, "mp" for several on one node
+    if backend not in EXECUTOR_BACKENDS:
+        raise UserError(f"distributed_executor_backend must be one of "
+                        f"{', '.join(EXECUTOR_BACKENDS)} (got {backend!r})")
+    if backend == "ray":
+        if data_parallel_size > 1:
+            # Each of our data-parallel engines is a process on this node with its own GPUs;
+            # spreading them over a Ray cluster is what vllm serve's replicas are for.
+            raise UserError("data_parallel_size > 1 with distributed_executor_backend 'ray' "
+                            "is not supported: run one engine per replica (vllm serve) and "
+                            "give each with --base-url to --backend openai")
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise UserError("distributed_executor_backend 'ray' needs Ray: pip install "
+                            "'ray[default]' (and, for several nodes, a running Ray cluster: "
+                            "`ray start`)") from None
+    options["distributed_executor_backend"] = backend
+    return options
+
+
 class VLLMRunner:
     backend = "vllm"
 
@@ -198,18 +250,19 @@ class VLLMRunner:
                  data_parallel_size: int = 1, max_model_len: int | None = None,
                  gpu_memory_utilization: float = 0.9, dtype: str = "auto",
                  enforce_eager: bool = False, chat_template_kwargs: dict[str, Any] | None = None,
-                 **engine_kwargs: Any):
+                 pipeline_parallel_size: int = 1,
+                 distributed_executor_backend: str | None = None, **engine_kwargs: Any):
         from .store import model_key
 
         require_vllm()
-        if tensor_parallel_size < 1 or data_parallel_size < 1:
-            raise UserError("tensor_parallel_size and data_parallel_size must be at least 1")
+        parallel = parallel_options(tensor_parallel_size, pipeline_parallel_size,
+                                    data_parallel_size, distributed_executor_backend)
         self.model_name, self.revision = model, revision
         self.model_id = model_key(model, revision)
         self.data_parallel_size = data_parallel_size
         self.chat_template_kwargs = dict(chat_template_kwargs or {})
         self.engine_args: dict[str, Any] = {
-            "tensor_parallel_size": tensor_parallel_size, "max_model_len": max_model_len,
+            **parallel, "max_model_len": max_model_len,
             "gpu_memory_utilization": gpu_memory_utilization, "dtype": dtype,
             "enforce_eager": enforce_eager, "seed": 0, **engine_kwargs,
         }
@@ -256,10 +309,15 @@ class VLLMRunner:
             self._pool.close()
 
     def provenance(self) -> dict[str, Any]:
+        executor = self.engine_args.get("distributed_executor_backend")
+        if self._engine is not None and self._engine.llm is not None:
+            executor = self._engine.executor_backend()   # what vLLM chose, when left open
         return {
             "backend": self.backend, "model": self.model_name, "revision": self.revision,
             "vllm": vllm_version(), "data_parallel_size": self.data_parallel_size,
-            **{k: v for k, v in self.engine_args.items() if k != "max_model_len"},
+            "distributed_executor_backend": executor,
+            **{k: v for k, v in self.engine_args.items()
+               if k not in ("max_model_len", "distributed_executor_backend")},
             "max_model_len": self.max_model_len,
             "chat_template_kwargs": self.chat_template_kwargs or None,
         }
