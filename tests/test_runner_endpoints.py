@@ -58,6 +58,23 @@ def chats(server) -> int:
     return sum(c.path.endswith("/chat/completions") for c in server.calls)
 
 
+class Peak:
+    """A script wrapper counting a server's requests in flight."""
+
+    def __init__(self, behaviour, seconds):
+        self.lock, self.now, self.peak = threading.Lock(), 0, 0
+        self.behaviour, self.seconds = behaviour, seconds
+
+    def __call__(self, r, n):
+        with self.lock:
+            self.now += 1
+            self.peak = max(self.peak, self.now)
+        time.sleep(self.seconds)
+        with self.lock:
+            self.now -= 1
+        return self.behaviour
+
+
 @pytest.fixture
 def pair():
     with FaultServer() as a, FaultServer() as b:
@@ -68,29 +85,15 @@ def pair():
 
 
 def test_requests_are_spread_with_a_limit_on_each_endpoint(pair):
-    lock = threading.Lock()
-    now = collections.Counter()
-    peak = collections.Counter()
-
-    def script_for(name):
-        def script(r, n):
-            with lock:
-                now[name] += 1
-                peak[name] = max(peak[name], now[name])
-            time.sleep(0.15)
-            with lock:
-                now[name] -= 1
-            return Behaviour.reply(f"{name} {r['seed']}")
-        return script
-
     a, b = pair
-    a.set_script(script_for("a"))
-    b.set_script(script_for("b"))
+    peaks = Peak(Behaviour.reply("a"), 0.15), Peak(Behaviour.reply("b"), 0.15)
+    a.set_script(peaks[0])
+    b.set_script(peaks[1])
     runner = runner_on(a, b, concurrency=3)
     out = list(runner.generate(many(24)))
     assert sorted(g.problem_id for g in out) == sorted(f"p{i}" for i in range(24))
     assert all(g.error is None for g in out)
-    assert peak == {"a": 3, "b": 3}                  # 3 on each, 6 in all
+    assert [p.peak for p in peaks] == [3, 3]         # 3 on each, 6 in all
     ends = by_url(runner)
     assert ends[a.base_url]["served"] == chats(a) > 0
     assert ends[b.base_url]["served"] == chats(b) > 0
@@ -116,12 +119,14 @@ def test_a_retry_after_an_http_error_goes_to_another_endpoint(pair):
 
 def test_a_dead_endpoint_costs_its_requests_no_tries(pair):
     a, b = pair
-    a.set_script(lambda r, n: Behaviour.reply("ok", delay=0.05))
+    survivor = Peak(Behaviour.reply("ok"), 0.05)
+    a.set_script(survivor)
     b.set_script(lambda r, n: Behaviour.drop())      # accepts, then hangs up: dead behind
     # one try per request: any try charged for b's failures would fail a request
     runner = runner_on(a, b, concurrency=2, retry=RetryPolicy(max_attempts=1))
     out = list(runner.generate(many(20)))
     assert [g.error for g in out if g.error] == []
+    assert survivor.peak == 2          # the dead one's slots are not handed to the survivor
     ends = by_url(runner)
     assert ends[a.base_url]["served"] == 20 and ends[b.base_url]["served"] == 0
     dead = ends[b.base_url]
