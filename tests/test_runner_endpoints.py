@@ -378,3 +378,12 @@ def test_two_vllm_serve_one_killed_mid_run_loses_and_duplicates_nothing(
     assert survivor["max_model_len"] == dead["max_model_len"] == vllm_server.max_model_len
     assert run_json["runner"]["stats"]["failed"] == 0
     assert f"{victim.base_url}: served {dead['served']}; went down once" in printed.out
+
+
+def test_a_key_refused_by_one_server_is_one_error_naming_it(fault_server):
+    # a wrong key on any server is the user's mistake, whatever the others say
+    with FaultServer(models_status=401) as refusing:
+        with pytest.raises(UserError, match=rf"^{refusing.base_url}: the API key in "
+                                            rf"\$OPENAI_API_KEY was refused \(401\)$"):
+            runner_on(fault_server, refusing).prepare([req()])
+        assert chats(fault_server) == chats(refusing) == 0

@@ -170,8 +170,13 @@ class OpenAIRunner:
     async def _prepare(self, requests: list[GenerationRequest]) -> None:
         clients = {ep.url: self._client(ep.url) for ep in self.endpoints}
         try:
+            # Every listing ends before a refusal is raised: none is left running.
             listings = await asyncio.gather(*(self._list_models(clients[ep.url], ep.url)
-                                              for ep in self.endpoints))
+                                              for ep in self.endpoints),
+                                            return_exceptions=True)
+            for outcome in listings:
+                if isinstance(outcome, BaseException):
+                    raise outcome
             reported = survey(self.endpoints, listings, self.model,
                               lambda text: self._clean(text, 500))
             if self.max_model_len is None:
