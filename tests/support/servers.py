@@ -46,6 +46,7 @@ Server-wide settings (constructor arguments or attributes):
   gateway that does so); default False.
 - ``models_status``: answer ``GET /v1/models`` with this error status (401, 500, ...)
   instead of the listing; None (default) lists the model.
+- ``models_delay``: seconds to wait before answering ``GET /v1/models``; default 0.
 
 Every request is recorded: ``.requests`` holds the JSON bodies of the chat requests in the
 order they arrived; ``.calls`` holds every request (any path) as a :class:`RecordedRequest`
@@ -197,6 +198,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         owner = self.server.owner
         owner._record(self.command, self.path, _lower(self.headers), None)
+        if (self.path.rstrip("/") == "/v1/models" and owner.models_delay > 0
+                and owner._stopping.wait(owner.models_delay)):
+            return  # server shutting down: abandon the request
         if self.path.rstrip("/") == "/v1/models" and owner.models_status is not None:
             self._json(owner.models_status, {"error": {"message": "models refused",
                                                        "type": "injected"}})
@@ -349,9 +353,11 @@ class FaultServer:
     def __init__(self, model: str = "fault-model", script: Script | None = None, *,
                  max_model_len: int | None = None,
                  tokenize: Callable[[dict], tuple[int, Any]] | None = None,
-                 chat_on_any_post: bool = False, models_status: int | None = None):
+                 chat_on_any_post: bool = False, models_status: int | None = None,
+                 models_delay: float = 0.0):
         self.model = model
         self.models_status = models_status   # answer GET /v1/models with this error status
+        self.models_delay = models_delay     # seconds before answering GET /v1/models
         self.script: Script = script or (lambda _req, _n: Behaviour.reply("ok"))
         self.max_model_len = max_model_len
         self.tokenize = tokenize
