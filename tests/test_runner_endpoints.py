@@ -17,7 +17,7 @@ import urllib.request
 
 import pytest
 
-from general365.errors import UserError
+from general365.errors import OptionError, UserError
 from general365.runners.base import GenerationRequest, preset
 from general365.runners.endpoints import HealthPolicy
 from general365.runners.openai_api import OpenAIRunner, RetryPolicy
@@ -231,7 +231,7 @@ def test_servers_disagreeing_on_the_context_length_are_refused():
         with pytest.raises(UserError) as err:
             runner_on(a, b).prepare([req(max_tokens=None)])
         assert str(err.value) == (
-            f"the --base-url servers disagree on max_model_len ({a.base_url} 1024, "
+            f"base_url: the servers disagree on max_model_len ({a.base_url} 1024, "
             f"{b.base_url} 2048); they should be replicas of one model with the same settings")
         assert chats(a) == chats(b) == 0
 
@@ -248,7 +248,7 @@ def test_no_server_reachable_is_one_error():
     with pytest.raises(UserError) as err:
         runner_on(*urls).prepare([req()])
     text = str(err.value)
-    assert text.startswith("none of the 2 --base-url servers can be reached: ")
+    assert text.startswith("base_url: none of the 2 servers can be reached: ")
     assert all(f"{u}: cannot reach the server" in text for u in urls) and "\n" not in text
 
 
@@ -270,13 +270,15 @@ def test_context_length_and_prompt_counts_come_from_a_server_that_answers(capsys
 
 @pytest.mark.parametrize("urls, message", [
     (["http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1/"],
-     "--base-url http://127.0.0.1:8000/v1 is given twice"),
-    (["http://127.0.0.1:8000/v1", "127.0.0.1:8001"], "--base-url '127.0.0.1:8001' is not a URL"),
-    (["ftp://host/v1"], "--base-url 'ftp://host/v1' is not a URL"),
+     "base_url http://127.0.0.1:8000/v1 is given twice; give each server once (concurrency "
+     "is per server)"),
+    (["http://127.0.0.1:8000/v1", "127.0.0.1:8001"], "base_url '127.0.0.1:8001' is not a URL"),
+    (["ftp://host/v1"], "base_url 'ftp://host/v1' is not a URL"),
 ])
 def test_bad_url_lists_are_refused_before_any_request(urls, message):
-    with pytest.raises(UserError, match=message):
+    with pytest.raises(OptionError) as err:
         OpenAIRunner("m", base_url=urls)
+    assert str(err.value).startswith(message)
 
 
 # --- the command line -----------------------------------------------------------------
@@ -323,8 +325,26 @@ def test_generate_refuses_a_url_given_twice_with_one_line(fault_server, tmp_path
                  "--dataset", str(problems_file(tmp_path, 2)), "--max-tokens", "8",
                  "--out", str(tmp_path / "run")])
     err = capsys.readouterr().err
-    assert code == 2 and "is given twice" in err and "Traceback" not in err
+    assert code == 2 and err == (f"general365 generate: error: --base-url {fault_server.base_url}"
+                                 f" is given twice; give each server once (--concurrency is per "
+                                 f"server)\n")
     assert not (tmp_path / "run").exists() and fault_server.calls == []
+
+
+def test_generate_says_which_flag_the_servers_disagree_on(tmp_path, capsys):
+    # found only once the servers answer, deep in the session: still one line naming the flag
+    from general365.cli import main
+
+    with FaultServer(max_model_len=1024) as a, FaultServer(max_model_len=2048) as b:
+        code = main(["generate", "--backend", "openai", "--model", a.model,
+                     "--base-url", a.base_url, "--base-url", b.base_url,
+                     "--dataset", str(problems_file(tmp_path, 2)), "--out", str(tmp_path / "run")])
+        assert chats(a) == chats(b) == 0
+    assert code == 2 and capsys.readouterr().err == (
+        f"general365 generate: error: --base-url: the servers disagree on max_model_len "
+        f"({a.base_url} 1024, {b.base_url} 2048); they should be replicas of one model with "
+        f"the same settings\n")
+    assert not (tmp_path / "run").exists()
 
 
 # --- two real `vllm serve`, one killed mid-run ----------------------------------------

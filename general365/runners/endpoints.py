@@ -35,7 +35,7 @@ from datetime import datetime, timezone
 from typing import Any, Awaitable, Callable
 from urllib.parse import urlparse
 
-from ..errors import UserError
+from ..errors import OptionError, UserError
 
 
 @dataclass(frozen=True)
@@ -46,19 +46,19 @@ class HealthPolicy:
 
 
 def check_urls(urls: list[str]) -> list[str]:
-    """The base URLs as given (a trailing / dropped), or one UserError for a URL that is not
-    one or is given twice: two entries for one server would double its concurrency."""
+    """The base URLs as given (a trailing / dropped), or one OptionError for a URL that is
+    not one or is given twice: two entries for one server would double its concurrency."""
     out: list[str] = []
     seen: dict[str, str] = {}
     for url in urls:
         parsed = urlparse(url) if isinstance(url, str) else None
         if parsed is None or parsed.scheme not in ("http", "https") or not parsed.netloc:
-            raise UserError(f"--base-url {url!r} is not a URL; expected one such as "
-                            f"http://127.0.0.1:8000/v1")
+            raise OptionError("base_url", f"{url!r} is not a URL; expected one such as "
+                                          f"http://127.0.0.1:8000/v1")
         url = url.rstrip("/")
         if url in seen:
-            raise UserError(f"--base-url {url} is given twice; give each server once "
-                            f"(--concurrency is per server)")
+            raise OptionError("base_url", f"{url} is given twice; give each server once "
+                                          "({concurrency} is per server)")
         seen[url] = url
         out.append(url)
     return out
@@ -252,8 +252,8 @@ def survey(endpoints: list[Endpoint], listings: list[dict[str, Any] | str], mode
     if len(unreachable) == len(listings):
         if len(listings) == 1:
             raise UserError(unreachable[0])
-        raise UserError(f"none of the {len(listings)} --base-url servers can be reached: "
-                        + "; ".join(unreachable))
+        raise OptionError("base_url", f": none of the {len(listings)} servers can be "
+                                      f"reached: " + "; ".join(unreachable))
     lengths: dict[str, int] = {}
     for ep, models in zip(endpoints, listings):
         if isinstance(models, str):
@@ -275,8 +275,9 @@ def survey(endpoints: list[Endpoint], listings: list[dict[str, Any] | str], mode
             ep.reported["root"] = clean(extra["root"])
     if len(set(lengths.values())) > 1:
         each = ", ".join(f"{url} {n}" for url, n in lengths.items())
-        raise UserError(f"the --base-url servers disagree on max_model_len ({each}); they "
-                        f"should be replicas of one model with the same settings")
+        raise OptionError("base_url", f": the servers disagree on max_model_len ({each}); "
+                                      f"they should be replicas of one model with the same "
+                                      f"settings")
     return next(iter(lengths.values()), None)
 
 

@@ -39,7 +39,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Awaitable, Iterable, Iterator, TypeVar
 
-from ..errors import MissingExtra, UserError
+from ..errors import MissingExtra, OptionError, UserError
 from ..redact import Redactor
 from ..retry import backoff_delay, retry_after_seconds
 from .base import Generation, GenerationRequest
@@ -89,11 +89,11 @@ class OpenAIRunner:
         except ImportError:
             raise MissingExtra("openai", "openai") from None
         if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-            raise UserError(f"--concurrency must be at least 1 (got {concurrency})")
+            raise OptionError("concurrency", f"must be at least 1 (got {concurrency!r})")
         if not (request_timeout > 0 and math.isfinite(request_timeout)):
             # 0 or less would make every request "time out" and read as an unreachable server
-            raise UserError(f"--request-timeout must be a positive number of seconds "
-                            f"(got {request_timeout:g})")
+            raise OptionError("request_timeout", f"must be a positive number of seconds "
+                                                 f"(got {request_timeout:g})")
         urls = [base_url] if isinstance(base_url, str) else list(base_url or [])
         self.base_urls = check_urls(
             urls or [os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"])
