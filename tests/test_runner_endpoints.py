@@ -320,9 +320,10 @@ def test_generate_with_two_base_urls_summary_and_run_json(pair, tmp_path, capsys
 def test_generate_refuses_a_url_given_twice_with_one_line(fault_server, tmp_path, capsys):
     from general365.cli import main
 
+    # refused with the other options, before the dataset (missing here) is read
     code = main(["generate", "--backend", "openai", "--model", fault_server.model,
                  "--base-url", fault_server.base_url, "--base-url", fault_server.base_url,
-                 "--dataset", str(problems_file(tmp_path, 2)), "--max-tokens", "8",
+                 "--dataset", str(tmp_path / "missing.jsonl"), "--max-tokens", "8",
                  "--out", str(tmp_path / "run")])
     err = capsys.readouterr().err
     assert code == 2 and err == (f"general365 generate: error: --base-url {fault_server.base_url}"

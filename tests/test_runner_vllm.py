@@ -228,8 +228,10 @@ def test_generate_refuses_bad_parallel_flags_before_loading(tiny_model_dir, tmp_
                                                             extra, message):
     from general365.cli import main
 
+    # checked with the other options, before anything is read: the dataset named here does
+    # not exist, and it is the option that is refused
     code = main(["generate", "--backend", "vllm", "--model", str(tiny_model_dir),
-                 "--dataset", "sample", "--limit", "1", "--max-tokens", "4",
+                 "--dataset", str(tmp_path / "missing.jsonl"), "--max-tokens", "4",
                  "--out", str(tmp_path / "run"), *extra])
     err = capsys.readouterr().err
     assert code == 2 and err == f"general365 generate: error: {message}\n"
