@@ -31,8 +31,8 @@ _TEXT = ("model", "revision", "system_prompt")
 EXECUTOR_BACKENDS = ("mp", "ray", "uni")
 
 
-def _check_count(name: str, value: Any, least: int) -> None:
-    if value is None:
+def _check_count(name: str, value: Any, least: int, *, optional: bool = True) -> None:
+    if value is None and optional:
         return
     if isinstance(value, bool) or not isinstance(value, int):
         raise OptionError(name, f"must be an integer (got {value!r})")
@@ -105,7 +105,7 @@ def parallel_options(tensor_parallel_size: int = 1, pipeline_parallel_size: int 
     for name, value in (("tensor_parallel_size", tensor_parallel_size),
                         ("pipeline_parallel_size", pipeline_parallel_size),
                         ("data_parallel_size", data_parallel_size)):
-        _check_count(name, value, 1)
+        _check_count(name, value, 1, optional=False)
     options: dict[str, Any] = {"tensor_parallel_size": tensor_parallel_size,
                                "pipeline_parallel_size": pipeline_parallel_size}
     backend = distributed_executor_backend
