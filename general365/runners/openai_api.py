@@ -137,8 +137,6 @@ class OpenAIRunner:
         return openai.AsyncOpenAI(base_url=url, api_key=self._api_key,
                                   max_retries=0, timeout=self.request_timeout)
 
-
-
     async def _bounded(self, call: Awaitable[_T], limit: float | None = None) -> _T:
         try:
             return await asyncio.wait_for(call, limit or self.request_timeout)
