@@ -179,10 +179,12 @@ def test_parallel_options_reach_vllms_engine_config(tiny_model_dir, options, par
 
 @pytest.mark.parametrize("options, message", [
     (dict(pipeline_parallel_size=0), r"^pipeline_parallel_size must be at least 1 \(got 0\)$"),
-    (dict(pipeline_parallel_size=True), r"^pipeline_parallel_size must be an integer \(got True\)$"),
+    (dict(pipeline_parallel_size=True),
+     r"^pipeline_parallel_size must be an integer \(got True\)$"),
     (dict(tensor_parallel_size="2"), r"^tensor_parallel_size must be an integer \(got '2'\)$"),
     (dict(data_parallel_size=1.5), r"^data_parallel_size must be an integer \(got 1.5\)$"),
-    (dict(pipeline_parallel_size=None), r"^pipeline_parallel_size must be an integer \(got None\)$"),
+    (dict(pipeline_parallel_size=None),
+     r"^pipeline_parallel_size must be an integer \(got None\)$"),
     (dict(distributed_executor_backend="Ray"),
      r"^distributed_executor_backend must be one of mp, ray, uni \(got 'Ray'\)$"),
     (dict(distributed_executor_backend="external_launcher"), "must be one of mp, ray, uni"),
