@@ -9,10 +9,17 @@ the same run:
 - runner:    OpenAIRunner.generate streamed into a RunStore (records built and appended,
              fsync every 64 records), i.e. what `general365 generate --backend openai` does
 
-and each as a fraction of the ideal (target for the runner: >= 0.8).
+and each as a fraction of the ideal (target for the runner: >= 0.8). With --endpoints N
+(default 2) it also runs, in the same session:
+
+- endpoints: the runner over N servers (several --base-url), --concurrency on EACH, so
+             the ideal is N times one server's
+- one dead:  the same N URLs with one of them dropping every connection (a replica that
+             died behind its address): the requests it takes are rerouted, and the ideal is
+             that of the N - 1 that answer
 
     .venv/bin/python benchmarks/api_throughput.py [--requests 500] [--concurrency 32]
-                                                   [--latency 0.2]
+                                                   [--latency 0.2] [--endpoints 2]
 """
 
 from __future__ import annotations
@@ -66,9 +73,9 @@ def baseline(server: SimpleNamespace, requests: list[GenerationRequest], concurr
     return time.perf_counter() - t
 
 
-def with_runner(server: SimpleNamespace, requests: list[GenerationRequest],
-                concurrency: int) -> tuple[float, int]:
-    runner = OpenAIRunner(server.model, base_url=server.base_url, concurrency=concurrency,
+def with_runner(urls: list[str], model: str, requests: list[GenerationRequest],
+                concurrency: int) -> tuple[float, int, OpenAIRunner]:
+    runner = OpenAIRunner(model, base_url=urls, concurrency=concurrency,
                           retry=RetryPolicy(max_attempts=3))
     with tempfile.TemporaryDirectory() as folder:
         t = time.perf_counter()
@@ -81,17 +88,26 @@ def with_runner(server: SimpleNamespace, requests: list[GenerationRequest],
                              RecordKey.of(r, runner.model_id))
         elapsed = time.perf_counter() - t
         written = len(store)
-    return elapsed, written
+    return elapsed, written, runner
 
 
-def _serve(conn, latency: float, text: str) -> None:
+def _serve(conn, latency: float, text: str, dead: bool = False) -> None:
     # A separate process: the server's threads must not share the client's interpreter lock,
     # or the benchmark measures the fake server's CPU rather than the client's.
     import signal
 
-    with FaultServer(script=lambda _r, _n: Behaviour.reply(text, delay=latency)) as server:
+    behaviour = Behaviour.drop() if dead else Behaviour.reply(text, delay=latency)
+    with FaultServer(script=lambda _r, _n: behaviour) as server:
         conn.send((server.base_url, server.model))
         signal.sigwait({signal.SIGTERM})
+
+
+def _start(latency: float, text: str, dead: bool = False):
+    parent, child = mp.Pipe()
+    proc = mp.Process(target=_serve, args=(child, latency, text, dead), daemon=True)
+    proc.start()
+    base_url, model = parent.recv()
+    return proc, base_url, model
 
 
 def _cpu(pid: int) -> float:
@@ -106,45 +122,68 @@ def _cpu(pid: int) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--requests", type=int, default=500)
-    ap.add_argument("--concurrency", type=int, default=32)
+    ap.add_argument("--concurrency", type=int, default=32, help="in flight on each server")
     ap.add_argument("--latency", type=float, default=0.2, help="seconds per request")
+    ap.add_argument("--endpoints", type=int, default=2, help="servers for the several-URL rows")
     a = ap.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "benchmark")
     import openai  # noqa: F401  (imported before the clocks start, for both contenders)
     text = "The answer is \\boxed{42}. " * 20
 
-    parent, child = mp.Pipe()
-    proc = mp.Process(target=_serve, args=(child, a.latency, text), daemon=True)
-    proc.start()
+    procs = []
     try:
-        base_url, model = parent.recv()
-        server = SimpleNamespace(base_url=base_url, model=model)
+        live = []
+        for _ in range(a.endpoints):
+            proc, url, model = _start(a.latency, text)
+            procs.append(proc)
+            live.append(url)
+        proc, dead_url, _ = _start(a.latency, text, dead=True)
+        procs.append(proc)
+        server = SimpleNamespace(base_url=live[0], model=model)
         requests = make_requests(a.requests)
         ideal = a.concurrency / a.latency
-        c0, s0 = time.process_time(), _cpu(proc.pid)
+        c0, s0 = time.process_time(), _cpu(procs[0].pid)
         t_base = baseline(server, requests, a.concurrency)
-        c1, s1 = time.process_time(), _cpu(proc.pid)
-        t_run, written = with_runner(server, requests, a.concurrency)
-        c2, s2 = time.process_time(), _cpu(proc.pid)
+        c1, s1 = time.process_time(), _cpu(procs[0].pid)
+        t_run, written, _ = with_runner(live[:1], model, requests, a.concurrency)
+        c2, s2 = time.process_time(), _cpu(procs[0].pid)
+        t_many, written_many, many = with_runner(live, model, requests, a.concurrency)
+        c3 = time.process_time()
+        with_dead = live[:-1] + [dead_url]
+        t_dead, written_dead, dead = with_runner(with_dead, model, requests, a.concurrency)
     finally:
-        proc.terminate()
-        proc.join(10)
-    assert written == a.requests, f"store holds {written} of {a.requests}"
+        for proc in procs:
+            proc.terminate()
+            proc.join(10)
+    for n, label in ((written, "runner"), (written_many, "endpoints"), (written_dead, "one dead")):
+        assert n == a.requests, f"{label}: store holds {n} of {a.requests}"
     rate_base, rate_run = a.requests / t_base, a.requests / t_run
-    print(f"{a.requests} requests, concurrency {a.concurrency}, latency {a.latency * 1000:.0f} ms "
-          f"per request; {os.cpu_count()} CPUs")
-    print(f"{'':10s} {'seconds':>8s} {'req/s':>8s} {'of ideal':>9s}")
-    print(f"{'ideal':10s} {a.requests / ideal:8.2f} {ideal:8.1f} {1.0:9.2f}")
-    print(f"{'baseline':10s} {t_base:8.2f} {rate_base:8.1f} {rate_base / ideal:9.2f}   "
-          f"bare AsyncOpenAI + gather, no store")
-    print(f"{'runner':10s} {t_run:8.2f} {rate_run:8.1f} {rate_run / ideal:9.2f}   "
-          f"OpenAIRunner -> RunStore ({written} records)")
+    rate_many, rate_dead = a.requests / t_many, a.requests / t_dead
+    ideal_many, ideal_dead = ideal * a.endpoints, ideal * (a.endpoints - 1)
+    print(f"{a.requests} requests, concurrency {a.concurrency} per server, latency "
+          f"{a.latency * 1000:.0f} ms per request; {os.cpu_count()} CPUs")
+    print(f"{'':10s} {'seconds':>8s} {'req/s':>8s} {'ideal':>8s} {'of ideal':>9s}")
+    rows = [("baseline", t_base, rate_base, ideal, "bare AsyncOpenAI + gather, no store, 1 server"),
+            ("runner", t_run, rate_run, ideal, "OpenAIRunner -> RunStore, 1 server"),
+            ("endpoints", t_many, rate_many, ideal_many,
+             f"the same over {a.endpoints} servers"),
+            ("one dead", t_dead, rate_dead, ideal_dead,
+             f"{a.endpoints} URLs, one dropping every connection")]
+    for name, seconds, rate, best, what in rows:
+        print(f"{name:10s} {seconds:8.2f} {rate:8.1f} {best:8.1f} {rate / best:9.2f}   {what}")
     per = 1000 / a.requests
     print(f"CPU per request (ms): baseline client {(c1 - c0) * per:.2f}, runner client "
-          f"{(c2 - c1) * per:.2f}; fake server {(s1 - s0) * per:.2f} / {(s2 - s1) * per:.2f}; "
-          f"load average {os.getloadavg()[0]:.2f}")
-    print(f"runner / baseline: {rate_run / rate_base:.2f}; target runner / ideal >= 0.80: "
-          f"{'met' if rate_run / ideal >= 0.8 else 'NOT met'}")
+          f"{(c2 - c1) * per:.2f} (1 server), {(c3 - c2) * per:.2f} ({a.endpoints} servers); "
+          f"fake server {(s1 - s0) * per:.2f} / {(s2 - s1) * per:.2f}; load average "
+          f"{os.getloadavg()[0]:.2f}")
+    served = [e["served"] for e in many.provenance()["endpoints"]]
+    gone = dead.provenance()["endpoints"][-1]
+    print(f"served per server ({a.endpoints} servers): {served}; one dead: its "
+          f"{gone['tries']} tries rerouted ({dead.stats['rerouted']}), marked down "
+          f"{gone['marked_down']}x")
+    print(f"runner / baseline: {rate_run / rate_base:.2f}; {a.endpoints} servers / 1: "
+          f"{rate_many / rate_run:.2f} (ideal {a.endpoints:.2f}); target runner / ideal >= "
+          f"0.80: {'met' if rate_run / ideal >= 0.8 else 'NOT met'}")
 
 
 if __name__ == "__main__":

@@ -41,7 +41,8 @@ def generate(model: str, *, backend: str, out: str, benchmark: str | Benchmark |
              max_tokens: int | None = None, seed: int = DEFAULT_SEED,
              chat_template_kwargs: str | Mapping[str, Any] | None = None,
              enable_thinking: bool = False, revision: str | None = None,
-             base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
+             base_url: str | Sequence[str] | None = None,
+             api_key_env: str = "OPENAI_API_KEY",
              concurrency: int = 16, request_timeout: float = 600.0, max_attempts: int = 6,
              tensor_parallel_size: int = 1, data_parallel_size: int = 1,
              pipeline_parallel_size: int = 1, distributed_executor_backend: str | None = None,
@@ -51,7 +52,10 @@ def generate(model: str, *, backend: str, out: str, benchmark: str | Benchmark |
     """Answers of `model` for a benchmark's problems, into the run folder `out`
     (responses.jsonl + run.json; resumed where it exists: only what is missing is
     generated). The sampling defaults are the paper's (`preset`: reasoning T=1.0 or chat
-    T=0.7; top-p 1.0, top-k off, max_tokens the context left after the prompt)."""
+    T=0.7; top-p 1.0, top-k off, max_tokens the context left after the prompt).
+    `base_url` (backend openai) is one URL or a list of replicas serving the model: the
+    requests are spread over them, `concurrency` in flight on each, and a replica that dies
+    has its requests retried on the others (docs/running.md)."""
     o = dict(locals())
     require("generate", backend_extra(backend))
     check_options(o)

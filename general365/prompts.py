@@ -34,20 +34,40 @@ def _question(problem: Any) -> tuple[str, str | None]:
     return question, pid
 
 
-def build_messages(problem: Any, system_prompt: str | None = None) -> tuple[dict[str, str], ...]:
+class Message(dict):
+    """One chat message that cannot change: a dict, so that every chat API, template and
+    JSON encoder takes it as one, but one that refuses writes and hashes by its content
+    (equal prompts hash equal, and a prompt can key a cache)."""
+
+    __slots__ = ()
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a chat message cannot be changed; build a new one")
+
+    __setitem__ = __delitem__ = __ior__ = _read_only
+    clear = pop = popitem = setdefault = update = _read_only
+
+    def __hash__(self) -> int:   # type: ignore[override]
+        return hash(tuple(sorted(self.items())))
+
+    def __reduce__(self) -> tuple[Any, ...]:   # pickling would otherwise set items one by one
+        return (Message, (dict(self),))
+
+
+def build_messages(problem: Any, system_prompt: str | None = None) -> tuple[Message, ...]:
     """The chat messages for one problem (a `Problem` or a mapping with `question`).
 
-    Returns a tuple (hashable, and immutable once it is part of a request): an optional
-    system message, then one user message holding the question unchanged.
+    Returns a tuple of read-only `Message`s, hashable: an optional system message, then
+    one user message holding the question unchanged.
     """
     question, pid = _question(problem)
-    messages: list[dict[str, str]] = []
+    messages: list[Message] = []
     if system_prompt is not None:
         if not isinstance(system_prompt, str) or not system_prompt.strip():
             raise DataError("empty system prompt", row_id=pid, field="system_prompt",
                             value=system_prompt, expected="a non-empty string or none at all")
-        messages.append({"role": "system", "content": system_prompt})
-    messages.append({"role": "user", "content": question})
+        messages.append(Message(role="system", content=system_prompt))
+    messages.append(Message(role="user", content=question))
     return tuple(messages)
 
 

@@ -59,6 +59,18 @@ GENERATE_BAD = [
     ({"limit": 0}, ["--limit", "0"], "limit must be at least 1"),
     ({"backend": "tgi"}, ["--backend", "tgi"], "unknown backend"),
     ({"benchmark": "mmlu"}, ["--benchmark", "mmlu"], "is not a benchmark"),
+    ({"base_url": ["http://127.0.0.1:9/v1", "http://127.0.0.1:9/v1/"]},
+     ["--base-url", "http://127.0.0.1:9/v1", "--base-url", "http://127.0.0.1:9/v1/"],
+     "base_url http://127.0.0.1:9/v1 is given twice"),
+    ({"base_url": "127.0.0.1:9"}, ["--base-url", "127.0.0.1:9"], "is not a URL"),
+    ({"pipeline_parallel_size": 2}, ["--pipeline-parallel-size", "2"],
+     "pipeline_parallel_size is for backend vllm"),
+    ({"backend": "vllm", "distributed_executor_backend": "slurm"},
+     ["--backend", "vllm", "--distributed-executor-backend", "slurm"],
+     "distributed_executor_backend must be one of mp, ray, uni"),
+    ({"backend": "vllm", "distributed_executor_backend": "ray", "data_parallel_size": 2},
+     ["--backend", "vllm", "--distributed-executor-backend", "ray", "--data-parallel-size", "2"],
+     "'ray' with data_parallel_size above 1 is not supported"),
 ]
 
 

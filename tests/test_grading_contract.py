@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 import general365
@@ -104,8 +107,14 @@ def test_step2_no_answer_is_reported_as_no_answer():
 
 
 def test_statuses_are_exactly_the_documented_ones():
-    assert {s.value for s in Status} >= {"correct", "incorrect", "no_answer", "timeout",
-                                         "judge_failed"}
+    # README: "every row ends in one status: `correct`, ... or `ungraded`". A status added
+    # to the code but not to the documentation (or the reverse) fails here.
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    sentence = re.search(r"every row ends in one status:(.*?)\.", readme, re.S)
+    assert sentence, "README.md no longer lists the statuses"
+    documented = re.findall(r"`(\w+)`", sentence.group(1))
+    assert documented and len(documented) == len(set(documented))
+    assert sorted(s.value for s in Status) == sorted(documented)
 
 
 def test_timeout_is_a_status_not_incorrect():

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import pickle
+
 import pytest
 
 from general365.errors import DataError
@@ -35,9 +38,22 @@ def test_system_prompt_comes_first():
 
 
 def test_messages_are_immutable_and_hashable():
-    messages = build_messages(problem())
+    messages = build_messages(problem(), system_prompt="Be brief.")
     assert isinstance(messages, tuple)
-    hash(tuple(tuple(sorted(m.items())) for m in messages))
+    for change in (lambda m: m.__setitem__("content", "changed"), lambda m: m.update(role="x"),
+                   lambda m: m.__delitem__("role"), lambda m: m.pop("role"),
+                   lambda m: m.clear(), lambda m: m.setdefault("name", "x")):
+        with pytest.raises(TypeError, match="cannot be changed"):
+            change(messages[1])
+    assert messages[1] == {"role": "user", "content": QUESTION}     # untouched
+    # hashed as they are (no converted copy): equal prompts hash equal and key a dict
+    again = build_messages(problem(), system_prompt="Be brief.")
+    assert again is not messages and hash(again) == hash(messages)
+    assert {messages: "cached"}[again] == "cached"
+    # still what a chat API, a template or a worker process takes
+    assert json.loads(json.dumps(messages)) == [{"role": "system", "content": "Be brief."},
+                                                {"role": "user", "content": QUESTION}]
+    assert pickle.loads(pickle.dumps(messages)) == messages
 
 
 def test_whitespace_and_unicode_are_kept_verbatim():

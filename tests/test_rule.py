@@ -215,32 +215,79 @@ def test_round_half_up_on_exact_values():
     assert r(Fraction(7, 2), 0) == 4
 
 
-@pytest.mark.timeout(120)
-def test_parent_side_stays_linear_on_adversarial_answers():
-    # Extraction and the fast path run in the parent with no time limit, so none of their
-    # regexes may backtrack exponentially (a hang here would be the failure).
+# Adversarial answers, as a function of a size k: runs that make a backtracking regex
+# (or a rescanning loop) go quadratic or worse.
+ADVERSARIAL = {
+    "letters then !": lambda k: "1 " + "a" * k + "!",
+    "spaces": lambda k: "Final answer:" + " " * (10 * k) + "\n",
+    "open boxes": lambda k: r"\boxed{" * (4 * k),
+    "open parens": lambda k: "(" * (4 * k),
+    "commas": lambda k: "A" + " ," * k + "x",
+    "x<": lambda k: "x<" * k,
+    "1,": lambda k: "1," * (4 * k) + "x",
+    "open text": lambda k: r"\text{" * k + "1",
+    "dollars": lambda k: "$" * (4 * k),
+    "think blocks": lambda k: "<think>" * k + "</think>" * k,
+    "the answer is": lambda k: "The answer is " * k,
+    "answer lines": lambda k: "answer\n" * (4 * k),
+    "stars": lambda k: "**" * (4 * k),
+    "111": lambda k: "111 " * k,
+    "0.": lambda k: "0." * (2 * k),
+    "open set": lambda k: r"\{x|" + "a" * (4 * k),
+    "approximately": lambda k: "approximately " * k,
+    "spaced tail": lambda k: "the answer is 7" + "  " * (4 * k) + "because",
+    "CJK": lambda k: "\u7b54\u6848" * (2 * k),
+}
+
+
+def _parent_side(text: str) -> None:
+    """Everything the parent runs on a response with no time limit: extraction and the
+    fast path (the worker pool bounds the rest)."""
     from general365.grading.choice import letters
     from general365.grading.extract import extract, usable_for
 
-    nasty = ["1 " + "a" * 5000 + "!", "Final answer:" + " " * 50000 + "\n", r"\boxed{" * 20000,
-             "(" * 20000, "A" + " ," * 5000 + "x", "x<" * 5000, "1," * 20000 + "x",
-             r"\text{" * 5000 + "1", "$" * 20000, "<think>" * 5000 + "</think>" * 5000,
-             "The answer is " * 5000, "answer\n" * 20000, "**" * 20000, "111 " * 5000,
-             "0." * 10000, r"\{x|" + "a" * 20000, "approximately " * 5000,
-             "the answer is 7" + "  " * 20000 + "because", "\u7b54\u6848" * 10000]
-    g = parse_gold("12", N, 0)
-    gi = parse_gold("[2,5)", I, 0)
-    for text in nasty:
-        for t in (N, I, "single_choice", "text"):
-            extract(text, usable_for(t))
-        exact.qualifier(text)
-        ex = extract(text)
-        for cand in (text, ex.candidate or ""):
-            exact.plain_number(cand)
-            exact.plain_intervals(cand)
-            letters(cand)
-            grade_fast(g, cand)
-            grade_fast(gi, cand)
+    g, gi = parse_gold("12", N, 0), parse_gold("[2,5)", I, 0)
+    for t in (N, I, "single_choice", "text"):
+        extract(text, usable_for(t))
+    exact.qualifier(text)
+    ex = extract(text)
+    for cand in (text, ex.candidate or ""):
+        exact.plain_number(cand)
+        exact.plain_intervals(cand)
+        letters(cand)
+        grade_fast(g, cand)
+        grade_fast(gi, cand)
+
+
+def _cpu_seconds(text: str) -> float:
+    """The least CPU time of three runs (this thread's clock: other processes on the
+    machine do not count)."""
+    import gc
+    import time
+
+    best = float("inf")
+    gc.disable()
+    try:
+        for _ in range(3):
+            start = time.thread_time()
+            _parent_side(text)
+            best = min(best, time.thread_time() - start)
+    finally:
+        gc.enable()
+    return best
+
+
+@pytest.mark.timeout(120)   # exponential backtracking would hang: that is a failure too
+@pytest.mark.parametrize("family", ADVERSARIAL)
+def test_parent_side_stays_linear_on_adversarial_answers(family):
+    # Extraction and the fast path run in the parent with no time limit, so none of their
+    # regexes may backtrack quadratically or worse. The input grows 16-fold: linear work
+    # grows ~16-fold (measured 2.5 to 8.8 per 8-fold here), quadratic 256-fold. A ratio of
+    # two CPU times of the same code in one process, not a time limit.
+    make = ADVERSARIAL[family]
+    small, large = _cpu_seconds(make(312)), _cpu_seconds(make(4992))
+    growth = large / max(small, 0.001)   # below a millisecond the clock's grain dominates
+    assert growth < 40, f"{family}: 16x the input took {growth:.0f}x the CPU time"
 
 
 def _random_pairs(seed: int, n: int):

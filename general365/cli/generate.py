@@ -52,11 +52,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--seed", type=int, default=DEFAULT_SEED,
                    help=f"base seed; run r uses run_seed(seed, r) (default {DEFAULT_SEED})")
     g = p.add_argument_group("OpenAI-compatible API (--backend openai)")
-    g.add_argument("--base-url", help="e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL "
-                                      "or api.openai.com)")
+    g.add_argument("--base-url", action="append", metavar="URL",
+                   help="e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL or "
+                        "api.openai.com); give it again for each replica serving the model: "
+                        "requests are spread over them, and a replica that dies has its "
+                        "requests retried on the others")
     g.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
                    help="environment variable holding the API key (default OPENAI_API_KEY)")
-    g.add_argument("--concurrency", type=int, default=16, help="requests in flight (default 16)")
+    g.add_argument("--concurrency", type=int, default=16,
+                   help="requests in flight on each --base-url (default 16)")
     g.add_argument("--request-timeout", type=float, default=600.0,
                    help="seconds per request before it is retried (default 600)")
     g.add_argument("--max-attempts", type=int, default=6,
@@ -65,11 +69,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--tensor-parallel-size", type=int, default=1,
                    help="vllm: GPUs one model is sharded over (vLLM's own option)")
     g.add_argument("--pipeline-parallel-size", type=int, default=1,
-                   help="vllm: pipeline stages (vLLM's own option; several nodes with ray)")
-    g.add_argument("--distributed-executor-backend", choices=("mp", "ray"),
-                   help="vllm: ray for a model over several nodes (vLLM's own option)")
+                   help="vllm: layers split over this many GPU groups, which may sit on "
+                        "several nodes with ray (vLLM's own option; default 1)")
+    g.add_argument("--distributed-executor-backend", metavar="mp|ray|uni",
+                   help="vllm: how the engine runs its GPU workers; ray for a model spread "
+                        "over several nodes (a running Ray cluster); default: vLLM's choice")
     g.add_argument("--data-parallel-size", type=int, default=1,
-                   help="vllm: engines, one per group of --tensor-parallel-size GPUs")
+                   help="vllm: engines on this node, each with tensor x pipeline GPUs")
     g.add_argument("--max-model-len", type=int, help="context length (vllm; also caps the API's)")
     g.add_argument("--gpu-memory-utilization", type=float, default=0.9)
     g.add_argument("--dtype", default="auto")

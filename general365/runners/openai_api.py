@@ -4,8 +4,16 @@
   backoff with jitter; 429 honours Retry-After; 5xx, connection errors, timeouts and
   unreadable replies are retried; bounded). A request that still fails comes back as a
   `Generation` with `error` set, and is not a response.
-- At most `concurrency` requests are in flight; results are yielded as they complete, so the
-  caller's store appends each at once.
+- `base_url` may be several URLs serving one model (replicas of `vllm serve`, or the
+  addresses of one deployment): at most `concurrency` requests are in flight on EACH, and a
+  request whose endpoint died is retried on another (endpoints.py says how endpoints are
+  chosen, marked down and probed). Results are yielded as they complete, so the caller's
+  store appends each at once.
+- What a failure costs a request: each try that fails counts against `max_attempts`,
+  except a connection failure (refused, reset, dropped) while another endpoint is up:
+  that request is sent at once to another endpoint, uncounted, once per endpoint it meets
+  failing so. A dead replica therefore costs its requests nothing, and a request that
+  breaks every connection it makes still ends within max_attempts + endpoints tries.
 - `request_timeout` bounds each whole request (connecting, waiting, reading the body),
   not each read: a server that trickles its reply cannot hold a request past it.
 - `max_tokens` is always sent. Where the settings leave it open (None), it is the server's
@@ -29,13 +37,14 @@ import os
 import random
 import sys
 from dataclasses import dataclass
-from typing import Any, Awaitable, Iterator, TypeVar
+from typing import Any, Awaitable, Iterable, Iterator, TypeVar
 
-from ..errors import MissingExtra, UserError
-from ..markers import split_reasoning
+from ..errors import MissingExtra, OptionError, UserError
 from ..redact import Redactor
 from ..retry import backoff_delay, retry_after_seconds
 from .base import Generation, GenerationRequest
+from .chat_reply import BadReply, post_chat, read_completion
+from .endpoints import Dispatcher, Endpoint, HealthPolicy, check_urls, summary_lines, survey
 from .limits import plan_budgets
 from .prompt_tokens import count_prompts, error_message
 from .store import model_key
@@ -55,10 +64,6 @@ class RetryPolicy:
                              rng=rng)
 
 
-class _BadReply(Exception):
-    """A 200 reply that carries no usable completion (no choices): retried like a 5xx."""
-
-
 class _RequestTimeout(Exception):
     """The whole request outlived request_timeout (however steadily bytes were arriving)."""
 
@@ -72,30 +77,36 @@ _T = TypeVar("_T")
 class OpenAIRunner:
     backend = "openai"
 
-    def __init__(self, model: str, *, base_url: str | None = None,
+    def __init__(self, model: str, *, base_url: str | list[str] | None = None,
                  api_key_env: str = "OPENAI_API_KEY", concurrency: int = 16,
                  request_timeout: float = 600.0, retry: RetryPolicy | None = None,
                  chat_template_kwargs: dict[str, Any] | None = None,
                  revision: str | None = None, max_model_len: int | None = None,
-                 extra_body: dict[str, Any] | None = None, jitter_seed: int | None = None):
+                 extra_body: dict[str, Any] | None = None, jitter_seed: int | None = None,
+                 health: HealthPolicy | None = None):
         try:
             import openai  # noqa: F401
         except ImportError:
             raise MissingExtra("openai", "openai") from None
-        if concurrency < 1:
-            raise UserError(f"--concurrency must be at least 1 (got {concurrency})")
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise OptionError("concurrency", f"must be at least 1 (got {concurrency!r})")
         if not (request_timeout > 0 and math.isfinite(request_timeout)):
             # 0 or less would make every request "time out" and read as an unreachable server
-            raise UserError(f"--request-timeout must be a positive number of seconds "
-                            f"(got {request_timeout:g})")
+            raise OptionError("request_timeout", f"must be a positive number of seconds "
+                                                 f"(got {request_timeout:g})")
+        urls = [base_url] if isinstance(base_url, str) else list(base_url or [])
+        self.base_urls = check_urls(
+            urls or [os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"])
+        self.base_url = self.base_urls[0]
         self.model = model
         self.revision = revision
         self.model_id = model_key(model, revision)
-        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         self.api_key_env = api_key_env
-        self.concurrency = concurrency
+        self.concurrency = concurrency      # per endpoint
         self.request_timeout = request_timeout
         self.retry = retry or RetryPolicy()
+        self.health = health or HealthPolicy()
+        self.endpoints = [Endpoint(url, concurrency) for url in self.base_urls]
         self.chat_template_kwargs = chat_template_kwargs
         self.extra_body = dict(extra_body or {})
         self.max_model_len = max_model_len
@@ -107,7 +118,7 @@ class OpenAIRunner:
         self._prepared = False
         self._can_tokenize: bool | None = None
         self.served_model: str | None = None
-        self.stats = {"requests": 0, "retries": 0, "failed": 0}
+        self.stats = {"requests": 0, "retries": 0, "rerouted": 0, "failed": 0}
 
     def _read_key(self) -> str:
         key = os.environ.get(self.api_key_env)
@@ -119,11 +130,11 @@ class OpenAIRunner:
         # A local server (vllm serve, llama.cpp) usually wants no key, but the SDK needs one.
         return "EMPTY"
 
-    def _client(self):
+    def _client(self, url: str):
         import openai
 
         # The SDK's timeout bounds connecting and each read; _bounded bounds the whole.
-        return openai.AsyncOpenAI(base_url=self.base_url, api_key=self._api_key,
+        return openai.AsyncOpenAI(base_url=url, api_key=self._api_key,
                                   max_retries=0, timeout=self.request_timeout)
 
     async def _bounded(self, call: Awaitable[_T], limit: float | None = None) -> _T:
@@ -155,36 +166,23 @@ class OpenAIRunner:
         self._prepared = True
 
     async def _prepare(self, requests: list[GenerationRequest]) -> None:
-        import openai
-
-        client = self._client()
+        clients = {ep.url: self._client(ep.url) for ep in self.endpoints}
         try:
-            try:
-                listing = await self._bounded(client.models.list(), self._quick_timeout)
-                models = {m.id: m for m in listing.data if isinstance(m.id, str)}
-            except openai.AuthenticationError:
-                raise UserError(f"{self.base_url}: the API key in ${self.api_key_env} was "
-                                f"refused (401)") from None
-            except openai.APIConnectionError as exc:
-                raise UserError(f"{self.base_url}: cannot reach the server "
-                                f"({self._clean(exc.__cause__ or exc)})") from None
-            except _RequestTimeout:
-                raise UserError(f"{self.base_url}: listing its models took longer than "
-                                f"{self._quick_timeout:g}s") from None
-            except (openai.APIStatusError, ValueError, AttributeError, TypeError):
-                models = {}   # some servers do not list models; the requests will tell
-            if models and self.model not in models:
-                served = self._clean(", ".join(sorted(models)[:10]), 500)
-                raise UserError(f"{self.base_url} does not serve model {self.model!r}; "
-                                f"it serves: {served}")
-            entry = models.get(self.model)
-            reported = (entry.model_extra or {}).get("max_model_len") if entry else None
-            if self.max_model_len is None and isinstance(reported, int) \
-                    and not isinstance(reported, bool) and reported > 0:
+            # Every listing ends before a refusal is raised: none is left running.
+            listings = await asyncio.gather(*(self._list_models(clients[ep.url], ep.url)
+                                              for ep in self.endpoints),
+                                            return_exceptions=True)
+            for outcome in listings:
+                if isinstance(outcome, BaseException):
+                    raise outcome
+            reported = survey(self.endpoints, listings, self.model,
+                              lambda text: self._clean(text, 500))
+            if self.max_model_len is None:
                 self.max_model_len = reported
+            counter = next(ep for ep in self.endpoints if ep.up)
             if self.max_model_len is not None:
                 counted = await count_prompts(
-                    client, self.base_url, self.model, requests,
+                    clients[counter.url], counter.url, self.model, requests,
                     template_kwargs=self._template_kwargs, concurrency=self.concurrency,
                     timeout=self._quick_timeout,
                     clean=lambda text: self._clean(text, 120))
@@ -192,11 +190,29 @@ class OpenAIRunner:
                 self.tokenize_note = counted.note
                 self._can_tokenize = counted.note is None
         finally:
-            await client.close()
+            await _close_all(clients.values())
         if self.tokenize_note:
             # Once per command, not per prompt.
             print(f"general365: note: {self.tokenize_note}", file=sys.stderr)
         self._check_fits(requests)
+
+    async def _list_models(self, client: Any, url: str) -> dict[str, Any] | str:
+        """The models a server lists ({} when it does not list them), or why it cannot be
+        reached (a string). A refused key is a UserError at once."""
+        import openai
+
+        try:
+            listing = await self._bounded(client.models.list(), self._quick_timeout)
+            return {m.id: m for m in listing.data if isinstance(m.id, str)}
+        except openai.AuthenticationError:
+            raise UserError(f"{url}: the API key in ${self.api_key_env} was "
+                            f"refused (401)") from None
+        except openai.APIConnectionError as exc:
+            return f"{url}: cannot reach the server ({self._clean(exc.__cause__ or exc)})"
+        except _RequestTimeout:
+            return f"{url}: listing its models took longer than {self._quick_timeout:g}s"
+        except (openai.APIStatusError, ValueError, AttributeError, TypeError):
+            return {}   # some servers do not list models; the requests will tell
 
     def _check_fits(self, requests: list[GenerationRequest]) -> None:
         counts = [self._prompt_tokens.get(r.prompt_hash()) for r in requests]
@@ -206,8 +222,10 @@ class OpenAIRunner:
             return
         for req, n in zip(requests, counts):
             if req.sampling.max_tokens is None and n is None:
+                who = (f"{self.base_url} does not report its" if len(self.base_urls) == 1
+                       else "the --base-url servers do not report their")
                 raise UserError(
-                    f"{self.base_url} does not report its context length and prompt sizes "
+                    f"{who} context length and prompt sizes "
                     f"(vLLM's /v1/models and /tokenize), so max_tokens cannot be derived "
                     f"for id {req.problem_id!r}: pass --max-tokens N")
 
@@ -251,7 +269,9 @@ class OpenAIRunner:
         if not self._prepared:
             self.prepare(requests)
         loop = asyncio.new_event_loop()
-        client = self._client()
+        clients = {ep.url: self._client(ep.url) for ep in self.endpoints}
+        dispatcher = Dispatcher(self.endpoints, self.health,
+                                probe=lambda ep: self._probe(clients[ep.url]))
         todo: asyncio.Queue = asyncio.Queue()
         done: asyncio.Queue = asyncio.Queue()
         for r in requests:
@@ -264,13 +284,16 @@ class OpenAIRunner:
                 except asyncio.QueueEmpty:
                     return
                 try:
-                    result: Any = await self._one(client, req)
+                    result: Any = await self._one(dispatcher, clients, req)
                 except Exception as exc:   # a bug here must surface, not hang the caller
                     result = exc
                 await done.put(result)
 
-        workers = [loop.create_task(worker())
-                   for _ in range(min(self.concurrency, len(requests)))]
+        # One worker per slot of every endpoint: the dispatcher holds a worker back while
+        # its endpoints are full or down, so a dead endpoint's slots stay unused.
+        slots = sum(ep.limit for ep in self.endpoints)
+        loop.run_until_complete(dispatcher.start())
+        workers = [loop.create_task(worker()) for _ in range(min(slots, len(requests)))]
         try:
             # The loop runs only while we wait for the next result; handing a result to the
             # caller (a store append) takes microseconds, so in-flight requests barely stall.
@@ -283,124 +306,115 @@ class OpenAIRunner:
             for w in workers:
                 w.cancel()
             loop.run_until_complete(asyncio.gather(*workers, return_exceptions=True))
-            loop.run_until_complete(client.close())
+            loop.run_until_complete(dispatcher.close())
+            loop.run_until_complete(_close_all(clients.values()))
             loop.close()
 
-    async def _one(self, client, req: GenerationRequest) -> Generation:
+    async def _probe(self, client: Any) -> bool:
+        """Whether a down endpoint answers again: any HTTP reply to GET /v1/models."""
+        import openai
+
+        try:
+            await self._bounded(client.models.list(), self._quick_timeout)
+        except openai.APIStatusError:
+            return True
+        except Exception:   # refused, reset, timed out, or a reply we cannot read
+            return False
+        return True
+
+    async def _one(self, dispatcher: Dispatcher, clients: dict[str, Any],
+                   req: GenerationRequest) -> Generation:
         import openai
 
         kwargs = self.request_kwargs(req)
         last = ""
-        for attempt in range(self.retry.max_attempts):
+        charged = 0                  # tries counted against max_attempts
+        forgiven: set[str] = set()   # endpoints whose connection failure was not counted
+        avoid: Endpoint | None = None
+        while True:
+            ep = await dispatcher.acquire(avoid)
             self.stats["requests"] += 1
             retry_after = None
+            free = False
             try:
-                completion = await self._bounded(_create(client, kwargs))
-                return self._to_generation(req, completion, kwargs["max_tokens"])
+                completion = await self._bounded(post_chat(clients[ep.url], kwargs))
+                generation, served = read_completion(req, completion, kwargs["max_tokens"],
+                                                     self._redactor, MESSAGE_CHARS)
+                if self.served_model is None:
+                    self.served_model = served
             except openai.RateLimitError as exc:
+                dispatcher.answered(ep)
                 last, retry_after = (f"HTTP 429 ({self._clean(error_message(exc))})",
                                      retry_after_seconds(exc))
             except openai.APIStatusError as exc:
+                dispatcher.answered(ep)
                 if exc.status_code < 500 and exc.status_code != 408:
                     return self._failed(req, f"HTTP {exc.status_code}: "
-                                             f"{self._clean(error_message(exc))}")
+                                             f"{self._clean(error_message(exc))}", ep)
                 last, retry_after = (f"HTTP {exc.status_code} ({self._clean(error_message(exc))})",
                                      retry_after_seconds(exc))
             except (openai.APITimeoutError, _RequestTimeout):
                 last = f"timed out after {self.request_timeout:g}s"
             except openai.APIConnectionError as exc:
                 last = f"connection error ({self._clean(exc.__cause__ or exc)})"
-            except (ValueError, _BadReply) as exc:   # json.JSONDecodeError is a ValueError
+                dispatcher.connection_failed(ep, last)
+                # A dead endpoint must not use up the request's tries: once per endpoint,
+                # while another is up, the request moves on uncounted.
+                if ep.url not in forgiven and dispatcher.others_up(ep):
+                    forgiven.add(ep.url)
+                    free = True
+            except (ValueError, BadReply) as exc:   # json.JSONDecodeError is a ValueError
+                dispatcher.answered(ep)
                 last = f"unreadable reply ({self._clean(exc)})"
-            if attempt + 1 < self.retry.max_attempts:
-                self.stats["retries"] += 1
-                await asyncio.sleep(self.retry.delay(attempt, retry_after, self._rng))
-        return self._failed(req, f"gave up after {self.retry.max_attempts} tries: {last}")
+            else:
+                dispatcher.answered(ep)
+                ep.served += 1
+                return generation
+            finally:
+                dispatcher.release(ep)
+            if len(self.endpoints) > 1:
+                last = f"{last} at {ep.url}"
+            avoid = ep   # the next try goes elsewhere while another endpoint is up
+            if free:
+                self.stats["rerouted"] += 1
+                continue
+            charged += 1
+            if charged >= self.retry.max_attempts:
+                return self._failed(req, f"gave up after {charged} tries: {last}", ep)
+            self.stats["retries"] += 1
+            await asyncio.sleep(self.retry.delay(charged - 1, retry_after, self._rng))
 
-    def _failed(self, req: GenerationRequest, why: str) -> Generation:
+    def _failed(self, req: GenerationRequest, why: str, ep: Endpoint) -> Generation:
         self.stats["failed"] += 1
+        ep.failed += 1
         return Generation(problem_id=req.problem_id, run=req.run, response="",
                           finish_reason=None, output_tokens=None, error=why,
                           sampling=req.sampling.to_dict())
-
-    def _to_generation(self, req: GenerationRequest, completion: Any,
-                       max_tokens: int) -> Generation:
-        try:
-            return self._read_completion(req, completion, max_tokens)
-        except (AttributeError, TypeError, IndexError, KeyError) as exc:
-            # The SDK builds reply objects without validating them: a 200 whose JSON has
-            # the wrong shape surfaces here, and is retried like any unreadable reply.
-            raise _BadReply(f"reply of the wrong shape ({exc})") from None
-
-    def _read_completion(self, req: GenerationRequest, completion: Any,
-                         max_tokens: int) -> Generation:
-        if not getattr(completion, "choices", None):
-            raise _BadReply("no choices in the reply")
-        choice = completion.choices[0]
-        msg = choice.message
-        extra = msg.model_extra or {}
-        if msg.content is not None and not isinstance(msg.content, str):
-            raise _BadReply("content is not text")
-        # Everything the server said is masked before it is kept (a hostile server can
-        # echo the key anywhere); answers are never cut, and searched for the whole key.
-        clean = self._redactor.clean
-        content = clean(msg.content or "", answer=True)
-        apart = extra.get("reasoning_content") or extra.get("reasoning")
-        if apart:
-            reasoning = clean(str(apart), answer=True)
-        else:
-            reasoning, _, _ = split_reasoning(content)
-        usage = completion.usage
-        out_tokens = _count(getattr(usage, "completion_tokens", None))
-        details = getattr(usage, "completion_tokens_details", None)
-        r_tokens = _count(getattr(details, "reasoning_tokens", None)) if details else None
-        served = getattr(completion, "model", None)
-        if self.served_model is None and isinstance(served, str):
-            self.served_model = clean(served, MESSAGE_CHARS)
-        finish = choice.finish_reason
-        sampling = req.sampling.to_dict()
-        sampling["max_tokens"] = max_tokens
-        return Generation(
-            problem_id=req.problem_id, run=req.run, response=content,
-            finish_reason=clean(finish, MESSAGE_CHARS)
-            if isinstance(finish, str) else None, output_tokens=out_tokens,
-            reasoning=reasoning, reasoning_tokens=r_tokens,
-            prompt_tokens=_count(getattr(usage, "prompt_tokens", None)), sampling=sampling)
 
     def close(self) -> None:
         pass
 
     def provenance(self) -> dict[str, Any]:
         return {
-            "backend": self.backend, "base_url": self.base_url, "model": self.model,
-            "served_model": self.served_model, "revision": self.revision,
+            "backend": self.backend,
+            "base_url": self.base_url if len(self.base_urls) == 1 else list(self.base_urls),
+            "model": self.model, "served_model": self.served_model, "revision": self.revision,
             "api_key_env": self.api_key_env,   # the variable's name, never its value
-            "concurrency": self.concurrency, "request_timeout": self.request_timeout,
-            "max_model_len": self.max_model_len,
+            "concurrency": self.concurrency,   # per endpoint
+            "request_timeout": self.request_timeout, "max_model_len": self.max_model_len,
             "retry": {"max_attempts": self.retry.max_attempts,
                       "base_delay": self.retry.base_delay, "max_delay": self.retry.max_delay},
+            "health": {"down_after": self.health.down_after,
+                       "probe_first": self.health.probe_first,
+                       "probe_max": self.health.probe_max},
+            "endpoints": [ep.record() for ep in self.endpoints],
             "chat_template_kwargs": self.chat_template_kwargs, "stats": dict(self.stats),
             "tokenize": self.tokenize_note or ("used" if self._can_tokenize else "not used"),
         }
 
-
-async def _create(client: Any, kwargs: dict[str, Any]) -> Any:
-    """`chat.completions.create(**kwargs)` without the SDK's per-call transformation of the
-    typed parameters: our body is plain JSON already, and that step alone cost about a
-    third of the client's CPU per request (benchmarks/api_throughput.py). `client.post` is
-    the SDK's documented call for a custom body; the reply is parsed into the SDK's public
-    ChatCompletion the same way `create` does it."""
-    from openai.types.chat import ChatCompletion
-
-    body = {k: v for k, v in kwargs.items() if k != "extra_body"}
-    body.update(kwargs.get("extra_body") or {})
-    return await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+    def summary_lines(self) -> list[str]:
+        return summary_lines(self.endpoints, self.concurrency)
 
 
-def _count(value: object) -> int | None:
-    """A token count as the server reported it, or None when it is not one: the SDK does not
-    validate replies, and a string (server text, perhaps the key) or a 400-digit number
-    must not reach responses.jsonl."""
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 53:
-        return value
-    return None
+async def _close_all(clients: Iterable[Any]) -> None:
+    await asyncio.gather(*(c.close() for c in clients))

@@ -6,6 +6,7 @@ command line)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -13,6 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import OptionError
 from .base import GenerationRequest, SamplingSettings, preset, run_seed
+from .endpoints import check_urls
 from .registry import check_backend
 
 DEFAULT_SEED = 0
@@ -23,19 +25,26 @@ _FLOORS = {"runs": 1, "limit": 1, "max_tokens": 1, "concurrency": 1, "max_attemp
            "pipeline_parallel_size": 1, "max_model_len": 1}
 _FINITE = ("temperature", "top_p", "request_timeout", "gpu_memory_utilization")
 _TEXT = ("model", "revision", "system_prompt")
+# vLLM's executors for several GPUs or nodes (ParallelConfig.distributed_executor_backend):
+# "mp" processes on this node, "ray" a Ray cluster (several nodes), "uni" this process.
+# vLLM's "external_launcher" needs every rank started by torchrun, which this runner is not.
+EXECUTOR_BACKENDS = ("mp", "ray", "uni")
+
+
+def _check_count(name: str, value: Any, least: int, *, optional: bool = True) -> None:
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise OptionError(name, f"must be an integer (got {value!r})")
+    if value < least:
+        raise OptionError(name, f"must be at least {least} (got {value})")
 
 
 def check_options(o: Mapping[str, Any]) -> None:
     """Every out-of-range value refused with one line."""
     check_backend(o["backend"])
     for name, least in _FLOORS.items():
-        value = o.get(name)
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise OptionError(name, f"must be an integer (got {value!r})")
-        if value < least:
-            raise OptionError(name, f"must be at least {least} (got {value})")
+        _check_count(name, o.get(name), least)
     # float('nan') and float('inf') pass every comparison below unnoticed.
     for name in _FINITE:
         value = o.get(name)
@@ -67,9 +76,59 @@ def check_options(o: Mapping[str, Any]) -> None:
                                                     f"(got {o['gpu_memory_utilization']})")
     if o.get("base_url") and o["backend"] != "openai":
         raise OptionError("base_url", "is for {backend} openai")
+    if o.get("base_url"):
+        check_urls(base_urls(o["base_url"]))
+    if o["backend"] == "vllm":
+        parallel_options(o["tensor_parallel_size"], o["pipeline_parallel_size"],
+                         o["data_parallel_size"], o.get("distributed_executor_backend"))
+    else:
+        for name in ("pipeline_parallel_size", "distributed_executor_backend"):
+            if o.get(name) not in (None, 1):
+                raise OptionError(name, "is for {backend} vllm")
     out = o["out"]
     if os.path.exists(out) and not os.path.isdir(out):
         raise OptionError("out", f"{out}: exists and is not a folder; expected a run folder")
+
+
+def base_urls(base_url: str | Sequence[str] | None) -> list[str]:
+    """One URL or several (the command line's repeated --base-url), as a list."""
+    if base_url is None:
+        return []
+    return [base_url] if isinstance(base_url, str) else list(base_url)
+
+
+def parallel_options(tensor_parallel_size: int = 1, pipeline_parallel_size: int = 1,
+                     data_parallel_size: int = 1,
+                     distributed_executor_backend: str | None = None) -> dict[str, Any]:
+    """vLLM's own distributed options, checked, as engine keyword arguments: passed straight
+    through to vLLM, which does the work. Raises OptionError before any engine starts."""
+    for name, value in (("tensor_parallel_size", tensor_parallel_size),
+                        ("pipeline_parallel_size", pipeline_parallel_size),
+                        ("data_parallel_size", data_parallel_size)):
+        _check_count(name, value, 1, optional=False)
+    options: dict[str, Any] = {"tensor_parallel_size": tensor_parallel_size,
+                               "pipeline_parallel_size": pipeline_parallel_size}
+    backend = distributed_executor_backend
+    if backend is None:
+        return options   # vLLM chooses: "uni" for one GPU, "mp" for several on one node
+    if backend not in EXECUTOR_BACKENDS:
+        raise OptionError("distributed_executor_backend",
+                          f"must be one of {', '.join(EXECUTOR_BACKENDS)} (got {backend!r})")
+    if backend == "ray":
+        if data_parallel_size > 1:
+            # Each of our data-parallel engines is a process on this node with its own GPUs;
+            # spreading them over a Ray cluster is what vllm serve's replicas are for.
+            raise OptionError("distributed_executor_backend",
+                              "'ray' with {data_parallel_size} above 1 is not supported: run "
+                              "one engine per replica (vllm serve) and give each with "
+                              "{base_url} to {backend} openai")
+        # vLLM imports Ray itself; here it is only looked for (importing it takes seconds).
+        if importlib.util.find_spec("ray") is None:
+            raise OptionError("distributed_executor_backend",
+                              "'ray' needs Ray: pip install 'ray[default]' (and, for several "
+                              "nodes, a running Ray cluster: `ray start`)")
+    options["distributed_executor_backend"] = backend
+    return options
 
 
 def _is_utf8(text: str) -> bool:
@@ -176,22 +235,18 @@ def runner_options(o: Mapping[str, Any], chat_kwargs: dict[str, Any] | None) -> 
     if backend == "openai":
         from .openai_api import RetryPolicy
 
-        return {"base_url": o["base_url"], "api_key_env": o["api_key_env"],
+        return {"base_url": base_urls(o["base_url"]) or None, "api_key_env": o["api_key_env"],
                 "concurrency": o["concurrency"], "request_timeout": o["request_timeout"],
                 "retry": RetryPolicy(max_attempts=o["max_attempts"]),
                 "chat_template_kwargs": chat_kwargs, "revision": o["revision"],
                 "max_model_len": o["max_model_len"]}
     if backend == "vllm":
-        opts = {"revision": o["revision"], "tensor_parallel_size": o["tensor_parallel_size"],
+        return {"revision": o["revision"], "tensor_parallel_size": o["tensor_parallel_size"],
                 "data_parallel_size": o["data_parallel_size"],
+                "pipeline_parallel_size": o["pipeline_parallel_size"],
+                "distributed_executor_backend": o.get("distributed_executor_backend"),
                 "max_model_len": o["max_model_len"],
                 "gpu_memory_utilization": o["gpu_memory_utilization"], "dtype": o["dtype"],
                 "enforce_eager": o["enforce_eager"], "chat_template_kwargs": chat_kwargs}
-        # vLLM's own distributed options, passed straight through where they are set.
-        if o.get("pipeline_parallel_size") not in (None, 1):
-            opts["pipeline_parallel_size"] = o["pipeline_parallel_size"]
-        if o.get("distributed_executor_backend"):
-            opts["distributed_executor_backend"] = o["distributed_executor_backend"]
-        return opts
     return {"revision": o["revision"], "dtype": o["dtype"], "device": o["device"],
             "batch_size": o["batch_size"], "chat_template_kwargs": chat_kwargs}

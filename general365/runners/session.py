@@ -43,6 +43,8 @@ class GenerateResult:
     errors: list[str] = field(default_factory=list)   # the first few failures, one line each
     status: str = "complete"   # complete | failed | interrupted | nothing to do
     notes: list[str] = field(default_factory=list)    # said once to the user (a torn line)
+    # the runner's own closing lines (the API runner's: what each --base-url served)
+    runner_lines: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -61,6 +63,7 @@ class GenerateResult:
             f"{self.already_done}, failed {self.failed}",
             f"  output tokens {self.output_tokens:,} in {self.seconds:.1f}s ({rate:,.0f} tok/s)",
         ]
+        lines += [f"  {line}" for line in self.runner_lines]
         lines += [f"  failed: {e}" for e in self.errors]
         if self.failed:
             lines.append(f"  {self.failed} request(s) failed; rerun the same command to retry "
@@ -117,6 +120,7 @@ def run_session(plan: SessionPlan) -> GenerateResult:
             status = "failed" if result.failed else "complete"
         finally:
             record["runner"] = _safe_provenance(runner)
+            result.runner_lines = _runner_lines(runner)
             counts = {**result.counts(), "records_in_file": len(store)}
             result.status = status
             _write_end_record(store, plan.end_record(record, status=status, counts=counts),
@@ -141,6 +145,13 @@ def _write_end_record(store: RunStore, record: dict[str, Any], *, failing: bool,
         if not failing:
             raise
         notes.append(f"{exc} (run.json keeps its earlier state)")
+
+
+def _runner_lines(runner: Any) -> list[str]:
+    """What a runner has to say at the end, if it has anything (optional: the API runner
+    says what each endpoint served and which went down)."""
+    lines = getattr(runner, "summary_lines", None)
+    return list(lines()) if callable(lines) else []
 
 
 def _safe_provenance(runner: Any) -> dict[str, Any]:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import UserError
 from .base import Generation, GenerationRequest
 from .limits import Budget, plan_budgets
+from .options import parallel_options
 from .vllm_dp import EnginePool
 from .vllm_engine import Engine, cpu_platform, require_vllm, vllm_version
 
@@ -25,18 +25,20 @@ class VLLMRunner:
                  data_parallel_size: int = 1, max_model_len: int | None = None,
                  gpu_memory_utilization: float = 0.9, dtype: str = "auto",
                  enforce_eager: bool = False, chat_template_kwargs: dict[str, Any] | None = None,
-                 **engine_kwargs: Any):
+                 pipeline_parallel_size: int = 1,
+                 distributed_executor_backend: str | None = None, **engine_kwargs: Any):
         from .store import model_key
 
         require_vllm()
-        if tensor_parallel_size < 1 or data_parallel_size < 1:
-            raise UserError("tensor_parallel_size and data_parallel_size must be at least 1")
+        # The same check as general365.generate's, for those who build a runner themselves.
+        parallel = parallel_options(tensor_parallel_size, pipeline_parallel_size,
+                                    data_parallel_size, distributed_executor_backend)
         self.model_name, self.revision = model, revision
         self.model_id = model_key(model, revision)
         self.data_parallel_size = data_parallel_size
         self.chat_template_kwargs = dict(chat_template_kwargs or {})
         self.engine_args: dict[str, Any] = {
-            "tensor_parallel_size": tensor_parallel_size, "max_model_len": max_model_len,
+            **parallel, "max_model_len": max_model_len,
             "gpu_memory_utilization": gpu_memory_utilization, "dtype": dtype,
             "enforce_eager": enforce_eager, "seed": 0, **engine_kwargs,
         }
@@ -81,10 +83,15 @@ class VLLMRunner:
             self._pool.close()
 
     def provenance(self) -> dict[str, Any]:
+        executor = self.engine_args.get("distributed_executor_backend")
+        if self._engine is not None and self._engine.llm is not None:
+            executor = self._engine.executor_backend()   # what vLLM chose, when left open
         return {
             "backend": self.backend, "model": self.model_name, "revision": self.revision,
             "vllm": vllm_version(), "data_parallel_size": self.data_parallel_size,
-            **{k: v for k, v in self.engine_args.items() if k != "max_model_len"},
+            "distributed_executor_backend": executor,
+            **{k: v for k, v in self.engine_args.items()
+               if k not in ("max_model_len", "distributed_executor_backend")},
             "max_model_len": self.max_model_len,
             "chat_template_kwargs": self.chat_template_kwargs or None,
         }

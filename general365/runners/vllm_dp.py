@@ -30,8 +30,10 @@ from .limits import Budget, plan_budgets
 START_TIMEOUT_S = 1800.0
 
 
-def gpu_groups(data_parallel_size: int, tensor_parallel_size: int) -> list[str | None]:
-    """The CUDA_VISIBLE_DEVICES value of each worker (None where there are no GPUs)."""
+def gpu_groups(data_parallel_size: int, tensor_parallel_size: int,
+               pipeline_parallel_size: int = 1) -> list[str | None]:
+    """The CUDA_VISIBLE_DEVICES value of each worker (None where there are no GPUs): each
+    engine takes tensor x pipeline parallel GPUs."""
     try:
         import torch
 
@@ -43,12 +45,14 @@ def gpu_groups(data_parallel_size: int, tensor_parallel_size: int) -> list[str |
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     devices = [d.strip() for d in visible.split(",") if d.strip()] if visible else \
         [str(i) for i in range(n_gpus)]
-    need = data_parallel_size * tensor_parallel_size
+    per = tensor_parallel_size * pipeline_parallel_size
+    need = data_parallel_size * per
     if len(devices) < need:
+        pp = f" x pipeline_parallel_size {pipeline_parallel_size}" \
+            if pipeline_parallel_size > 1 else ""
         raise UserError(f"data_parallel_size {data_parallel_size} x tensor_parallel_size "
-                        f"{tensor_parallel_size} needs {need} GPUs; {len(devices)} visible")
-    return [",".join(devices[r * tensor_parallel_size:(r + 1) * tensor_parallel_size])
-            for r in range(data_parallel_size)]
+                        f"{tensor_parallel_size}{pp} needs {need} GPUs; {len(devices)} visible")
+    return [",".join(devices[r * per:(r + 1) * per]) for r in range(data_parallel_size)]
 
 
 def _worker(rank: int, cuda_devices: str | None, model: str, revision: str | None,
@@ -94,7 +98,8 @@ def _worker(rank: int, cuda_devices: str | None, model: str, revision: str | Non
 class EnginePool:
     def __init__(self, model: str, revision: str | None, engine_args: dict[str, Any],
                  chat_template_kwargs: dict[str, Any] | None, data_parallel_size: int):
-        groups = gpu_groups(data_parallel_size, int(engine_args.get("tensor_parallel_size", 1)))
+        groups = gpu_groups(data_parallel_size, int(engine_args.get("tensor_parallel_size", 1)),
+                            int(engine_args.get("pipeline_parallel_size", 1)))
         ctx = mp.get_context("spawn")
         # Not daemonic: a vLLM engine starts processes of its own (engine core, TP workers).
         self.workers: list[tuple[Any, Any]] = []

@@ -179,6 +179,13 @@ class Engine:
             finish_reason=completion.finish_reason, budget=Budget(n_prompt, budget.max_tokens),
             counter=self.counter)
 
+    def executor_backend(self) -> str | None:
+        """The distributed executor vLLM runs ("uni", "mp", "ray"), as its config says."""
+        config = getattr(self.llm.llm_engine, "vllm_config", None)
+        backend = getattr(getattr(config, "parallel_config", None),
+                          "distributed_executor_backend", None)
+        return backend if isinstance(backend, str) else None
+
     def close(self) -> None:
         llm, self.llm = getattr(self, "llm", None), None
         if llm is None:

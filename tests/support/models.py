@@ -4,10 +4,14 @@
     vllm_server      a real `vllm serve` on that model, on 127.0.0.1, started once a session:
                      .base_url ("http://127.0.0.1:PORT/v1"), .model ("tiny"), .max_model_len,
                      .model_dir, .log_tail() for failure messages.
+
+`serve_tiny(model_dir, folder)` starts another such server (a context manager), for a test
+that needs one of its own, e.g. to kill it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -18,6 +22,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -76,7 +81,7 @@ main()
 """
 
 
-def _vllm_command(model_dir: Path, port: int) -> list[str]:
+def _vllm_command(model_dir: Path, port: int, stats: bool = False) -> list[str]:
     return [
         sys.executable, "-c", _SERVE_SHIM, "serve", str(model_dir),
         "--host", "127.0.0.1", "--port", str(port),
@@ -87,7 +92,8 @@ def _vllm_command(model_dir: Path, port: int) -> list[str]:
         # vLLM's CPU build crashes on a seeded request whose prompt is prefilled in chunks
         # ("CPU Generator does not use offset"); the clients under test send seeds.
         "--no-enable-chunked-prefill",
-        "--disable-log-stats",
+        # Stats feed /metrics (requests running, finished), which a test may watch.
+        *([] if stats else ["--disable-log-stats"]),
     ]
 
 
@@ -134,11 +140,12 @@ def _stop(process: subprocess.Popen) -> None:
         process.wait(timeout=10)
 
 
-@pytest.fixture(scope="session")
-def vllm_server(tiny_model_dir, tmp_path_factory):
-    pytest.importorskip("vllm", reason="vllm is not installed (pip install 'general365[vllm]')")
+@contextlib.contextmanager
+def serve_tiny(model_dir: Path, folder: Path, *, stats: bool = False) -> Iterator[VLLMServer]:
+    """A `vllm serve` of the tiny model on a free port, ready when this yields; stopped
+    (its whole process group) when the block ends, whatever happened to it meanwhile."""
     port = _free_port()
-    log_path = tmp_path_factory.mktemp("vllm-serve") / "server.log"
+    log_path = folder / f"server-{port}.log"
     env = dict(os.environ)
     env.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
     env.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
@@ -147,20 +154,23 @@ def vllm_server(tiny_model_dir, tmp_path_factory):
     env.setdefault("VLLM_NO_USAGE_STATS", "1")
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            _vllm_command(tiny_model_dir, port), stdout=log, stderr=subprocess.STDOUT,
+            _vllm_command(model_dir, port, stats), stdout=log, stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL, env=env, start_new_session=True,
         )
     server = VLLMServer(
         base_url=f"http://127.0.0.1:{port}/v1", model=SERVER_MODEL_NAME,
-        max_model_len=SERVER_MAX_MODEL_LEN, model_dir=tiny_model_dir, log_path=log_path,
+        max_model_len=SERVER_MAX_MODEL_LEN, model_dir=model_dir, log_path=log_path,
         process=process,
     )
     try:
         _wait_ready(server, SERVER_START_TIMEOUT_S)
-    except BaseException:
-        _stop(process)
-        raise
-    try:
         yield server
     finally:
         _stop(process)
+
+
+@pytest.fixture(scope="session")
+def vllm_server(tiny_model_dir, tmp_path_factory):
+    pytest.importorskip("vllm", reason="vllm is not installed (pip install 'general365[vllm]')")
+    with serve_tiny(tiny_model_dir, tmp_path_factory.mktemp("vllm-serve")) as server:
+        yield server

@@ -44,6 +44,9 @@ Server-wide settings (constructor arguments or attributes):
   (``body`` bytes are sent as they are, anything else as JSON); None (default): 404.
 - ``chat_on_any_post``: answer every POST, whatever its path, as a chat request (a
   gateway that does so); default False.
+- ``models_status``: answer ``GET /v1/models`` with this error status (401, 500, ...)
+  instead of the listing; None (default) lists the model.
+- ``models_delay``: seconds to wait before answering ``GET /v1/models``; default 0.
 
 Every request is recorded: ``.requests`` holds the JSON bodies of the chat requests in the
 order they arrived; ``.calls`` holds every request (any path) as a :class:`RecordedRequest`
@@ -196,7 +199,13 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         owner = self.server.owner
         owner._record(self.command, self.path, _lower(self.headers), None)
-        if self.path.rstrip("/") == "/v1/models":
+        if (self.path.rstrip("/") == "/v1/models" and owner.models_delay > 0
+                and owner._stopping.wait(owner.models_delay)):
+            return  # server shutting down: abandon the request
+        if self.path.rstrip("/") == "/v1/models" and owner.models_status is not None:
+            self._json(owner.models_status, {"error": {"message": "models refused",
+                                                       "type": "injected"}})
+        elif self.path.rstrip("/") == "/v1/models":
             entry = {"id": owner.model, "object": "model", "created": 0,
                      "owned_by": "fault-server"}
             if owner.max_model_len is not None:
@@ -352,8 +361,11 @@ class FaultServer:
     def __init__(self, model: str = "fault-model", script: Script | None = None, *,
                  max_model_len: int | None = None,
                  tokenize: Callable[[dict], tuple[int, Any]] | None = None,
-                 chat_on_any_post: bool = False):
+                 chat_on_any_post: bool = False, models_status: int | None = None,
+                 models_delay: float = 0.0):
         self.model = model
+        self.models_status = models_status   # answer GET /v1/models with this error status
+        self.models_delay = models_delay     # seconds before answering GET /v1/models
         self.script: Script = script or (lambda _req, _n: Behaviour.reply("ok"))
         self.max_model_len = max_model_len
         self.tokenize = tokenize
