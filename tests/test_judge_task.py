@@ -188,8 +188,9 @@ def test_answers_are_cached_by_task_version_and_settings(fault_server, tmp_path)
     # the answers sit beside verdicts in the same file, in their own table
     db = sqlite3.connect(str(path))
     rows = db.execute("SELECT task, value, votes FROM answers ORDER BY created").fetchall()
-    assert rows[:2] == [("reasoning-similarity", "2", "[2]"), ("reasoning-similarity", "5",
-                                                                "[5]")]
+    # the two first answers were asked at once: either may have been stored first
+    assert sorted(rows[:2]) == [("reasoning-similarity", "2", "[2]"),
+                                ("reasoning-similarity", "5", "[5]")]
     assert db.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0] == 0
     db.close()
 
