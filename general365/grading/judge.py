@@ -21,6 +21,7 @@ masked first and is cut only after. See docs/judge.md.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import logging
 import os
@@ -34,8 +35,8 @@ from ..redact import Redactor
 from ..retry import backoff_delay, retry_after_seconds
 from ..schema import Status
 from .judge_cache import CachedVerdict, JudgeCache, cache_key
-from .judge_prompt import (MAX_PREDICTION_CHARS, PROMPT_VERSION, VERDICT_CHOICES,
-                           VERDICT_SCHEMA, UnreadableReply, build_messages, parse_reply,
+from .judge_prompt import (MAX_PREDICTION_CHARS, OFFICIAL_PROMPT, VERDICT_CHOICES,
+                           VERDICT_SCHEMA, JudgePrompt, UnreadableReply, parse_reply,
                            read_completion, truncate_prediction)
 
 log = logging.getLogger(__name__)
@@ -107,6 +108,8 @@ class Judge:
     path, or a JudgeCache.
     structured: None, "json_schema" (OpenAI `response_format`) or "vllm" (vLLM's
     `structured_outputs` choice of the two verdict objects): constrain the reply.
+    prompt: the official prompt by default; `using(prompt)` gives a judge with another
+    (same client settings, same cache file: the prompt's version is in every cache key).
     """
 
     def __init__(self, model: str, *, base_url: str | None = None,
@@ -118,7 +121,8 @@ class Judge:
                  structured: str | None = None,
                  cache: JudgeCache | str | os.PathLike | bool = True,
                  backoff_base: float = 0.5, backoff_max: float = 30.0,
-                 retry_after_max: float = 120.0, extra_body: dict | None = None):
+                 retry_after_max: float = 120.0, extra_body: dict | None = None,
+                 prompt: JudgePrompt = OFFICIAL_PROMPT):
         if not isinstance(model, str) or not model.strip():
             raise UserError("judge: a model name is required (e.g. --judge-model gpt-4.1)")
         if isinstance(votes, bool) or not isinstance(votes, int) or votes < 1 or votes % 2 == 0:
@@ -147,6 +151,9 @@ class Judge:
         self.backoff_max = backoff_max
         self.retry_after_max = retry_after_max
         self.extra_body = dict(extra_body or {})
+        if not isinstance(prompt, JudgePrompt):
+            raise UserError(f"judge: prompt must be a JudgePrompt (got {type(prompt).__name__})")
+        self.prompt = prompt
         self.stats = JudgeStats()
         self._cache_spec = cache
         self._cache: JudgeCache | None = cache if isinstance(cache, JudgeCache) else None
@@ -154,7 +161,18 @@ class Judge:
 
     def __repr__(self) -> str:  # the key is not an attribute, so it cannot leak from here
         return (f"Judge(model={self.model!r}, base_url={self.base_url!r}, votes={self.votes}, "
-                f"concurrency={self.concurrency}, prompt={PROMPT_VERSION})")
+                f"concurrency={self.concurrency}, prompt={self.prompt.version})")
+
+    def using(self, prompt: JudgePrompt) -> "Judge":
+        """This judge with another prompt: the same endpoint, settings, counters and cache
+        (the cache object is shared, not reopened)."""
+        if prompt is self.prompt:
+            return self
+        if not isinstance(prompt, JudgePrompt):
+            raise UserError(f"judge: prompt must be a JudgePrompt (got {type(prompt).__name__})")
+        other = copy.copy(self)
+        other.prompt = prompt
+        return other
 
     # --- settings that change a verdict, hence part of the cache key ---------------------
 
@@ -241,8 +259,9 @@ class Judge:
     # --- internals ----------------------------------------------------------------------
 
     def _key(self, item: JudgeItem) -> str:
-        return cache_key(self.model, PROMPT_VERSION, self.settings, item.question, item.gold,
-                         truncate_prediction(item.prediction, self.max_prediction_chars))
+        return cache_key(self.model, self.prompt.version, self.settings, item.question,
+                         item.gold, truncate_prediction(item.prediction,
+                                                        self.max_prediction_chars))
 
     def _client(self) -> tuple[Any, Redactor]:
         try:
@@ -277,8 +296,9 @@ class Judge:
 
     async def _judge_one(self, client, redactor: Redactor, sem: asyncio.Semaphore,
                          cache: JudgeCache | None, key: str, item: JudgeItem) -> JudgeResult:
-        messages = build_messages(item.question, item.gold,
-                                  truncate_prediction(item.prediction, self.max_prediction_chars))
+        messages = self.prompt.build(item.question, item.gold,
+                                     truncate_prediction(item.prediction,
+                                                         self.max_prediction_chars))
         temp = self.temperature if self.votes == 1 else self.vote_temperature
         votes = await asyncio.gather(*(self._vote(client, redactor, sem, messages, temp)
                                        for _ in range(self.votes)))
@@ -297,7 +317,7 @@ class Judge:
                 # Committed now, not at the end of the batch: a grade killed or interrupted
                 # mid-batch keeps every verdict it has paid for.
                 cache.put(key, CachedVerdict(correct, cast, self.model, served, raw),
-                          PROMPT_VERSION)
+                          self.prompt.version)
             return JudgeResult(Status.CORRECT if correct else Status.INCORRECT,
                                self.model, raw, cast, detail, served, False, attempts)
         self.stats.failed += 1
