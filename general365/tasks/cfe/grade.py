@@ -170,8 +170,9 @@ class CFEGraded:
         parts = []
         if self.rule_status is not None and judged:
             # The audit reads this prefix (audit/rows.rule_side): what the rule path alone
-            # said of the question before the judge decided.
-            parts.append(f"rule: {self.rule_status.value}")
+            # said of the question before the judge decided; when it could not say, the
+            # prefix is not a verdict (no disagreement to count).
+            parts.append(_rule_said(self.rule_status))
             parts.append(f"judge: {len(judged)} of {len(self.variables)} variable(s)")
         if self.extra_detail:
             parts.append(self.extra_detail)
@@ -348,11 +349,17 @@ class _Chunk:
             before = s.verdict
             detail = res.detail
             if before is not None:   # cascade: what the rule path had said
-                said = f"rule: {before.status.value}"
+                said = _rule_said(before.status, before.detail)
                 detail = f"{said}; judge: {detail}" if detail else said
             s.verdict = VariableVerdict(
                 s.variable, status, "judge", s.stated.text if s.stated else None,
                 s.stated.source if s.stated else None, detail, record)
+
+
+def _rule_said(status: Status, why: str | None = None) -> str:
+    if status is Status.UNGRADED:
+        return f"rule undecided ({why})" if why else "rule undecided"
+    return f"rule: {status.value}"
 
 
 def grade(pairs: Iterable[tuple[Response, CFEProblem]], **kwargs) -> list[CFEGraded]:

@@ -61,6 +61,7 @@ def plain(text: str) -> str:
     text = _DEGREE.sub("°", text)
     text = _SPACES.sub(" ", text)
     text = _SYMBOL_RE.sub(lambda m: _SYMBOLS[m.group(0)], text)
+    text = re.sub(r"µ\s+(?=[A-Za-zΩ])", "µ", text)   # `\mu A` is the unit µA
     return " ".join(text.split())
 
 
