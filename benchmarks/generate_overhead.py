@@ -21,8 +21,6 @@ each (the least disturbed), and the median of the per-round ratios is shown besi
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import os
 import statistics
@@ -45,26 +43,24 @@ def bare_chat(llm, conversations, params_factory):
 
 
 def harness(runner, model_dir: str, runs: int, max_tokens: int, out: str):
-    import general365.runners.commands as commands
+    """general365.generate end to end (requests, run store, run.json), on an engine already
+    started (the library builds its runner through api.make_runner)."""
+    import general365.api as api
 
-    parser = argparse.ArgumentParser()
-    commands.add_arguments(parser)
-    args = parser.parse_args([
-        "--model", model_dir, "--backend", "vllm", "--dataset", "sample", "--runs", str(runs),
-        "--max-tokens", str(max_tokens), "--preset", "reasoning", "--out", out])
-    original = commands.make_runner
-    commands.make_runner = lambda backend, model, **opts: runner
+    original = api.make_runner
+    api.make_runner = lambda backend, model, **opts: runner
     close, runner.close = runner.close, lambda: None  # the engine outlives each round
     try:
         start = time.perf_counter()
-        with contextlib.redirect_stdout(io.StringIO()):  # its summary would interleave ours
-            code = commands.main(args)
+        result = api.generate(model_dir, backend="vllm", dataset="sample", runs=runs,
+                              max_tokens=max_tokens, preset="reasoning", out=out,
+                              progress=False)
         seconds = time.perf_counter() - start
     finally:
-        commands.make_runner = original
+        api.make_runner = original
         runner.close = close
-    if code != 0:
-        raise SystemExit(f"generate exited with {code}")
+    if not result.ok:
+        raise SystemExit(f"generate failed: {result.errors}")
     rows = [json.loads(line) for line in Path(out, "responses.jsonl").read_text().splitlines()]
     return seconds, {(r["id"], r["run"]): r["response"] for r in rows}
 
@@ -80,7 +76,7 @@ def main() -> int:
     import general365
     from general365.prompts import build_messages
     from general365.runners.base import preset, run_seed
-    from general365.runners.commands import DEFAULT_SEED
+    from general365.runners.options import DEFAULT_SEED
     from general365.runners.vllm import VLLMRunner
     from general365.tiny_model import build_tiny_model
     from vllm import SamplingParams

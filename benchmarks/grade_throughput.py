@@ -96,7 +96,7 @@ def make_set(n: int, seed: int = 365):
                 num, den = prng.randint(1, 999), prng.choice([3, 7, 11, 13])
                 from fractions import Fraction
 
-                from general365.grading.exact import round_half_up
+                from general365.answers.exact import round_half_up
                 v = round_half_up(Fraction(num, den), k)
                 p = Problem(pid, "q", f"{float(v):.{k}f}", AnswerType.NUMBER, float_round=k,
                             extra={"exact": (num, den)})

@@ -37,7 +37,7 @@ CALLER = textwrap.dedent('''
     import json, sys, time
     t_start = time.perf_counter()
     from general365.grading.pool import RulePool, RuleTask
-    from general365.grading.rule import parse_gold
+    from general365.answers.gold import parse_gold
     from general365.schema import AnswerType
 
     if __name__ == "__main__":

@@ -2,8 +2,14 @@
 
     import general365
     ds = general365.load_dataset("seed", split="public", source="sample")
-    verdicts = general365.grade(responses, problems, policy="rule")
+    verdicts = general365.grade(responses, problems, policy="rule")        # in memory
+    general365.generate("Qwen/Qwen3-8B", backend="vllm", out="runs/q", runs=4)
+    general365.grade_file("runs/q/responses.jsonl", "runs/q/graded.jsonl")
+    general365.report(["runs/q/graded.jsonl"], "runs/q/report")
+    general365.run("Qwen/Qwen3-8B", backend="vllm", out="runs/q")          # all three
     metric = evaluate.load(general365.METRIC_PATH)
+
+The command line (`general365 ...`) calls these same functions (general365/api.py).
 """
 
 from __future__ import annotations
@@ -12,17 +18,21 @@ import os as _os
 
 __version__ = "0.1.0"
 
-# The evaluate metric folder. An installed wheel carries a copy of the checkout's
-# metric/general365/ at general365/_shipped/metric/general365 (setup.py's build step); a
-# source checkout or an editable install uses metric/general365/ itself. evaluate.load(DIR)
-# runs DIR/<basename of DIR>.py, so both folders are named general365 (for general365.py).
+# The evaluate metric folder, named for its script (metric/general365/general365.py):
+# shipped inside the package in a wheel (setup.py copies it there at build time), found
+# beside the package in a source checkout or an editable install.
 _here = _os.path.dirname(_os.path.abspath(__file__))
 _shipped_metric = _os.path.join(_here, "_shipped", "metric", "general365")
-_checkout_metric = _os.path.join(_os.path.dirname(_here), "metric", "general365")
-METRIC_PATH = _shipped_metric if _os.path.isdir(_shipped_metric) else _checkout_metric
+METRIC_PATH = (_shipped_metric if _os.path.isdir(_shipped_metric)
+               else _os.path.join(_os.path.dirname(_here), "metric", "general365"))
 
-from .schema import AnswerType, Category, Method, Problem, Response, Status, Verdict  # noqa: E402
-from .errors import DataError, UserError  # noqa: E402
+from .schema import (AnswerType, Category, Graded, Method, Problem, Response,  # noqa: E402
+                     Status, Verdict)
+from .errors import DataError, OptionError, UserError  # noqa: E402
+# The subpackage general365.report is loaded before the function `report` is defined below,
+# so that the function, not the subpackage, is what `general365.report` names (a first
+# import of a subpackage sets its parent's attribute; later ones do not).
+from . import report as _report_package  # noqa: E402,F401
 
 
 def load_dataset(config: str = "all", split: str = "public", source: str | None = None, **kwargs):
@@ -40,14 +50,55 @@ def load_problems(source: str | None = None, split: str = "public", config: str 
 
 
 def grade(responses, problems=None, policy: str | None = None, judge=None, **kwargs):
-    """Grade responses against problems; returns a list of `Verdict` (see grading.hybrid).
-    policy: "paper", "cascade" or "rule"; by default "paper" with a judge, "rule" without."""
+    """Grade responses in memory against problems; a list of `Verdict` (grading.hybrid).
+    policy: "paper", "cascade" or "rule"; by default "paper" with a judge, "rule" without.
+    The same checks as `grade_file`: one response per (id, run), a problem for each, an
+    inline gold that agrees with the dataset's."""
     from .grading.hybrid import grade as _grade
 
     return _grade(responses, problems, policy=policy, judge=judge, **kwargs)
 
 
+class _Report:
+    """`general365.report(graded, out=None, *, published="full", names=None, ...)`: tables,
+    figures and the leaderboard page of graded files (general365.api.report, imported on
+    first use so that `import general365` stays cheap)."""
+
+    def __call__(self, graded, out=None, **kwargs):
+        from .api import report as _report
+
+        return _report(graded, out, **kwargs)
+
+    @property
+    def __signature__(self):
+        import inspect
+
+        from .api import report as _report
+
+        return inspect.signature(_report)
+
+    @property
+    def __wrapped__(self):
+        from .api import report as _report
+
+        return _report
+
+
+report = _Report()
+
+
+def __getattr__(name: str):
+    # The stage entry points live in general365.api, which imports every stage: loaded on
+    # first use, and the real functions (typed signatures and all) are what is returned.
+    if name in ("generate", "grade_file", "run"):
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
-    "AnswerType", "Category", "DataError", "METRIC_PATH", "Method", "Problem", "Response",
-    "Status", "UserError", "Verdict", "__version__", "grade", "load_dataset", "load_problems",
+    "AnswerType", "Category", "DataError", "Graded", "METRIC_PATH", "Method", "OptionError",
+    "Problem", "Response", "Status", "UserError", "Verdict", "__version__", "generate", "grade",
+    "grade_file", "load_dataset", "load_problems", "report", "run",
 ]

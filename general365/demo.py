@@ -1,4 +1,5 @@
-"""`general365 demo`: the whole pipeline offline, on the bundled sample.
+"""The whole pipeline offline, on the bundled sample (`general365.demo.run_demo`, and
+`general365 demo` on the command line).
 
 It builds (or reuses) a tiny random Llama model, generates answers for the sample with a real
 runner (transformers on the CPU), grades them with the judge-free `rule` policy and writes the
@@ -7,12 +8,10 @@ report. A tiny random model's scores mean nothing: the point is to see every sta
 
 from __future__ import annotations
 
-import argparse
 import os
-import sys
 from pathlib import Path
+from typing import Any, Callable
 
-from . import pipeline
 from .extras import backend_extra, require
 
 REAL_MODEL_LINE = (
@@ -20,8 +19,8 @@ REAL_MODEL_LINE = (
     "--preset reasoning --out runs/qwen3-8b --judge-model gpt-4.1"
 )
 
-
 DEMO_NAME = "tiny-random-llama (demo)"
+DEMO_BACKENDS = ("transformers", "vllm")
 
 
 def default_cache() -> Path:
@@ -30,52 +29,31 @@ def default_cache() -> Path:
     return Path(root)
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--out", default="general365-demo", metavar="DIR",
-                   help="run folder (default: ./general365-demo; rerunning resumes it)")
-    p.add_argument("--runs", type=int, default=2, help="samples per problem (default 2)")
-    p.add_argument("--limit", type=int, help="only the first N sample problems")
-    p.add_argument("--max-tokens", type=int, default=192,
-                   help="output tokens per answer (default 192: the model is random)")
-    p.add_argument("--model-dir", help="where the tiny model lives (default: the user cache)")
-    p.add_argument("--backend", choices=("transformers", "vllm"), default="transformers",
-                   help="runner for the tiny model (default transformers; vllm needs vllm)")
+def run_demo(out: str = "general365-demo", *, runs: int = 2, limit: int | None = None,
+             max_tokens: int = 192, model_dir: str | None = None,
+             backend: str = "transformers", on_stage: Callable[[str, str], Any] | None = None,
+             on_build: Callable[[Path], Any] | None = None, progress: bool = True):
+    """Build (or reuse) the tiny model, then general365.run on the bundled sample with the
+    rule policy; returns the RunResult."""
+    from .api import run
+    from .errors import OptionError
 
-
-def main(args: argparse.Namespace) -> int:
+    if backend not in DEMO_BACKENDS:
+        raise OptionError("backend", f"{backend!r}: the demo runs on one of "
+                                     f"{', '.join(DEMO_BACKENDS)}")
     # The tiny model is built with transformers whatever runs it; the report draws figures.
-    require("demo", ["transformers", *backend_extra(args.backend), "plots"])
+    require("demo", ["transformers", *backend_extra(backend), "plots"])
     from .tiny_model import build_tiny_model, is_built
 
-    model_dir = Path(args.model_dir) if args.model_dir else default_cache() / "tiny-model"
-    if not is_built(model_dir):
-        print(f"general365 demo: building a tiny random model in {model_dir} ...", file=sys.stderr)
-    build_tiny_model(model_dir)
-
-    argv = ["--model", str(model_dir), "--backend", args.backend, "--dataset", "sample",
-            "--runs", str(args.runs), "--max-tokens", str(args.max_tokens),
-            "--preset", "reasoning", "--out", args.out, "--policy", "rule",
-            "--name", DEMO_NAME]
-    if args.limit:
-        argv += ["--limit", str(args.limit)]
-    if args.backend == "transformers":
-        argv += ["--batch-size", "32"]
-    if args.backend == "vllm":
-        argv += ["--dtype", "float32", "--enforce-eager", "--max-model-len", "2048"]
-    run_args = pipeline.stage_args(pipeline, argv)
-    code = pipeline.main(run_args)
-    if code:
-        return code
-    report = Path(args.out) / "report"
-    print("\n".join([
-        "",
-        "general365 demo: done. Every stage ran for real: data -> prompts -> runner -> grader -> report.",
-        "  The model is a tiny RANDOM network built on this machine: its scores mean nothing.",
-        f"  Responses: {Path(args.out) / 'responses.jsonl'}",
-        f"  Graded:    {Path(args.out) / 'graded.jsonl'}",
-        f"  Report:    {report / 'index.html'} (open it in a browser), {report / 'report.md'}",
-        "  To evaluate a real model on the official public split (GPU, vLLM; judge for choice/text):",
-        f"    {REAL_MODEL_LINE}",
-        "  or any OpenAI-compatible API: --backend openai --model NAME --base-url URL",
-    ]))
-    return 0
+    folder = Path(model_dir) if model_dir else default_cache() / "tiny-model"
+    if not is_built(folder) and on_build is not None:
+        on_build(folder)
+    build_tiny_model(folder)
+    options: dict[str, Any] = {"dataset": "sample", "runs": runs, "max_tokens": max_tokens,
+                               "preset": "reasoning", "limit": limit}
+    if backend == "transformers":
+        options["batch_size"] = 32
+    else:
+        options.update(dtype="float32", enforce_eager=True, max_model_len=2048)
+    return run(str(folder), backend=backend, out=out, policy="rule", name=DEMO_NAME,
+               on_stage=on_stage, progress=progress, **options)

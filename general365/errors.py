@@ -14,6 +14,34 @@ class UserError(Exception):
     exit_code = 2
 
 
+class OptionError(UserError):
+    """A bad value for an option of a library entry point, written once and shown two ways:
+    the Python API names the keyword argument (`temperature must be >= 0`), the command
+    line the flag that set it (`--temperature must be >= 0`).
+
+    `text` may name other options in braces (`"is for {backend} openai"`): they are spelled
+    the same way as the option itself."""
+
+    def __init__(self, option: str, text: str, *, api_hint: str = ""):
+        self.option = option
+        self.text = text
+        self.api_hint = api_hint   # said to Python callers only (how to do it from Python)
+        super().__init__(self.render(api_spelling) + api_hint)
+
+    def render(self, spell) -> str:
+        """The message with every option name passed through `spell` (name -> shown name)."""
+        import re
+
+        body = re.sub(r"\{([a-z_]+)\}", lambda m: spell(m.group(1)), self.text)
+        return spell(self.option) + ("" if body.startswith(":") else " ") + body
+
+
+def api_spelling(option: str) -> str:
+    """How the Python API names an option: its keyword argument; the judge's options as the
+    judge's (`judge_votes` -> `judge votes`, set with Judge(votes=...))."""
+    return "judge " + option[6:].replace("_", " ") if option.startswith("judge_") else option
+
+
 class DataError(UserError):
     """A bad record: names the file, the line or id, the field, and what was expected."""
 

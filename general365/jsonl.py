@@ -180,6 +180,24 @@ def iter_jsonl(path: str, *, errors: list[DataError] | None = None,
             errors.append(err)
 
 
+def split_lines(text: str) -> list[str]:
+    """Lines as files mean them: split at \\n only. (str.splitlines also splits at U+2028,
+    U+0085, form feeds..., which JSON allows raw inside strings, and would shift the line
+    numbers that errors name.)"""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
+def text_values(text: str, path: str) -> list[tuple[int, Any]]:
+    """(line number, parsed value) for each non-blank line of JSON Lines text already read
+    whole (data/readers.read_text decodes a source file at once, for its error column and
+    utf-8-sig): the same strict parse as iter_jsonl."""
+    return [(n, parse(line, path=path, line=n))
+            for n, line in enumerate(split_lines(text), start=1) if line.strip()]
+
+
 class FileChanged(DataError):
     """The file is not what an earlier pass read (see iter_same_lines)."""
 

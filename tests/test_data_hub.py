@@ -63,6 +63,8 @@ def test_the_card_front_matter(sample_folder):
         assert entry["splits"] == [{"name": "public", "num_bytes": entry["splits"][0]["num_bytes"],
                                     "num_examples": counts[name]}]
     assert meta["license"] == "cc-by-4.0"
+    # license_name/license_link go with `other` only: beside CC BY 4.0 they would contradict it
+    assert "license_name" not in meta and "license_link" not in meta
     assert meta["pretty_name"] == "General365" and meta["language"] == ["en"]
     assert meta["size_categories"] == ["n<1K"]
 
@@ -122,6 +124,7 @@ def test_an_official_format_file_builds_and_reads_back(tmp_path, writer):
     assert row["difficulty"] == "hard"   # the source's extra field is kept as a column
     meta = read_front_matter(out / "README.md")
     assert meta["license"] == "other"
+    assert meta["license_name"] and meta["license_link"].startswith("https://")
     assert f"Built from: `{src.name}`." in (out / "README.md").read_text()
 
 

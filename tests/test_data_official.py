@@ -298,7 +298,7 @@ def test_two_rows_in_one_slot_and_a_seed_id_naming_a_variant(tmp_path):
 
 
 def test_golds_are_parsed_once_each_and_kept(tmp_path, monkeypatch):
-    import general365.grading.rule as rule
+    import general365.answers.gold as rule
 
     calls = []
     real = rule.parse_gold

@@ -177,12 +177,19 @@ def test_a_forked_child_does_not_keep_the_run_folder_locked(tmp_path):
     store = RunStore(str(tmp_path / "run"))
     store.open()
     read, write = os.pipe()
+    ready_r, ready_w = os.pipe()
     pid = os.fork()
-    if pid == 0:   # the child: stays alive until the parent says
+    if pid == 0:   # the child: says it is running, then stays alive until the parent says
         os.close(write)
+        os.write(ready_w, b"r")   # after os.fork() returned: the at-fork handlers have run
         os.read(read, 1)
         os._exit(0)
     os.close(read)
+    os.close(ready_w)
+    # Wait for the child to run: checking the lock before it has closed its copy would
+    # race with the scheduler (a loaded machine may not run the child for a while).
+    assert os.read(ready_r, 1) == b"r"
+    os.close(ready_r)
     try:
         with pytest.raises(UserError, match="another process is writing"):
             RunStore(str(tmp_path / "run")).open()    # the parent still holds it

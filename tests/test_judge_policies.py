@@ -6,7 +6,7 @@ import json
 
 from general365.grading.hybrid import grade
 from general365.grading.judge import Judge
-from general365.schema import Method, Problem, Response, Status, graded_record
+from general365.schema import Method, Problem, Response, Status, Graded
 from support.servers import Behaviour
 
 TRUE, FALSE = '{"accuracy": true}', '{"accuracy": false}'
@@ -74,7 +74,7 @@ def test_paper_policy_judges_choice_and_text_on_the_final_region_only(fault_serv
     for prediction in sent.values():
         assert "SECRET-REASONING" not in prediction and "</think>" not in prediction
     assert sent["Question: Which city hosts the Louvre?"].strip() == "It is in Lyon."
-    row = graded_record(responses[2], text, PROBLEMS[2])
+    row = Graded(responses[2], text, PROBLEMS[2]).to_dict()
     assert row["judge"]["raw"] == FALSE and row["status"] == "incorrect"
 
 
@@ -87,7 +87,7 @@ def test_graded_rows_never_carry_the_api_key(fault_server, tmp_path, monkeypatch
     judge = make_judge(fault_server, tmp_path, api_key_env="POLICY_JUDGE_KEY")
     verdicts = grade(responses, PROBLEMS, policy="paper", judge=judge)
     judge.close()
-    rows = json.dumps([graded_record(r, v, p) for r, v, p in
+    rows = json.dumps([Graded(r, v, p).to_dict() for r, v, p in
                        zip(responses, verdicts, [PROBLEMS[2], PROBLEMS[1]])])
     assert fault_server.calls[0].headers["authorization"] == f"Bearer {sentinel}"
     assert "judge_failed" in rows and "***" in rows     # the echoed key was scrubbed

@@ -65,6 +65,7 @@ def test_the_wheel_carries_the_metric_and_the_card_as_in_the_checkout(artifacts,
 
 def test_the_wheel_carries_the_data_and_the_entry_point(artifacts, wheel_names):
     for needed in ("general365/data/sample/part_a.jsonl", "general365/data/sample/part_b.jsonl",
+                   "general365/data/sample/part_c.jsonl",
                    "general365/data/published/table1_full.csv",
                    "general365/data/published/table2_public.csv",
                    "general365/data/published/table3_stability.csv",

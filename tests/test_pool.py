@@ -11,7 +11,7 @@ import time
 import pytest
 
 from general365.grading.pool import RulePool, RuleTask
-from general365.grading.rule import parse_gold
+from general365.answers.gold import parse_gold
 from general365.schema import AnswerType, Status
 
 GOLD = parse_gold("12", AnswerType.NUMBER, 0)

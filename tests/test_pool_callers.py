@@ -379,7 +379,7 @@ def test_nothing_left_when_the_caller_is_killed(tmp_path, token, busy):
     code = PRELUDE + textwrap.dedent(f'''
         import threading, time
         from general365.grading.pool import RuleTask
-        from general365.grading.rule import parse_gold
+        from general365.answers.gold import parse_gold
         from general365.schema import AnswerType
         report(grade_and_report())
         if {busy}:

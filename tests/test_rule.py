@@ -6,8 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from general365.grading import exact
-from general365.grading.rule import GoldAnswer, grade_fast, grade_slow, parse_gold
+from general365.answers import exact
+from general365.answers.gold import GoldAnswer, parse_gold
+from general365.grading.rule import grade_fast, grade_slow
 from general365.schema import AnswerType, Status
 
 N, I = AnswerType.NUMBER, AnswerType.INTERVAL

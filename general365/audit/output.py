@@ -8,14 +8,14 @@ import os
 import secrets
 from typing import Mapping
 
-from ..errors import UserError
+from ..errors import OptionError
 
 
 def write_files(out: str, files: Mapping[str, str]) -> tuple[str, list[str]]:
     """Write `files` (name -> text) into the folder `out` (created if needed)."""
     out = os.path.abspath(out)
     if os.path.exists(out) and not os.path.isdir(out):
-        raise UserError(f"--out {out}: exists and is not a folder; expected a folder")
+        raise OptionError("out", f"{out}: exists and is not a folder; expected a folder")
     os.makedirs(out, exist_ok=True)
     written = []
     for name, text in files.items():

@@ -24,7 +24,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..errors import DataError
 from ..jsonl import iter_jsonl
 from ..markers import split_reasoning
-from ..report.load import GradedRow, load_graded
+from ..report.load import load_graded
+from ..schema import Graded
 from ..schema import Method, Status
 
 # `rule: incorrect`, `choice: no_answer; judge: ...` (hybrid.py, cascade): what the first
@@ -70,7 +71,7 @@ def disagree(status: str, side: RuleSide | None) -> bool:
 class Candidate:
     """One graded row that may be sampled: its strata fields and where it lives."""
 
-    row: GradedRow
+    row: Graded
     side: RuleSide | None
     disagreement: bool
 
@@ -124,7 +125,7 @@ def read_candidates(paths: Sequence[str], names: Sequence[str] | None = None
     file order, with the rule's side where the cascade recorded one."""
     models = load_graded(paths, names)
     # The same file may be given twice under two --name values: a line can be two rows.
-    by_place: dict[tuple[str, int], list[GradedRow]] = {}
+    by_place: dict[tuple[str, int], list[Graded]] = {}
     for m in models:
         for row in m.rows:
             by_place.setdefault((row.path, row.line), []).append(row)

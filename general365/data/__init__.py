@@ -7,7 +7,7 @@
     hub.py       the Hub folder: build it, check it, push it
     card.py      the dataset card, from dataset_card/README.md
     load.py      general365.load_dataset / load_problems
-    commands.py  `general365 dataset build|validate|push`
+    building.py  validate, build and push (general365 dataset ...)
 
 See docs/dataset.md.
 """

@@ -156,6 +156,11 @@ def render_card(*, info, features, problems: list[Problem], source: str,
     meta = read_front_matter(TEMPLATE)
     body = TEMPLATE.read_text(encoding="utf-8").split("\n---", 1)[1].split("\n", 1)[1]
     meta["license"] = license or ("cc-by-4.0" if source == "sample" else "other")
+    if meta["license"] != "other":
+        # The Hub reads license_name/license_link only for `other`; beside a named licence
+        # (the sample's CC BY 4.0) they would contradict it.
+        meta.pop("license_name", None)
+        meta.pop("license_link", None)
     meta["size_categories"] = [_size_category(len(problems))]
     meta["configs"] = _configs(info)
     meta["dataset_info"] = _dataset_info(info, features)

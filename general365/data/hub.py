@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..errors import DataError, DataErrors, UserError
+from ..errors import DataError, DataErrors, OptionError, UserError
 from ..schema import Problem
 from ..fsutil import hold_lock, release, replace_dir
 from .outdir import CONFIGS, check_out_folder, make_parents, make_tmp, os_reason, recover_out
@@ -248,7 +248,7 @@ def push_folder(folder: str | Path, repo: str, *, private: bool = False,
     """Upload a built folder as a Hub dataset repo; returns its URL. `api` is an
     `huggingface_hub.HfApi` (made here when not given)."""
     if not _REPO.match(repo):
-        raise UserError(f"--repo {repo!r}: expected ORG/NAME (e.g. my-org/General365)")
+        raise OptionError("repo", f"{repo!r}: expected ORG/NAME (e.g. my-org/General365)")
     folder = Path(folder).expanduser()
     files = validate_folder(folder)
     if api is None:

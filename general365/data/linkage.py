@@ -94,7 +94,8 @@ def read_linkage_file(path: str) -> dict[str, Linkage]:
     if not p.is_file():
         raise UserError(f"{path}: linkage file not found")
     records: list[tuple[int, Any]] = []
-    from .readers import jsonl_values, read_text, split_lines
+    from ..jsonl import split_lines, text_values
+    from .readers import read_text
 
     text = read_text(p, encoding="utf-8-sig")  # -sig: a CSV saved by a spreadsheet has a BOM
     if p.suffix.lower() == ".csv":
@@ -112,7 +113,7 @@ def read_linkage_file(path: str) -> dict[str, Linkage]:
         # line_num: the file's line even when a quoted cell spans lines
         records = [(reader.line_num, row) for row in reader]
     else:
-        records = jsonl_values(text, path)
+        records = text_values(text, path)
     out: dict[str, Linkage] = {}
     errors: list[DataError] = []
     for line, rec in records:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import DataError, DataErrors, UserError
+from ..answers import gold as golds_parser
 from ..schema import Problem
 from .linkage import Linkage, derive, read_linkage_file
 from .readers import SPLITS, RawRow, read_source
@@ -157,12 +158,9 @@ def _parse_golds(pairs: list[tuple[RawRow, Problem]]):
     rule = [(raw, p) for raw, p in pairs if p.answer_type.is_rule_graded]
     if not rule:
         return golds, errors
-    # Imported here: only number/interval rows need the grader's parser (math-verify).
-    from ..grading.rule import parse_gold
-
     for raw, p in rule:
         try:
-            golds[p.id] = parse_gold(p.answer, p.answer_type, p.float_round)
+            golds[p.id] = golds_parser.parse_gold(p.answer, p.answer_type, p.float_round)
         except ValueError as exc:
             errors.append(DataError(
                 "gold answer does not parse", field="answer", value=p.answer,

@@ -19,6 +19,7 @@ from urllib.parse import urlparse
 from ..errors import DataError, UserError
 from ..jsonl import NotJSON
 from ..jsonl import parse as parse_json
+from ..jsonl import text_values
 
 DATA_SUFFIXES = (".parquet", ".jsonl", ".json")
 SPLITS = ("public", "test")
@@ -262,16 +263,6 @@ def read_text(path: Path, encoding: str = "utf-8") -> str:
                         path=str(path), line=line, expected="UTF-8 text") from None
 
 
-def split_lines(text: str) -> list[str]:
-    """Lines as files mean them: split at \\n only. (str.splitlines also splits at U+2028,
-    U+0085, form feeds..., which JSON allows raw inside strings, and would shift the line
-    numbers that errors name.)"""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
-
-
 def read_file(path: Path) -> list[RawRow]:
     suffix = path.suffix.lower()
     if suffix == ".parquet":
@@ -295,19 +286,7 @@ def read_file(path: Path) -> list[RawRow]:
             whole = next(iter(whole.values()))  # {"data": [...]}
         if isinstance(whole, list):
             return [RawRow(r, str(path), i) for i, r in enumerate(whole, start=1)]
-    return [RawRow(value, str(path), n) for n, value in jsonl_values(text, str(path))]
-
-
-def jsonl_values(text: str, path: str) -> list[tuple[int, Any]]:
-    """(line number, parsed value) for each non-blank line of JSON Lines text already read
-    with read_text. (general365.jsonl.iter_jsonl reads a file line by line instead; these
-    callers decode it whole first, for read_text's error column and utf-8-sig.)"""
-    values = []
-    for line_no, line in enumerate(split_lines(text), start=1):
-        if not line.strip():
-            continue
-        values.append((line_no, parse_json(line, path=path, line=line_no)))
-    return values
+    return [RawRow(value, str(path), n) for n, value in text_values(text, str(path))]
 
 
 def _folder_files(folder: Path, split: str) -> tuple[list[Path], list[str]]:

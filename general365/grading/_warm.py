@@ -4,7 +4,8 @@ replacement after a timeout) starts warm."""
 
 from __future__ import annotations
 
-from .rule import GoldAnswer, grade_slow
+from ..answers.gold import GoldAnswer
+from .rule import grade_slow
 from ..schema import AnswerType
 
 grade_slow(GoldAnswer("[2,5)", AnswerType.INTERVAL, 0), "2\\le x<5", fast=False)

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from ..schema import Status
-from .exact import normalize
+from ..answers.exact import normalize
 
 _PREFIX = re.compile(r"^(?:(?:the\s+)?(?:correct\s+)?(?:options?|choices?|answers?)\s*(?:is|are)?\s*[:\-]?\s*)?(?:both\s+)?",
                      re.IGNORECASE)

@@ -16,29 +16,22 @@ from __future__ import annotations
 
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Iterable, Iterator, Mapping
 
-from ..errors import DataError, UserError
-from ..schema import AnswerType, Method, Problem, Response, Status, Verdict, index_problems
+from ..errors import DataError, OptionError
+from ..schema import (AnswerType, Graded, Method, Problem, Response, Status, Verdict,
+                      index_problems)
 from . import choice
+from .pairing import Pairing, inline_agrees
 from .extract import Extraction, extract, usable_for
 from .pool import DEFAULT_TIMEOUT, RulePool, RuleTask, shared_pool
-from .rule import GoldAnswer, RuleResult, grade_fast, parse_gold
+from ..answers.gold import GoldAnswer, parse_gold
+from .rule import RuleResult, grade_fast
 
 POLICIES = ("paper", "cascade", "rule")
 CHUNK_SIZE = 1000
 _EXTRACTED_MAX = 1000  # judged rows with no candidate record the start of their region
-
-
-@dataclass
-class Graded:
-    """One graded row: the response, its problem and the verdict."""
-
-    response: Response
-    problem: Problem
-    verdict: Verdict
 
 
 def default_policy(policy: str | None, judge) -> str:
@@ -59,31 +52,69 @@ def grade(responses, problems=None, policy: str | None = None, judge=None,
                                           **kwargs)]
 
 
+class HybridGrader:
+    """General365's grader under one policy and judge, for one stream of responses: pairs
+    each response with its problem (every check, see pairing.py), then grades. What
+    `general365 grade` drives through the Benchmark seam; `grade()` above is the same
+    grader for a list in memory."""
+
+    def __init__(self, problems=None, *, policy: str | None = None, judge=None,
+                 workers: int | None = None, timeout: float = DEFAULT_TIMEOUT,
+                 dataset: str | None = None):
+        self.policy = default_policy(policy, judge)
+        check_policy(self.policy, judge)
+        check_timeout(timeout)
+        check_workers(workers)
+        self.judge, self.workers, self.timeout = judge, workers, timeout
+        self.golds = GoldCache()
+        self.pairing = make_pairing(problem_lookup(problems), self.golds, dataset)
+
+    def grade(self, responses: Iterable, *, path: str | None = None, checked: bool = False,
+              progress: bool = False) -> Iterator[Graded]:
+        return grade_iter(responses, policy=self.policy, judge=self.judge,
+                          workers=self.workers, timeout=self.timeout, progress=progress,
+                          path=path, golds=self.golds, pairing=self.pairing, checked=checked)
+
+    def close(self) -> None:
+        if self.judge is not None and hasattr(self.judge, "close"):
+            self.judge.close()
+
+
 def check_policy(policy: str, judge) -> None:
+    """The one check of a policy against the judge given (API, metric and CLI alike)."""
     if policy not in POLICIES:
-        raise UserError(f"unknown grading policy {policy!r}; expected one of {', '.join(POLICIES)}")
+        raise OptionError("policy", f"{policy!r}: unknown grading policy; expected one of "
+                                    f"{', '.join(POLICIES)}")
     if policy != "rule" and judge is None:
-        raise UserError(
-            f"policy {policy!r} grades choice and text answers with an LLM judge, and none was "
-            "given: pass judge=Judge(model, base_url=...) from general365.grading.judge "
-            "(command line: --judge-model and --judge-base-url), or use policy 'rule'")
+        raise OptionError("policy", f"{policy} needs an LLM judge for choice and text answers: "
+                                    "give one with {judge_model} (and {judge_base_url} for a "
+                                    "server other than OpenAI's), or use {policy} rule",
+                          api_hint=" (from Python: judge=Judge(model, base_url=...) from "
+                                   "general365.grading.judge; on the command line: "
+                                   "--judge-model and --judge-base-url)")
     if judge is not None and not callable(getattr(judge, "judge_batch", None)):
-        raise UserError(f"judge must have a judge_batch(items) method (got {type(judge).__name__})")
+        raise OptionError("judge", f"must have a judge_batch(items) method, such as "
+                                   f"general365.grading.judge.Judge (got {type(judge).__name__})")
 
 
 def grade_iter(responses: Iterable, problems=None, *, policy: str | None = None, judge=None,
                workers: int | None = None, timeout: float = DEFAULT_TIMEOUT,
                progress: bool = False, chunk_size: int = CHUNK_SIZE,
                pool: RulePool | None = None, path: str | None = None,
-               golds: GoldCache | None = None) -> Iterator[Graded]:
+               golds: GoldCache | None = None, pairing: Pairing | None = None,
+               checked: bool = False) -> Iterator[Graded]:
     """Grade a stream of responses chunk by chunk, yielding `Graded` rows in input order.
-    Holds at most two chunks at a time, so a file of any length grades in flat memory."""
+    Holds at most two chunks at a time, so a file of any length grades in flat memory.
+
+    Every response is checked as it is paired with its problem (pairing.py); `checked=True`
+    says a first pass over the same rows with the same `pairing` already did that."""
     policy = default_policy(policy, judge)
     check_policy(policy, judge)
-    if not (isinstance(timeout, (int, float)) and timeout > 0):
-        raise UserError(f"timeout must be a positive number of seconds (got {timeout!r})")
-    lookup = problem_lookup(problems)
+    check_timeout(timeout)
+    check_workers(workers)
     golds = golds if golds is not None else GoldCache()
+    if pairing is None:
+        pairing = make_pairing(problem_lookup(problems), golds)
     bar = None
     if progress:
         from tqdm import tqdm
@@ -96,7 +127,7 @@ def grade_iter(responses: Iterable, problems=None, *, policy: str | None = None,
     # start and its work overlap with the cheap part.
     helper = ThreadPoolExecutor(1, thread_name_prefix="general365-pool")
     try:
-        rows = _resolve(responses, lookup, path)
+        rows = _resolve(responses, pairing, path, checked)
         pending, carried = None, {}
         while True:
             chunk = list(islice(rows, chunk_size))
@@ -138,7 +169,7 @@ def _finish(pending, carried: dict, golds: "GoldCache", judge) -> tuple[list[Gra
         work.finish_rule([found.get(t) or carried[t] for _, t in work.rule_tasks])
     if work.judge_rows:
         work.finish_judge(judge)
-    graded = [Graded(resp, prob, verdict) for (resp, prob), verdict in zip(chunk, work.verdicts)]
+    graded = [Graded(resp, verdict, prob) for (resp, prob), verdict in zip(chunk, work.verdicts)]
     return graded, found
 
 
@@ -154,23 +185,40 @@ def problem_lookup(problems) -> Mapping[str, Problem] | None:
     return index_problems(p if isinstance(p, Problem) else Problem.from_dict(p) for p in problems)
 
 
-def _resolve(responses: Iterable, lookup, path) -> Iterator[tuple[Response, Problem]]:
+def _resolve(responses: Iterable, pairing: Pairing, path: str | None,
+             checked: bool) -> Iterator[tuple[Response, Problem]]:
     for n, r in enumerate(responses, start=1):
+        line = n if path is not None else None
         if not isinstance(r, Response):
-            r = Response.from_dict(r, path=path, line=n)
-        if lookup is not None:
-            p = lookup.get(r.id)
-            if p is None:
-                raise DataError("no problem with this id in the dataset", path=path, line=n,
-                                row_id=r.id, field="id", expected="the id of a dataset problem")
-        else:
-            p = r.inline_problem(path=path, line=n)
-            if p is None:
-                raise DataError("the response carries no gold answer and no dataset was given",
-                                path=path, line=n, row_id=r.id, field="answer",
-                                expected="inline 'answer' and 'answer_type' fields, or a dataset "
-                                         "(--dataset / problems=)")
-        yield r, p
+            r = Response.from_dict(r, path=path, line=line)
+        yield r, pairing.pair(r, path=path, line=line, check=not checked)
+
+
+def make_pairing(lookup: Mapping[str, Problem] | None, golds: "GoldCache",
+                 dataset: str | None = None) -> Pairing:
+    """General365's checks before grading: inline golds, agreement with the dataset, and
+    each number/interval gold parsed (once, into `golds`)."""
+    def prepare(p: Problem) -> None:
+        if p.answer_type.is_rule_graded:
+            golds.rule(p)
+
+    def from_inline(r: Response, *, path=None, line=None) -> Problem | None:
+        return r.inline_problem(path=path, line=line)
+
+    return Pairing(lookup, from_inline=from_inline, agrees=inline_agrees, prepare=prepare,
+                   dataset=dataset)
+
+
+def check_workers(workers) -> None:
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 1):
+        raise OptionError("workers", f"must be at least 1 (got {workers!r})")
+
+
+def check_timeout(timeout) -> None:
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0 \
+            or timeout != timeout or timeout == float("inf"):
+        raise OptionError("timeout", f"must be a positive number of seconds (got {timeout!r})")
 
 
 class GoldCache:

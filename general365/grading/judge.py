@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..errors import MissingExtra, UserError
+from ..errors import MissingExtra, OptionError, UserError
 from ..redact import Redactor
 from ..retry import backoff_delay, retry_after_seconds
 from ..schema import Status
@@ -54,6 +54,37 @@ DETAIL_CHARS = 200
 
 REASK_MESSAGE = ("Your reply could not be read ({problem}). Output only a JSON object with a "
                  "single field 'accuracy' whose value is true or false.")
+
+
+def check_judge_options(*, model, base_url=None, concurrency=16, timeout=60.0, votes=1,
+                        max_tokens=None, structured=None) -> None:
+    """Every judge option, checked once, here, for the API and the command line alike (the
+    CLI spells `judge_votes` as --judge-votes; see errors.OptionError)."""
+    import math
+    from urllib.parse import urlparse
+
+    if not isinstance(model, str) or not model.strip():
+        raise OptionError("judge_model", "is required: the judge's model name (e.g. gpt-4.1)")
+    if isinstance(votes, bool) or not isinstance(votes, int) or votes < 1 or votes % 2 == 0:
+        raise OptionError("judge_votes", f"must be an odd number >= 1 (got {votes!r}); an even "
+                                         "number of votes can tie")
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise OptionError("judge_concurrency", f"must be at least 1 (got {concurrency!r})")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
+            or not math.isfinite(timeout) or timeout <= 0:
+        raise OptionError("judge_timeout", f"must be a positive number of seconds "
+                                           f"(got {timeout!r})")
+    if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int)
+                                   or max_tokens < 1):
+        raise OptionError("judge_max_tokens", f"must be at least 1 (got {max_tokens!r})")
+    if structured not in (None, *STRUCTURED_MODES):
+        raise OptionError("judge_structured", f"must be one of {', '.join(STRUCTURED_MODES)} "
+                                              f"or none (got {structured!r})")
+    if base_url is not None:
+        url = urlparse(base_url) if isinstance(base_url, str) else None
+        if url is None or url.scheme not in ("http", "https") or not url.netloc:
+            raise OptionError("judge_base_url", f"{base_url!r} is not a URL; expected e.g. "
+                                                "http://127.0.0.1:8000/v1")
 
 
 @dataclass(frozen=True)
@@ -123,16 +154,9 @@ class Judge:
                  backoff_base: float = 0.5, backoff_max: float = 30.0,
                  retry_after_max: float = 120.0, extra_body: dict | None = None,
                  prompt: JudgePrompt = OFFICIAL_PROMPT):
-        if not isinstance(model, str) or not model.strip():
-            raise UserError("judge: a model name is required (e.g. --judge-model gpt-4.1)")
-        if isinstance(votes, bool) or not isinstance(votes, int) or votes < 1 or votes % 2 == 0:
-            raise UserError(f"judge: votes must be an odd integer >= 1 (got {votes!r}); "
-                            "an even number of votes can tie")
-        if concurrency < 1:
-            raise UserError(f"judge: concurrency must be >= 1 (got {concurrency})")
-        if structured not in (None, *STRUCTURED_MODES):
-            raise UserError(f"judge: structured must be one of {STRUCTURED_MODES} or None "
-                            f"(got {structured!r})")
+        check_judge_options(model=model, base_url=base_url, concurrency=concurrency,
+                            timeout=timeout, votes=votes, max_tokens=max_tokens,
+                            structured=structured)
         self.model = model
         self.base_url = base_url
         self.api_key_env = api_key_env
@@ -152,7 +176,7 @@ class Judge:
         self.retry_after_max = retry_after_max
         self.extra_body = dict(extra_body or {})
         if not isinstance(prompt, JudgePrompt):
-            raise UserError(f"judge: prompt must be a JudgePrompt (got {type(prompt).__name__})")
+            raise OptionError("judge_prompt", f"must be a JudgePrompt (got {type(prompt).__name__})")
         self.prompt = prompt
         self.stats = JudgeStats()
         self._cache_spec = cache
@@ -169,7 +193,7 @@ class Judge:
         if prompt is self.prompt:
             return self
         if not isinstance(prompt, JudgePrompt):
-            raise UserError(f"judge: prompt must be a JudgePrompt (got {type(prompt).__name__})")
+            raise OptionError("judge_prompt", f"must be a JudgePrompt (got {type(prompt).__name__})")
         other = copy.copy(self)
         other.prompt = prompt
         return other

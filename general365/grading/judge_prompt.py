@@ -95,7 +95,7 @@ class ParsedReply:
         return self.accuracy is not None
 
 
-class _DuplicateKey(ValueError):
+class _RepeatedKey(ValueError):
     pass
 
 
@@ -103,7 +103,7 @@ def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
     keys = [k for k, _ in pairs]
     if len(keys) != len(set(keys)):
         # {"accuracy": true, "accuracy": false} would otherwise silently mean false.
-        raise _DuplicateKey("duplicated key")
+        raise _RepeatedKey("duplicated key")
     return dict(pairs)
 
 
@@ -127,7 +127,7 @@ def _one_object(text: str) -> tuple[dict | None, str | None]:
         text = fenced.group(1).strip()
     try:
         value, end = _DECODER.raw_decode(text)
-    except _DuplicateKey:
+    except _RepeatedKey:
         return None, "a JSON object with a duplicated key"
     except (ValueError, RecursionError):
         return None, "not a JSON object"

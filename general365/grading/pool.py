@@ -34,7 +34,8 @@ from typing import Sequence
 
 from ..schema import Status
 from . import pool_server as wire
-from .rule import GoldAnswer, RuleResult
+from ..answers.gold import GoldAnswer
+from .rule import RuleResult
 
 DEFAULT_TIMEOUT = 5.0
 MEMORY_LIMIT_MB = 2048  # address space per worker
@@ -65,7 +66,7 @@ class _ServerGone(Exception):
     pass
 
 
-class _Server:
+class _ServerLink:
     """The caller's side of the fork server: one process, one control socket."""
 
     def __init__(self):
@@ -163,7 +164,7 @@ class RulePool:
     def __init__(self, workers: int | None = None, memory_limit_mb: int = MEMORY_LIMIT_MB):
         self.size = max(1, workers or _cpu_count())
         self.memory_limit_mb = memory_limit_mb
-        self._server: _Server | None = None
+        self._server: _ServerLink | None = None
         self._workers: list[_Worker] = []
         self._lock = threading.Lock()  # one map at a time (the shared pool may be reached from threads)
         self._owner = os.getpid()
@@ -179,7 +180,7 @@ class RulePool:
         """Ask the server for a worker; a server that died is started again once."""
         for attempt in (0, 1):
             if self._server is None:
-                self._server = _Server()
+                self._server = _ServerLink()
             try:
                 pid, fd, old_exit = self._server.request(msg)
             except RuntimeError:

@@ -8,11 +8,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
-from ..schema import Problem, Status, Verdict
+from ..schema import AnswerType, Category, Graded, Problem, Status, Verdict
 
 
 @dataclass
-class Tally:
+class VerdictCounts:
     total: int = 0
     graded: int = 0
     correct: int = 0
@@ -30,21 +30,25 @@ class Tally:
 
 @dataclass
 class GradeSummary:
-    overall: Tally = field(default_factory=Tally)
+    overall: VerdictCounts = field(default_factory=VerdictCounts)
     statuses: Counter = field(default_factory=Counter)
-    by_type: dict[str, Tally] = field(default_factory=dict)
-    by_category: dict[str, Tally] = field(default_factory=dict)
+    by_type: dict[str, VerdictCounts] = field(default_factory=dict)
+    by_category: dict[str, VerdictCounts] = field(default_factory=dict)
     methods: Counter = field(default_factory=Counter)
 
-    def add(self, verdict: Verdict, problem: Problem | None = None) -> None:
+    def add(self, graded: Graded) -> None:
+        self.add_verdict(graded.verdict, graded.answer_type, graded.categories)
+
+    def add_verdict(self, verdict: Verdict, answer_type: AnswerType | None = None,
+                    categories: Iterable[Category] = ()) -> None:
         self.overall.add(verdict)
         self.statuses[verdict.status.value] += 1
         if verdict.method is not None:
             self.methods[verdict.method.value] += 1
-        if problem is not None:
-            self.by_type.setdefault(problem.answer_type.value, Tally()).add(verdict)
-            for c in problem.categories:
-                self.by_category.setdefault(c.value, Tally()).add(verdict)
+        if answer_type is not None:
+            self.by_type.setdefault(answer_type.value, VerdictCounts()).add(verdict)
+        for c in categories:
+            self.by_category.setdefault(c.value, VerdictCounts()).add(verdict)
 
     @classmethod
     def from_verdicts(cls, verdicts: Iterable[Verdict],
@@ -54,7 +58,8 @@ class GradeSummary:
             problems = {p.id: p for p in problems}
         s = cls()
         for v in verdicts:
-            s.add(v, problems.get(v.id) if problems else None)
+            p = problems.get(v.id) if problems else None
+            s.add_verdict(v, p.answer_type if p else None, p.categories if p else ())
         return s
 
     @property

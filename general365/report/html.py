@@ -149,7 +149,8 @@ def provenance_html(models: Sequence[ModelSummary]) -> str:
 
 
 def render_page(models: Sequence[ModelSummary], tables: Sequence[Table],
-                figures: Sequence[Figure], *, settings: dict[str, Any]) -> str:
+                figures: Sequence[Figure], *, settings: dict[str, Any],
+                title: str = "General365") -> str:
     run_names = {m.name for m in models if m.kind == "run"}
     board = leaderboard_table(models)
     published = settings.get("published", "none")
@@ -159,7 +160,7 @@ def render_page(models: Sequence[ModelSummary], tables: Sequence[Table],
                 f"(the paper's figures, {published} benchmark{' subset' if published == 'public' else ''})"
                 if published != "none" else "")
              + f". Generated {stamp} by general365 {__version__}.")
-    body = [f"<h1>General365 leaderboard</h1><p class=\"note\">{_e(intro)} Click a column "
+    body = [f"<h1>{_e(title)} leaderboard</h1><p class=\"note\">{_e(intro)} Click a column "
             "header to sort. Accuracy counts only <code>correct</code> rows as right; "
             "ungraded rows are left out (see Coverage). Intervals: 95% percentile bootstrap "
             f"over seed families, {int(settings.get('bootstrap_resamples', 0))} resamples, "
@@ -174,6 +175,6 @@ def render_page(models: Sequence[ModelSummary], tables: Sequence[Table],
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">'
             '<meta name="viewport" content="width=device-width,initial-scale=1">'
-            "<title>General365 leaderboard</title>"
+            f"<title>{_e(title)} leaderboard</title>"
             f"<style>{STYLE}</style></head><body>{''.join(body)}"
             f"<script>{SCRIPT}</script></body></html>\n")

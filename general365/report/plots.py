@@ -51,7 +51,7 @@ def _color(s: ModelSummary) -> str:
     return COLORS["run"] if s.kind == "run" else COLORS.get(s.group, COLORS["other"])
 
 
-def draw_leaderboard(models: Sequence[ModelSummary]):
+def draw_leaderboard(models: Sequence[ModelSummary], title: str = "General365"):
     """The figure and its axes (tests check the layout before it is saved)."""
     plt = _plt()
     ms = [m for m in leaderboard_order(models) if m.accuracy is not None]
@@ -77,7 +77,7 @@ def draw_leaderboard(models: Sequence[ModelSummary]):
     ax.set_xlim(0, min(100, top + 8))
     ax.axvline(100 * PASSING, color="grey", ls="--", lw=0.8)
     ax.set_xlabel("Overall accuracy (%)")
-    ax.set_title("General365 leaderboard (bars: accuracy; whiskers: 95% CI, seed-family "
+    ax.set_title(f"{title} leaderboard (bars: accuracy; whiskers: 95% CI, seed-family "
                  "bootstrap)", fontsize=10)
     from matplotlib.patches import Patch
     from matplotlib.lines import Line2D
@@ -93,9 +93,10 @@ def draw_leaderboard(models: Sequence[ModelSummary]):
     return fig, ax
 
 
-def leaderboard_figure(models: Sequence[ModelSummary], out_dir: str) -> Figure:
+def leaderboard_figure(models: Sequence[ModelSummary], out_dir: str,
+                       title: str = "General365") -> Figure:
     plt = _plt()
-    fig, _ = draw_leaderboard(models)
+    fig, _ = draw_leaderboard(models, title)
     png, svg = _save(fig, out_dir, "leaderboard")
     plt.close(fig)
     return Figure("leaderboard", "Overall accuracy, ranked (Figure 1)", png, svg)
@@ -251,7 +252,11 @@ def radar_figure(models: Sequence[ModelSummary], out_dir: str) -> Figure:
     return Figure("radar", "Accuracy by challenge category (Figure 5)", png, svg, note=note)
 
 
-def all_figures(models: Sequence[ModelSummary], out_dir: str) -> list[Figure]:
+def all_figures(models: Sequence[ModelSummary], out_dir: str, *, title: str = "General365",
+                radar: bool = True) -> list[Figure]:
+    """The report's figures; `radar=False` for a benchmark without categories."""
     os.makedirs(out_dir, exist_ok=True)
-    return [leaderboard_figure(models, out_dir), tokens_figure(models, out_dir),
-            radar_figure(models, out_dir)]
+    figures = [leaderboard_figure(models, out_dir, title), tokens_figure(models, out_dir)]
+    if radar:
+        figures.append(radar_figure(models, out_dir))
+    return figures

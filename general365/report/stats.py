@@ -18,7 +18,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..schema import Status
-from .load import GradedRow
+from ..schema import Graded
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -26,7 +26,7 @@ BOOTSTRAP_LEVEL = 0.95
 
 
 @dataclass(frozen=True)
-class Tally:
+class RowCounts:
     correct: int = 0
     graded: int = 0
     rows: int = 0
@@ -55,17 +55,17 @@ class Tally:
                 "ungraded": self.ungraded}
 
 
-def tally(rows: Iterable[GradedRow]) -> Tally:
+def tally(rows: Iterable[Graded]) -> RowCounts:
     counts = dict.fromkeys(Status, 0)
     for r in rows:
         counts[r.status] += 1
     n = sum(counts.values())
-    return Tally(correct=counts[Status.CORRECT], graded=n - counts[Status.UNGRADED], rows=n,
+    return RowCounts(correct=counts[Status.CORRECT], graded=n - counts[Status.UNGRADED], rows=n,
                  incorrect=counts[Status.INCORRECT], no_answer=counts[Status.NO_ANSWER],
                  timeout=counts[Status.TIMEOUT], judge_failed=counts[Status.JUDGE_FAILED])
 
 
-def status_counts(rows: Iterable[GradedRow]) -> dict[str, int]:
+def status_counts(rows: Iterable[Graded]) -> dict[str, int]:
     counts = {s.value: 0 for s in Status}
     for r in rows:
         counts[r.status.value] += 1
@@ -90,7 +90,7 @@ class Interval:
                 "method": "percentile bootstrap over seed families"}
 
 
-def family_counts(rows: Iterable[GradedRow]) -> tuple[np.ndarray, np.ndarray]:
+def family_counts(rows: Iterable[Graded]) -> tuple[np.ndarray, np.ndarray]:
     """(correct, graded) per seed family, families in sorted order so that the result does
     not depend on the order of the rows."""
     fam: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -104,7 +104,7 @@ def family_counts(rows: Iterable[GradedRow]) -> tuple[np.ndarray, np.ndarray]:
             np.array([fam[k][1] for k in keys], dtype=np.int64))
 
 
-def bootstrap_interval(rows: Sequence[GradedRow], *, resamples: int = BOOTSTRAP_RESAMPLES,
+def bootstrap_interval(rows: Sequence[Graded], *, resamples: int = BOOTSTRAP_RESAMPLES,
                        seed: int = BOOTSTRAP_SEED,
                        level: float = BOOTSTRAP_LEVEL) -> Interval | None:
     """Percentile interval of pooled accuracy, resampling whole seed families (a seed with
@@ -127,7 +127,7 @@ def bootstrap_interval(rows: Sequence[GradedRow], *, resamples: int = BOOTSTRAP_
 
 @dataclass(frozen=True)
 class Stability:
-    runs: dict[int, Tally]
+    runs: dict[int, RowCounts]
     mean: float | None           # mean of the runs' accuracies
     delta: float | None          # max - min of the runs' accuracies (the paper's Delta)
     avg_at_n: float | None       # mean over problems of the share of runs correct
@@ -145,8 +145,8 @@ class Stability:
                 "pass_at_n": self.pass_at_n, "problems": self.problems}
 
 
-def stability(rows: Sequence[GradedRow]) -> Stability:
-    by_run: dict[int, list[GradedRow]] = defaultdict(list)
+def stability(rows: Sequence[Graded]) -> Stability:
+    by_run: dict[int, list[Graded]] = defaultdict(list)
     by_problem: dict[str, list[bool]] = defaultdict(list)
     for r in rows:
         by_run[r.run].append(r)
@@ -187,7 +187,7 @@ class Consistency:
                 "definition": "per run, families with >= 2 graded members; mean over runs"}
 
 
-def consistency(rows: Sequence[GradedRow]) -> Consistency:
+def consistency(rows: Sequence[Graded]) -> Consistency:
     per_run: dict[int, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     for r in rows:
         if r.graded:
@@ -234,7 +234,7 @@ class Tokens:
                 "truncation_rate": self.truncation_rate, "rows": self.rows}
 
 
-def tokens(rows: Sequence[GradedRow]) -> Tokens:
+def tokens(rows: Sequence[Graded]) -> Tokens:
     out = [r.output_tokens for r in rows if r.output_tokens is not None]
     rea = [r.reasoning_tokens for r in rows if r.reasoning_tokens is not None]
     fin = [r.finish_reason for r in rows if r.finish_reason is not None]
@@ -247,5 +247,5 @@ def tokens(rows: Sequence[GradedRow]) -> Tokens:
 
 
 __all__ = ["BOOTSTRAP_LEVEL", "BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED", "Consistency",
-           "Interval", "Stability", "Tally", "Tokens", "bootstrap_interval", "consistency",
+           "Interval", "Stability", "RowCounts", "Tokens", "bootstrap_interval", "consistency",
            "family_counts", "stability", "status_counts", "tally", "tokens"]

@@ -33,11 +33,11 @@ class ModelSummary:
     accuracy: float | None
     categories: dict[str, float | None]
     benchmark: str | None = None                # published: full | public
-    overall: stats.Tally | None = None          # runs only, from here on
+    overall: stats.RowCounts | None = None          # runs only, from here on
     interval: stats.Interval | None = None
-    category_tallies: dict[str, stats.Tally] = field(default_factory=dict)
-    answer_types: dict[str, stats.Tally] = field(default_factory=dict)
-    seed_variant: dict[str, stats.Tally] = field(default_factory=dict)
+    category_tallies: dict[str, stats.RowCounts] = field(default_factory=dict)
+    answer_types: dict[str, stats.RowCounts] = field(default_factory=dict)
+    seed_variant: dict[str, stats.RowCounts] = field(default_factory=dict)
     statuses: dict[str, int] = field(default_factory=dict)
     tokens: stats.Tokens | None = None
     stability: stats.Stability | None = None
@@ -98,7 +98,7 @@ def provenance(m: ModelRuns) -> dict[str, Any]:
     run.json where present (its keys are taken as written), else from the rows."""
     out: dict[str, Any] = {"model": m.name, "files": list(m.files),
                            "runs": m.runs, "rows": len(m.rows)}
-    settings = sorted({r.sampling for r in m.rows if r.sampling})
+    settings = sorted({r.settings_key for r in m.rows if r.settings_key})
     if settings:
         out["sampling"] = [json.loads(s) for s in settings]
     if m.judge_models:

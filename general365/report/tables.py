@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from ..schema import Category
-from .stats import Tally
+from .stats import RowCounts
 from .summary import CATEGORY_NOTE, GROUP_TITLES, ModelSummary, leaderboard_order, ranked
 
 PCT, INT, TEXT, NUM = "pct", "int", "text", "num"
@@ -99,7 +99,7 @@ def _source(s: ModelSummary) -> str:
     return f"paper ({s.benchmark})" if s.kind == "published" else "your run"
 
 
-def _statuses(t: Tally | None) -> list[Any]:
+def _statuses(t: RowCounts | None) -> list[Any]:
     if t is None:
         return [None] * len(STATUS_COLUMNS)
     return [t.no_answer, t.timeout, t.judge_failed, t.ungraded]

@@ -7,7 +7,7 @@ import importlib
 import os
 from typing import Any
 
-from ..errors import MissingExtra, UserError
+from ..errors import MissingExtra, OptionError, UserError
 from .base import Runner
 
 # backend -> (module, class, the pip extra that provides it, the module that must import)
@@ -50,13 +50,13 @@ def check_local_model(model: str) -> None:
     path = os.path.expanduser(model)
     if os.path.exists(path):
         if not os.path.isdir(path):
-            raise UserError(f"--model {model}: is a file; expected a model folder (with "
+            raise OptionError("model", f"{model}: is a file; expected a model folder (with "
                             f"config.json) or a Hub model id")
         if not os.path.isfile(os.path.join(path, "config.json")):
-            raise UserError(f"--model {model}: the folder has no config.json; expected a "
+            raise OptionError("model", f"{model}: the folder has no config.json; expected a "
                             f"model folder (config.json, weights, tokenizer files)")
     elif _looks_like_path(model):
-        raise UserError(f"--model {model}: no such folder; expected a model folder (with "
+        raise OptionError("model", f"{model}: no such folder; expected a model folder (with "
                         f"config.json) or a Hub model id such as org/name")
 
 

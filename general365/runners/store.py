@@ -23,13 +23,13 @@ import os
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 from ..errors import DataError, UserError
 from ..fsutil import keep_from_forks, release
 from ..jsonl import NotJSON
 from ..jsonl import parse as parse_json
-from ..schema import INLINE_PROBLEM_FIELDS, Problem, Response
+from ..schema import Response
 from .base import Generation, GenerationRequest, SamplingSettings
 
 log = logging.getLogger(__name__)
@@ -73,8 +73,9 @@ class RecordKey:
 
 
 def build_record(generation: Generation, request: GenerationRequest, model: str,
-                 problem: Problem | None) -> dict[str, Any]:
-    """A `responses.jsonl` row: the Response fields, the key fields, the problem's gold."""
+                 inline: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A `responses.jsonl` row: the Response fields, the key fields, and the problem's fields
+    that the benchmark carries inline (its gold among them)."""
     resp = Response(
         id=request.problem_id, run=request.run, response=generation.response, model=model,
         reasoning=generation.reasoning, output_tokens=generation.output_tokens,
@@ -86,10 +87,8 @@ def build_record(generation: Generation, request: GenerationRequest, model: str,
     d["prompt_hash"] = request.prompt_hash()
     if generation.prompt_tokens is not None:
         d["prompt_tokens"] = generation.prompt_tokens
-    if problem is not None:
-        full = problem.to_dict()
-        for k in INLINE_PROBLEM_FIELDS:
-            d[k] = full[k]
+    if inline:
+        d.update(inline)
     return d
 
 

@@ -18,7 +18,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import MissingExtra, UserError
+from ..errors import MissingExtra, OptionError, UserError
 from .base import Generation, GenerationRequest, batched
 from .limits import Budget, plan_budgets
 from .outputs import ReasoningCounter, make_generation
@@ -117,18 +117,18 @@ def _check_device(torch, device: str) -> None:
     try:
         dev = torch.device(device)
     except (RuntimeError, TypeError, ValueError):
-        raise UserError(f"--device {device!r} is not a torch device; expected cpu, cuda, "
+        raise OptionError("device", f"{device!r} is not a torch device; expected cpu, cuda, "
                         f"cuda:N, mps or xpu") from None
     if dev.type == "cpu":
         return
     backend = getattr(torch, dev.type, None)
     available = getattr(backend, "is_available", None)
     if available is None or not available():
-        raise UserError(f"--device {device!r}: this machine has no {dev.type} device that "
+        raise OptionError("device", f"{device!r}: this machine has no {dev.type} device that "
                         f"torch can use; expected cpu or an available accelerator")
     count = getattr(backend, "device_count", None)
     if dev.index is not None and count is not None and dev.index >= count():
-        raise UserError(f"--device {device!r}: there are {count()} {dev.type} device(s), "
+        raise OptionError("device", f"{device!r}: there are {count()} {dev.type} device(s), "
                         f"numbered from 0")
 
 

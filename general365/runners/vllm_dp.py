@@ -56,7 +56,7 @@ def _worker(rank: int, cuda_devices: str | None, model: str, revision: str | Non
             conn) -> None:
     if cuda_devices is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = cuda_devices
-    from .vllm import Engine
+    from .vllm_engine import Engine
 
     try:
         engine = Engine(model, revision, engine_args, chat_template_kwargs)

@@ -1,0 +1,90 @@
+"""Difficulty across benchmarks (Figures 8 and 9): accuracy and average output tokens per
+model per benchmark, from graded files (`BENCHMARK=GRADED.jsonl`, one or more per
+benchmark). Graded files are read and checked by the report's reader (general365.report.
+load), so every graded file that `general365 report` takes is taken here; a graded file of
+another benchmark needs the same fields (id, run, status, correct; output_tokens for
+Figure 9).
+
+Accuracy counts `correct` rows over graded rows (ungraded rows are left out, as in the
+report); average output tokens is over the rows that record output_tokens.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from ..errors import UserError
+
+
+@dataclass(frozen=True)
+class Cell:
+    benchmark: str
+    model: str
+    rows: int
+    graded: int
+    correct: int
+    avg_output_tokens: float | None
+    token_rows: int
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.graded if self.graded else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"benchmark": self.benchmark, "model": self.model, "accuracy": self.accuracy,
+                "rows": self.rows, "graded": self.graded, "correct": self.correct,
+                "avg_output_tokens": self.avg_output_tokens, "token_rows": self.token_rows}
+
+
+@dataclass
+class Difficulty:
+    benchmarks: list[str]
+    models: list[str]
+    cells: list[Cell]
+    inputs: dict[str, list[str]]
+
+    def cell(self, benchmark: str, model: str) -> Cell | None:
+        return next((c for c in self.cells if c.benchmark == benchmark and c.model == model),
+                    None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"benchmarks": self.benchmarks, "models": self.models,
+                "cells": [c.to_dict() for c in self.cells],
+                "inputs": {b: [os.path.abspath(p) for p in ps] for b, ps in self.inputs.items()}}
+
+
+def parse_graded_spec(spec: str) -> tuple[str, str]:
+    if "=" not in spec or os.path.exists(spec):
+        raise UserError(f"--graded {spec!r}: expected BENCHMARK=GRADED.jsonl (the benchmark's "
+                        "name, then the graded file)")
+    bench, path = (s.strip() for s in spec.split("=", 1))
+    if not bench or not path:
+        raise UserError(f"--graded {spec!r}: expected BENCHMARK=GRADED.jsonl with both parts")
+    return bench, path
+
+
+def load_difficulty(specs: Sequence[str]) -> Difficulty | None:
+    if not specs:
+        return None
+    from ..report.load import load_graded
+
+    inputs: dict[str, list[str]] = {}
+    for spec in specs:
+        bench, path = parse_graded_spec(spec)
+        inputs.setdefault(bench, []).append(path)
+    cells: list[Cell] = []
+    models: list[str] = []
+    for bench, paths in inputs.items():
+        # One benchmark's files together: the same (model, id, run) twice is refused there.
+        for m in load_graded(paths):
+            graded = [r for r in m.rows if r.graded]
+            tokens = [r.output_tokens for r in m.rows if r.output_tokens is not None]
+            cells.append(Cell(benchmark=bench, model=m.name, rows=len(m.rows),
+                              graded=len(graded), correct=sum(r.correct for r in graded),
+                              avg_output_tokens=sum(tokens) / len(tokens) if tokens else None,
+                              token_rows=len(tokens)))
+            if m.name not in models:
+                models.append(m.name)
+    return Difficulty(benchmarks=list(inputs), models=models, cells=cells, inputs=inputs)

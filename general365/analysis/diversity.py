@@ -1,0 +1,127 @@
+"""The numbers beside the t-SNE picture (a picture cannot be tested); docs/analysis.md
+defines each one.
+
+Per set:
+- nearest-neighbour similarity: each item's cosine similarity to its nearest other item;
+  its mean, quantiles and histogram;
+- near-duplicate share: the share of items whose nearest neighbour is at or above the
+  threshold (the embedder's default, or --near-duplicate);
+- local collapse: how much tighter the densest neighbourhoods are than the set as a whole,
+  (D - B) / (1 - B), where D is the mean, over the densest 10% of items, of an item's mean
+  similarity to its k nearest neighbours, and B the mean similarity of all distinct pairs.
+  0: the densest neighbourhoods are no tighter than random pairs; 1: they are copies.
+Per seed family (General365-format sets): each variant's similarity to its seed; a variant
+at or above the threshold is flagged as a near-copy (the paper's diversity audit).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .datasets import AnalysisSet
+from .neighbours import Neighbours, pair_similarity
+from .stats import QUANTILES
+
+KNN = 10
+DENSEST = 0.10
+COPIES = 1e-5        # 1 - B below this: every pair is a copy
+HIST_EDGES = tuple(round(-1.0 + 0.05 * i, 2) for i in range(41))   # -1.00 .. 1.00
+
+
+@dataclass
+class FamilyLink:
+    variant_id: str
+    seed_id: str
+    similarity: float
+    near_copy: bool
+
+
+@dataclass
+class Diversity:
+    n: int
+    threshold: float
+    knn_k: int
+    nn_similarity: np.ndarray           # per item
+    nn_ids: list[str]                   # per item: its nearest neighbour's id
+    mean_pairwise: float
+    local_collapse: float
+    densest_ids: list[str]              # the densest 10%, densest first
+    links: list[FamilyLink] = field(default_factory=list)
+    missing_seeds: int = 0              # variants whose seed is not in the set
+
+    @property
+    def near_duplicates(self) -> np.ndarray:
+        return self.nn_similarity >= self.threshold
+
+    @property
+    def near_copy_share(self) -> float | None:
+        return (sum(link.near_copy for link in self.links) / len(self.links)
+                if self.links else None)
+
+    def histogram(self) -> dict[str, list]:
+        lo = float(HIST_EDGES[0])
+        counts, _ = np.histogram(np.clip(self.nn_similarity, lo, 1.0), bins=HIST_EDGES)
+        return {"edges": list(HIST_EDGES), "counts": [int(c) for c in counts]}
+
+    def to_dict(self) -> dict[str, Any]:
+        nn = self.nn_similarity.astype(float)
+        qs = np.quantile(nn, QUANTILES)
+        sims = [link.similarity for link in self.links]
+        return {
+            "nn_similarity_mean": float(nn.mean()),
+            "nn_similarity_median": float(np.median(nn)),
+            "nn_similarity_quantiles": {f"p{int(q * 100)}": float(v)
+                                        for q, v in zip(QUANTILES, qs)},
+            "nn_similarity_histogram": self.histogram(),
+            "near_duplicate_threshold": self.threshold,
+            "near_duplicate_count": int(self.near_duplicates.sum()),
+            "near_duplicate_share": float(self.near_duplicates.mean()),
+            "mean_pairwise_similarity": self.mean_pairwise,
+            "knn_k": self.knn_k,
+            "local_collapse": self.local_collapse,
+            "variant_seed_similarity_mean": float(np.mean(sims)) if sims else None,
+            "variant_seed_similarity_median": float(np.median(sims)) if sims else None,
+            "near_copies": sum(link.near_copy for link in self.links) if self.links else None,
+            "near_copy_share": self.near_copy_share,
+            "families_with_near_copy": (len({link.seed_id for link in self.links if link.near_copy})
+                                        if self.links else None),
+        }
+
+
+def local_collapse(nb: Neighbours, densest: float = DENSEST) -> tuple[float, np.ndarray]:
+    """(the collapse measure, items ordered densest first)."""
+    density = nb.similarity.mean(axis=1).astype(np.float64)
+    order = np.argsort(-density, kind="stable")
+    top = max(1, math.ceil(densest * len(density)))
+    d = float(density[order[:top]].mean())
+    b = nb.mean_pairwise
+    if 1.0 - b < COPIES:
+        # Every pair is (to float32 rounding) identical: fully collapsed. The ratio itself
+        # would divide rounding noise by rounding noise.
+        return 1.0, order
+    return float(min(1.0, max(-1.0, (d - b) / (1.0 - b)))), order
+
+
+def diversity(s: AnalysisSet, vectors, nb: Neighbours, threshold: float) -> Diversity:
+    ids = [i.id for i in s.items]
+    collapse, order = local_collapse(nb)
+    top = max(1, math.ceil(DENSEST * len(ids)))
+    div = Diversity(n=len(ids), threshold=threshold, knn_k=nb.index.shape[1],
+                    nn_similarity=nb.nearest_similarity.astype(np.float64),
+                    nn_ids=[ids[j] for j in nb.nearest], mean_pairwise=nb.mean_pairwise,
+                    local_collapse=collapse, densest_ids=[ids[j] for j in order[:top]])
+    if s.has_families:
+        row = {item.id: n for n, item in enumerate(s.items)}
+        for n, item in enumerate(s.items):
+            if not item.is_variant:
+                continue
+            if item.seed_id not in row:
+                div.missing_seeds += 1
+                continue
+            sim = pair_similarity(vectors, n, row[item.seed_id])
+            div.links.append(FamilyLink(item.id, item.seed_id, sim, sim >= threshold))
+    return div

@@ -1,0 +1,292 @@
+"""The analysis figures, as PNG and SVG (matplotlib, Agg backend): the statistics (Figure 3),
+t-SNE panels (Figure 6), the diversity numbers' distributions, and difficulty across
+benchmarks (Figures 8 and 9). Each `draw_*` returns the matplotlib figure (tests read its
+artists); `*_figure` saves it."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from ..errors import MissingExtra
+from ..report.plots import Figure
+
+if TYPE_CHECKING:
+    from .core import DatasetAnalysis
+    from .difficulty import Difficulty
+
+PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3",
+           "#8c8c8c", "#ccb974", "#64b5cd")
+
+
+def _plt():
+    try:
+        import matplotlib
+    except ImportError:
+        raise MissingExtra("matplotlib", "plots") from None
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def color(i: int) -> str:
+    return PALETTE[i % len(PALETTE)]
+
+
+def _save(fig, out_dir: str, key: str, title: str, note: str = "") -> Figure:
+    plt = _plt()
+    png, svg = os.path.join(out_dir, key + ".png"), os.path.join(out_dir, key + ".svg")
+    fig.savefig(png, dpi=130, bbox_inches="tight")
+    fig.savefig(svg, bbox_inches="tight")
+    plt.close(fig)
+    return Figure(key, title, png, svg, note)
+
+
+# --- Figure 3: statistics ---------------------------------------------------------------
+
+
+def draw_statistics(sets: Sequence["DatasetAnalysis"]):
+    plt = _plt()
+    fig, axes = plt.subplots(2, 2, figsize=(13, 8.5))
+    (ax_cat, ax_lab), (ax_type, ax_len) = axes
+    with_cats = [(i, d) for i, d in enumerate(sets) if d.stats.has_categories]
+    width = 0.8 / max(1, len(with_cats))
+    if with_cats:
+        cats = list(with_cats[0][1].stats.categories)
+        for k, (i, d) in enumerate(with_cats):
+            total = sum(d.stats.labels_per_problem.values()) or 1
+            vals = [100 * d.stats.categories.get(c, 0) / total for c in cats]
+            ys = np.arange(len(cats)) + k * width
+            ax_cat.barh(ys, vals, height=width, color=color(i), label=d.name)
+        ax_cat.set_yticks(np.arange(len(cats)) + width * (len(with_cats) - 1) / 2)
+        ax_cat.set_yticklabels(cats, fontsize=8)
+        ax_cat.invert_yaxis()
+        ax_cat.set_xlabel("Seed problems with the category (%)")
+        labels = sorted({k for _, d in with_cats for k in d.stats.labels_per_problem})
+        for k, (i, d) in enumerate(with_cats):
+            total = sum(d.stats.labels_per_problem.values()) or 1
+            ax_lab.bar(np.arange(len(labels)) + k * width,
+                       [100 * d.stats.labels_per_problem.get(x, 0) / total for x in labels],
+                       width=width, color=color(i), label=d.name)
+        ax_lab.set_xticks(np.arange(len(labels)) + width * (len(with_cats) - 1) / 2)
+        ax_lab.set_xticklabels([str(x) for x in labels])
+        ax_lab.set_xlabel("Categories per seed problem")
+        ax_lab.set_ylabel("Seed problems (%)")
+        ax_lab.legend(fontsize=8, frameon=False)
+    else:
+        for ax in (ax_cat, ax_lab):
+            ax.text(0.5, 0.5, "No challenge categories in these sets", ha="center",
+                    va="center", transform=ax.transAxes)
+    ax_cat.set_title("(a) Challenge categories", fontsize=10)
+    ax_lab.set_title("(b) Number of categories per problem", fontsize=10)
+
+    types = list(dict.fromkeys(t for d in sets for t in d.stats.answer_types))
+    if types:
+        w = 0.8 / max(1, len(sets))
+        for i, d in enumerate(sets):
+            vals = [100 * d.stats.answer_types.get(t, 0) / d.stats.n for t in types]
+            ax_type.bar(np.arange(len(types)) + i * w, vals, width=w, color=color(i),
+                        label=d.name)
+        ax_type.set_xticks(np.arange(len(types)) + w * (len(sets) - 1) / 2)
+        ax_type.set_xticklabels([t.replace("_", " ") for t in types], fontsize=8)
+        ax_type.set_ylabel("Items (%)")
+    else:
+        ax_type.text(0.5, 0.5, "No answer types in these sets", ha="center", va="center",
+                     transform=ax_type.transAxes)
+    ax_type.set_title("(c) Answer types", fontsize=10)
+
+    data = [d.stats.lengths.words for d in sets]
+    parts = ax_len.boxplot(data, vert=False, showfliers=False, patch_artist=True,
+                           widths=0.6)
+    for i, box in enumerate(parts["boxes"]):
+        box.set_facecolor(color(i))
+        box.set_alpha(0.7)
+    ax_len.set_yticks(range(1, len(sets) + 1))
+    ax_len.set_yticklabels([d.name for d in sets], fontsize=8)
+    ax_len.invert_yaxis()
+    ax_len.set_xlabel("Question length (words; boxes: quartiles, whiskers: 1.5 IQR)")
+    ax_len.set_title("(d) Question length", fontsize=10)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=color(i)) for i in range(len(sets))]
+    fig.legend(handles, [f"{d.name} ({d.stats.n} items: {d.stats.seeds} seeds, "
+                         f"{d.stats.variants} variants)" for d in sets],
+               loc="lower center", ncol=min(3, len(sets)), fontsize=8, frameon=False,
+               bbox_to_anchor=(0.5, -0.02))
+    fig.suptitle("Statistics (Figure 3)", fontsize=11)
+    fig.tight_layout(rect=(0, 0.04, 1, 0.97))
+    return fig
+
+
+def statistics_figure(sets, out_dir: str) -> Figure:
+    return _save(draw_statistics(sets), out_dir, "fig3_statistics",
+                 "Statistics: categories, labels per problem, answer types, question length "
+                 "(Figure 3)", "Categories and labels are counted over seed problems.")
+
+
+# --- Figure 6: t-SNE ----------------------------------------------------------------------
+
+
+def draw_tsne(sets: Sequence["DatasetAnalysis"]):
+    plt = _plt()
+    shown = [(i, d) for i, d in enumerate(sets)]
+    fig, axes = plt.subplots(1, len(shown), figsize=(4.6 * len(shown), 4.9), squeeze=False)
+    for ax, (i, d) in zip(axes[0], shown):
+        ax.set_xlim(-1.1, 1.1)
+        ax.set_ylim(-1.1, 1.1)
+        ax.set_aspect("equal")
+        ax.grid(alpha=0.25)
+        t = d.tsne
+        if t.coords is None:
+            ax.text(0, 0, t.note or "no t-SNE", ha="center", va="center", fontsize=8, wrap=True)
+        else:
+            variant = np.array([it.is_variant for it in d.set.items])
+            size = 9 if d.stats.n <= 2000 else 4
+            if variant.any():
+                ax.scatter(t.coords[~variant, 0], t.coords[~variant, 1], s=size * 1.6,
+                           color=color(i), label="seeds", edgecolor="black", linewidth=0.3,
+                           zorder=3)
+                ax.scatter(t.coords[variant, 0], t.coords[variant, 1], s=size, color=color(i),
+                           alpha=0.45, label="variants", zorder=2)
+                ax.legend(fontsize=7, loc="upper right", frameon=True)
+            else:
+                ax.scatter(t.coords[:, 0], t.coords[:, 1], s=size, color=color(i), alpha=0.7)
+        pp = f", perplexity {t.perplexity:.3g}" if t.perplexity else ""
+        ax.set_title(f"{d.name} ({d.stats.n} items{pp})", fontsize=9)
+    fig.suptitle("t-SNE of question embeddings, coordinates normalised to [-1, 1] (Figure 6)",
+                 fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def tsne_figure(sets, out_dir: str, embedder: str) -> Figure:
+    return _save(draw_tsne(sets), out_dir, "fig6_tsne",
+                 "Semantic coverage: t-SNE of question embeddings (Figure 6)",
+                 f"Embedder: {embedder}. One t-SNE per set.")
+
+
+# --- the diversity numbers ------------------------------------------------------------------
+
+
+def draw_diversity(sets: Sequence["DatasetAnalysis"]):
+    plt = _plt()
+    fig, (ax_nn, ax_fam) = plt.subplots(1, 2, figsize=(12, 4.4))
+    bins = np.linspace(-0.2, 1.0, 49)
+    for i, d in enumerate(sets):
+        nn = np.clip(d.diversity.nn_similarity, bins[0], bins[-1])
+        ax_nn.hist(nn, bins=bins, histtype="step", lw=1.6, color=color(i),
+                   weights=np.full(len(nn), 100.0 / len(nn)),
+                   label=f"{d.name} (mean {d.diversity.nn_similarity.mean():.2f})")
+    thresholds = sorted({d.diversity.threshold for d in sets})
+    for t in thresholds:
+        ax_nn.axvline(t, color="grey", ls="--", lw=0.9)
+    ax_nn.set_xlabel("Cosine similarity to the nearest other item")
+    ax_nn.set_ylabel("Items (%)")
+    ax_nn.set_title("(a) Nearest-neighbour similarity (dashed: near-duplicate threshold)",
+                    fontsize=9)
+    ax_nn.legend(fontsize=8, frameon=False, loc="upper left")
+    fam = [(i, d) for i, d in enumerate(sets) if d.diversity.links]
+    if fam:
+        for i, d in fam:
+            sims = np.clip([x.similarity for x in d.diversity.links], bins[0], bins[-1])
+            ax_fam.hist(sims, bins=bins, histtype="step", lw=1.6, color=color(i),
+                        weights=np.full(len(sims), 100.0 / len(sims)),
+                        label=f"{d.name} ({100 * d.diversity.near_copy_share:.0f}% near-copies)")
+        for t in thresholds:
+            ax_fam.axvline(t, color="grey", ls="--", lw=0.9)
+        ax_fam.legend(fontsize=8, frameon=False, loc="upper left")
+        ax_fam.set_ylabel("Variants (%)")
+    else:
+        ax_fam.text(0.5, 0.5, "No seed/variant families in these sets", ha="center",
+                    va="center", transform=ax_fam.transAxes)
+    ax_fam.set_xlabel("Cosine similarity of a variant to its seed")
+    ax_fam.set_title("(b) Variant-to-seed similarity", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def diversity_figure(sets, out_dir: str) -> Figure:
+    return _save(draw_diversity(sets), out_dir, "diversity",
+                 "Nearest-neighbour and variant-to-seed similarity")
+
+
+# --- Figures 8 and 9: difficulty ----------------------------------------------------------
+
+
+def draw_accuracy(diff: "Difficulty"):
+    plt = _plt()
+    models, benches = diff.models, diff.benchmarks
+    fig, ax = plt.subplots(figsize=(max(6.5, 1.3 * len(models) * max(1, len(benches)) / 2), 4.6))
+    w = 0.8 / max(1, len(benches))
+    for b, bench in enumerate(benches):
+        xs, ys = [], []
+        for m, model in enumerate(models):
+            c = diff.cell(bench, model)
+            if c is not None and c.accuracy is not None:
+                xs.append(m + b * w)
+                ys.append(100 * c.accuracy)
+        bars = ax.bar(xs, ys, width=w, color=color(b), label=bench)
+        for bar, y in zip(bars, ys):
+            ax.text(bar.get_x() + bar.get_width() / 2, y + 1, f"{y:.1f}", ha="center",
+                    fontsize=7)
+    ax.set_xticks(np.arange(len(models)) + w * (len(benches) - 1) / 2)
+    ax.set_xticklabels(models, fontsize=8, rotation=20 if len(models) > 4 else 0, ha="right"
+                       if len(models) > 4 else "center")
+    ax.set_ylim(0, 105)
+    ax.set_ylabel("Accuracy (%)")
+    ax.set_title("Accuracy per benchmark per model (Figure 8)", fontsize=10)
+    ax.legend(fontsize=8, frameon=False, ncol=len(benches))
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def draw_tokens(diff: "Difficulty"):
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(8, 5.2))
+    markers = "osD^vP*Xh<>"
+    plotted = 0
+    for m, model in enumerate(diff.models):
+        pts = []
+        for b, bench in enumerate(diff.benchmarks):
+            c = diff.cell(bench, model)
+            if c is None or c.accuracy is None or c.avg_output_tokens is None:
+                continue
+            pts.append((c.avg_output_tokens, 100 * c.accuracy))
+            ax.scatter([c.avg_output_tokens], [100 * c.accuracy], color=color(b),
+                       marker=markers[m % len(markers)], s=55, zorder=3, edgecolor="black",
+                       linewidth=0.4)
+            plotted += 1
+        if len(pts) > 1:
+            xs, ys = zip(*sorted(pts))
+            ax.plot(xs, ys, color="grey", lw=0.8, alpha=0.6, zorder=2)
+    if not plotted:
+        ax.text(0.5, 0.5, "No output_tokens recorded in these graded files", ha="center",
+                va="center", transform=ax.transAxes)
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([0], [0], marker="o", ls="", color=color(b), label=bench)
+               for b, bench in enumerate(diff.benchmarks)]
+    handles += [Line2D([0], [0], marker=markers[m % len(markers)], ls="", color="grey",
+                       label=model) for m, model in enumerate(diff.models)]
+    ax.legend(handles=handles, fontsize=8, frameon=False, loc="center left",
+              bbox_to_anchor=(1.01, 0.5))
+    ax.set_xlabel("Average output tokens per response")
+    ax.set_ylabel("Accuracy (%)")
+    ax.set_xlim(left=0)
+    ax.set_title("Accuracy versus output length per benchmark (Figure 9; lines join a "
+                 "model's benchmarks)", fontsize=10)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig, plotted
+
+
+def difficulty_figures(diff: "Difficulty", out_dir: str) -> list[Figure]:
+    f8 = _save(draw_accuracy(diff), out_dir, "fig8_accuracy",
+               "Accuracy per benchmark per model (Figure 8)")
+    fig, plotted = draw_tokens(diff)
+    f9 = _save(fig, out_dir, "fig9_accuracy_vs_tokens",
+               "Accuracy versus average output tokens per benchmark (Figure 9)",
+               "" if plotted else "No graded file records output_tokens.")
+    return [f8, f9]

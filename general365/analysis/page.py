@@ -1,0 +1,105 @@
+"""The analysis page: one self-contained `index.html` in the style of the report (its CSS,
+sorting script and Content-Security-Policy: nothing is loaded from anywhere), with the
+overview table, the figures inlined as base64 SVG, every table, the settings and notes.
+Every piece of text is escaped: dataset names, ids and sources are user input."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import TYPE_CHECKING, Any, Sequence
+
+from .. import __version__
+from ..report.html import CSP, SCRIPT, STYLE, figure_html
+from ..report.plots import Figure
+from .tables import INT, NUM, PCT, SIM, Table, fmt
+
+if TYPE_CHECKING:
+    from .core import Analysis
+
+PAGE_ROWS = 300   # longer tables are cut on the page (the CSV has every row)
+
+MEASURES = (
+    ("NN similarity", "each item's cosine similarity to its nearest other item in the set; "
+                      "a diverse set has low values"),
+    ("Near-duplicate share", "the share of items whose nearest neighbour is at or above the "
+                             "near-duplicate threshold"),
+    ("Local collapse", "(D - B) / (1 - B): D is the mean similarity of the densest 10% of "
+                       "items to their k nearest neighbours, B the mean similarity of all "
+                       "pairs. 0: no neighbourhood is tighter than random pairs; 1: the "
+                       "densest neighbourhoods are copies"),
+    ("Variant-seed similarity", "each variant's cosine similarity to its own seed; at or "
+                                "above the threshold it is flagged as a near-copy"),
+)
+
+
+def _e(value: Any) -> str:
+    return escape(str(value), quote=True)
+
+
+def table_html(t: Table, *, limit: int = PAGE_ROWS) -> str:
+    head = "".join(f'<th data-kind="{_e(c.kind)}" scope="col">{_e(c.name)}'
+                   f'{" (%)" if c.kind == PCT else ""}</th>' for c in t.columns)
+    body = []
+    for row in t.rows[:limit]:
+        cells = []
+        for v, c in zip(row, t.columns):
+            if c.kind in (PCT, NUM, INT, SIM):
+                raw = "" if v is None else repr(float(v))
+                cells.append(f'<td class="num" data-v="{_e(raw)}">{_e(fmt(v, c.kind))}</td>')
+            else:
+                cells.append(f"<td>{_e('' if v is None else v)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    notes = [t.note] if t.note else []
+    if len(t.rows) > limit:
+        notes.append(f"First {limit} of {len(t.rows)} rows; tables/{t.key}.csv has them all.")
+    if not t.rows:
+        notes.append("No rows.")
+    note = "".join(f'<p class="note">{_e(n)}</p>' for n in notes)
+    return (f'<h2 id="{_e(t.key)}-title">{_e(t.title)}</h2>{note}<div class="wrap">'
+            f'<table id="{_e(t.key)}" class="sortable"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div>')
+
+
+def _settings_html(a: "Analysis") -> str:
+    s = a.settings
+    items = []
+    for key, value in s.items():
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
+                                                               default=str)
+        items.append(f"<dt>{_e(key)}</dt><dd>{_e(shown)}</dd>")
+    return f'<h2 id="settings">Settings</h2><dl>{"".join(items)}</dl>'
+
+
+def _notes_html(a: "Analysis") -> str:
+    lines = [f"<li><strong>{_e(d.name)}</strong>: {_e(n)}</li>"
+             for d in a.datasets for n in d.notes]
+    if a.similarity is not None:
+        lines += [f"<li>{_e(n)}</li>" for n in a.similarity.notes]
+    return f'<h2 id="notes">Notes</h2><ul class="note">{"".join(lines)}</ul>' if lines else ""
+
+
+def render_page(a: "Analysis", tables: Sequence[Table], figures: Sequence[Figure]) -> str:
+    names = ", ".join(d.name for d in a.datasets) or "no question sets"
+    emb = a.settings.get("embedder") or {}
+    intro = (f"{len(a.datasets)} set(s): {names}. Embedder: {emb.get('identity', '-')}"
+             f"{' (names and numbers masked)' if a.settings.get('mask') else ''}; "
+             f"near-duplicate threshold {a.settings.get('near_duplicate_threshold')}. "
+             f"Generated {a.created} by general365 {__version__}. Click a column header "
+             "to sort.")
+    measures = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in MEASURES)
+    body = [f'<h1>General365 benchmark analysis</h1><p class="note">{_e(intro)}</p>']
+    first, rest = (tables[0], tables[1:]) if tables else (None, [])
+    if first is not None:
+        body.append(table_html(first))
+    body.append(f'<h2 id="measures">Measures</h2><dl>{measures}</dl>')
+    body += [figure_html(f) for f in figures]
+    body += [table_html(t) for t in rest]
+    body.append(_notes_html(a))
+    body.append(_settings_html(a))
+    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">'
+            '<meta name="viewport" content="width=device-width,initial-scale=1">'
+            "<title>General365 benchmark analysis</title>"
+            f"<style>{STYLE}</style></head><body>{''.join(body)}"
+            f"<script>{SCRIPT}</script></body></html>\n")

@@ -1,0 +1,171 @@
+"""The analysis tables as typed values (tests check values, not strings), and their CSV
+form: shares are written as percentages with two decimals (columns marked `(%)`),
+similarities with three decimals."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import TYPE_CHECKING, Any, Sequence
+
+from ..report.tables import Column, Table
+
+if TYPE_CHECKING:
+    from .core import Analysis
+
+# the report's kinds, plus similarities (three decimals)
+TEXT, INT, PCT, SIM, NUM = "text", "int", "pct", "sim", "num"
+
+
+def fmt(value: Any, kind: str, *, csv_form: bool = False) -> str:
+    if value is None:
+        return ""
+    if kind == PCT:
+        return f"{100.0 * value:.{2 if csv_form else 1}f}"
+    if kind == SIM:
+        return f"{value:.3f}"
+    if kind == NUM:
+        return f"{value:.1f}"
+    return str(value)
+
+
+def to_csv(t: Table) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([c.name + (" (%)" if c.kind == PCT else "") for c in t.columns])
+    for row in t.rows:
+        w.writerow([fmt(v, c.kind, csv_form=True) for v, c in zip(row, t.columns)])
+    return buf.getvalue()
+
+
+def overview_table(a: "Analysis") -> Table:
+    t = Table("datasets", "Datasets: size and diversity", [
+        Column("Dataset"), Column("Kind"), Column("Items", INT), Column("Seeds", INT),
+        Column("Variants", INT), Column("Mean words", NUM),
+        Column("NN similarity mean", SIM), Column("NN similarity median", SIM),
+        Column("Near-duplicate share", PCT), Column("Mean pairwise similarity", SIM),
+        Column("Local collapse", SIM), Column("Variant-seed similarity mean", SIM),
+        Column("Near-copy variants", PCT)],
+        note="NN: nearest neighbour (cosine). Near-duplicate: the nearest neighbour at or "
+             "above the threshold. Local collapse: (D - B) / (1 - B), D the mean k-NN "
+             "similarity of the densest 10% of items, B the mean pairwise similarity.")
+    for d in a.datasets:
+        dv = d.diversity.to_dict()
+        t.rows.append([d.name, d.set.kind, d.stats.n, d.stats.seeds, d.stats.variants,
+                       float(sum(d.stats.lengths.words) / d.stats.n),
+                       dv["nn_similarity_mean"], dv["nn_similarity_median"],
+                       dv["near_duplicate_share"], dv["mean_pairwise_similarity"],
+                       dv["local_collapse"], dv["variant_seed_similarity_mean"],
+                       dv["near_copy_share"]])
+    return t
+
+
+def categories_table(a: "Analysis") -> Table:
+    from ..schema import Category
+
+    sets = [d for d in a.datasets if d.stats.has_categories]
+    t = Table("categories", "Challenge categories (seed problems)",
+              [Column("Category")] + [Column(f"{d.name} seeds", INT) for d in sets]
+              + [Column(f"{d.name} share", PCT) for d in sets],
+              note="A seed with several categories counts in each (the shares add up to "
+                   "more than 100%).")
+    cats = list(dict.fromkeys([c.value for c in Category]
+                              + [c for d in sets for c in d.stats.categories]))
+    for c in cats:
+        counts = [d.stats.categories.get(c, 0) for d in sets]
+        totals = [sum(d.stats.labels_per_problem.values()) or 1 for d in sets]
+        t.rows.append([c] + counts + [n / tot for n, tot in zip(counts, totals)])
+    return t
+
+
+def labels_table(a: "Analysis") -> Table:
+    sets = [d for d in a.datasets if d.stats.has_categories]
+    t = Table("labels_per_problem", "Number of categories per seed problem",
+              [Column("Categories", INT)] + [Column(f"{d.name} seeds", INT) for d in sets]
+              + [Column(f"{d.name} share", PCT) for d in sets])
+    ks = sorted({k for d in sets for k in d.stats.labels_per_problem})
+    for k in ks:
+        counts = [d.stats.labels_per_problem.get(k, 0) for d in sets]
+        totals = [sum(d.stats.labels_per_problem.values()) or 1 for d in sets]
+        t.rows.append([k] + counts + [n / tot for n, tot in zip(counts, totals)])
+    return t
+
+
+def answer_types_table(a: "Analysis") -> Table:
+    t = Table("answer_types", "Answer types (all items)",
+              [Column("Dataset"), Column("Answer type"), Column("Items", INT),
+               Column("Share", PCT)])
+    for d in a.datasets:
+        for k, v in d.stats.answer_types.items():
+            t.rows.append([d.name, k, v, v / d.stats.n])
+    return t
+
+
+def lengths_table(a: "Analysis") -> Table:
+    cols = [Column("Dataset"), Column("Unit")] + [Column(k, NUM) for k in
+                                                   ("mean", "min", "p10", "p25", "p50",
+                                                    "p75", "p90", "max")]
+    t = Table("question_length", "Question length", cols)
+    for d in a.datasets:
+        for unit, s in d.stats.lengths.summary().items():
+            t.rows.append([d.name, unit] + [s[c.name] for c in cols[2:]])
+    return t
+
+
+def near_duplicates_table(a: "Analysis") -> Table:
+    t = Table("near_duplicates", "Items whose nearest neighbour is a near-duplicate",
+              [Column("Dataset"), Column("Id"), Column("Nearest id"),
+               Column("Similarity", SIM)])
+    for d in a.datasets:
+        div = d.diversity
+        for i in sorted(range(div.n), key=lambda j: -div.nn_similarity[j]):
+            if div.nn_similarity[i] >= div.threshold:
+                t.rows.append([d.name, d.set.items[i].id, div.nn_ids[i],
+                               float(div.nn_similarity[i])])
+    return t
+
+
+def families_table(a: "Analysis") -> Table:
+    t = Table("variant_seed_similarity", "Each variant's similarity to its seed",
+              [Column("Dataset"), Column("Variant id"), Column("Seed id"),
+               Column("Similarity", SIM), Column("Near-copy")],
+              note="A near-copy is at or above the near-duplicate threshold (the diversity "
+                   "audit of the paper's variant selection).")
+    for d in a.datasets:
+        for link in d.diversity.links:
+            t.rows.append([d.name, link.variant_id, link.seed_id, link.similarity,
+                           "yes" if link.near_copy else "no"])
+    return t
+
+
+def difficulty_table(a: "Analysis") -> Table:
+    t = Table("difficulty", "Accuracy and output length per benchmark per model "
+              "(Figures 8 and 9)",
+              [Column("Benchmark"), Column("Model"), Column("Accuracy", PCT),
+               Column("Graded", INT), Column("Rows", INT),
+               Column("Avg output tokens", NUM)])
+    if a.difficulty:
+        for c in a.difficulty.cells:
+            t.rows.append([c.benchmark, c.model, c.accuracy, c.graded, c.rows,
+                           c.avg_output_tokens])
+    return t
+
+
+def all_tables(a: "Analysis") -> list[Table]:
+    tables = []
+    if a.datasets:
+        tables.append(overview_table(a))
+        if any(d.stats.has_categories for d in a.datasets):
+            tables += [categories_table(a), labels_table(a)]
+        if any(d.stats.answer_types for d in a.datasets):
+            tables.append(answer_types_table(a))
+        tables += [lengths_table(a), near_duplicates_table(a)]
+        if any(d.diversity.links for d in a.datasets):
+            tables.append(families_table(a))
+    if a.difficulty:
+        tables.append(difficulty_table(a))
+    return tables
+
+
+def by_key(tables: Sequence[Table], key: str) -> Table:
+    return next(t for t in tables if t.key == key)

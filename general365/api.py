@@ -1,0 +1,218 @@
+"""The library's entry points, one per stage: `generate`, `grade_file`, `report` and `run`
+(with `general365.grade` for responses in memory). The command line only maps its flags to
+these keyword arguments, so the two accept and refuse exactly the same inputs.
+
+    dataset -> prompts -> runner -> responses.jsonl -> grader -> graded.jsonl -> report/
+               generate()                             grade_file()              report()
+               `---------------------------- run() ------------------------------------'
+
+Each function checks every option before it does any work and raises `UserError` (an
+`OptionError` names the option) with one line. A benchmark other than General365 is named
+with `benchmark=` (a name, or a Benchmark object; see general365.tasks).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from .errors import OptionError, UserError
+from .extras import backend_extra, require
+from .grading.files import GradeResult, check_out_file, grade_file as _grade_file
+from .grading.pool import DEFAULT_TIMEOUT
+from .report import stats as _stats
+from .report.build import Report, build_report, check_report_options, write_report
+from .runners import provenance
+from .runners.options import (DEFAULT_SEED, build_requests, check_options, runner_options,
+                              sampling_settings, select_problems, template_kwargs)
+from .runners.registry import make_runner
+from .runners.session import GenerateResult, SessionPlan, run_session
+from .runners.store import model_key
+from .tasks import Benchmark, get_benchmark
+
+
+def generate(model: str, *, backend: str, out: str, benchmark: str | Benchmark | None = None,
+             dataset: str | None = None, split: str = "public", config: str = "all",
+             limit: int | None = None, ids: Sequence[str] | None = None,
+             ids_file: str | None = None, system_prompt: str | None = None, runs: int = 1,
+             preset: str = "reasoning", temperature: float | None = None,
+             top_p: float | None = None, top_k: int | None = None,
+             max_tokens: int | None = None, seed: int = DEFAULT_SEED,
+             chat_template_kwargs: str | Mapping[str, Any] | None = None,
+             enable_thinking: bool = False, revision: str | None = None,
+             base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
+             concurrency: int = 16, request_timeout: float = 600.0, max_attempts: int = 6,
+             tensor_parallel_size: int = 1, data_parallel_size: int = 1,
+             pipeline_parallel_size: int = 1, distributed_executor_backend: str | None = None,
+             max_model_len: int | None = None, gpu_memory_utilization: float = 0.9,
+             dtype: str = "auto", enforce_eager: bool = False, device: str = "cpu",
+             batch_size: int = 8, progress: bool = True) -> GenerateResult:
+    """Answers of `model` for a benchmark's problems, into the run folder `out`
+    (responses.jsonl + run.json; resumed where it exists: only what is missing is
+    generated). The sampling defaults are the paper's (`preset`: reasoning T=1.0 or chat
+    T=0.7; top-p 1.0, top-k off, max_tokens the context left after the prompt)."""
+    o = dict(locals())
+    require("generate", backend_extra(backend))
+    check_options(o)
+    bench = get_benchmark(benchmark)
+    chat = template_kwargs(chat_template_kwargs, enable_thinking)
+    settings = sampling_settings(o, chat)
+    problems = select_problems(bench.load(dataset, split=split, config=config), ids=ids,
+                               ids_file=ids_file, limit=limit)
+    requests = build_requests(problems, lambda p: bench.messages(p, system_prompt=system_prompt),
+                              settings, runs)
+    dataset_record = {"source": dataset or "official public split", "split": split,
+                      "config": config, "problems": len(problems),
+                      "fingerprint": bench.fingerprint(problems), "ids_file": ids_file,
+                      "limit": limit}
+    if ids is not None:
+        dataset_record["ids"] = len(ids)
+    if bench.name != "general365":
+        dataset_record["benchmark"] = bench.name
+    sampling = {**settings.to_dict(), "system_prompt": system_prompt,
+                # the seeds the requests were given, not a recount
+                "seeds": {str(r.run): r.sampling.seed for r in requests}}
+    prompt = {"version": bench.prompt_version, "system_prompt": system_prompt}
+
+    def start(runner_provenance: dict, previous: dict | None) -> dict:
+        return provenance.start_record(backend=backend, model=model, revision=revision,
+                                       dataset=dataset_record, sampling=sampling, runs=runs,
+                                       runner=runner_provenance, prompt=prompt,
+                                       previous=previous)
+
+    plan = SessionPlan(
+        out=out, model=model_key(model, revision), backend=backend, requests=requests,
+        make_runner=lambda: make_runner(backend, model, **runner_options(o, chat)),
+        inline={p.id: bench.inline(p) for p in problems}, start_record=start,
+        end_record=provenance.end_record, progress=progress)
+    return run_session(plan)
+
+
+def grade_file(responses: str, out: str, *, benchmark: str | Benchmark | None = None,
+               dataset: str | None = None, split: str = "public", config: str = "all",
+               policy: str | None = None, judge: Any = None, workers: int | None = None,
+               timeout: float = DEFAULT_TIMEOUT, progress: bool = False) -> GradeResult:
+    """Grade a responses file (JSON Lines) into `out` (graded.jsonl), against `dataset` or
+    the gold each response carries inline. `judge`: a general365.grading.judge.Judge (for
+    the policies that need one: paper, cascade). Every line is checked before any is graded
+    or any judge call is paid for; `out` is replaced whole at the end."""
+    check_out_file(out)
+    bench = get_benchmark(benchmark if benchmark is not None else _benchmark_of(responses))
+    problems = bench.load(dataset, split=split, config=config) if dataset else None
+    grader = bench.grader(problems, policy=policy, judge=judge, workers=workers,
+                          timeout=timeout, dataset=dataset)
+    if bench.name != "general365":
+        grader = _Stamped(grader, bench.name)
+    try:
+        return _grade_file(responses, out, grader, progress=progress)
+    finally:
+        grader.close()
+
+
+def report(graded: str | Sequence[str], out: str | None = None, *, published: str = "full",
+           names: Sequence[str] | None = None, bootstrap: int = _stats.BOOTSTRAP_RESAMPLES,
+           seed: int = _stats.BOOTSTRAP_SEED) -> Report:
+    """The report of graded files: every table (Report.tables), and with `out` the folder
+    (tables as Markdown/CSV/JSON, figures as PNG/SVG, the leaderboard page index.html),
+    written all or nothing. `published`: the paper's figures beside yours (full, public or
+    none)."""
+    if out is not None:
+        require("report", ["plots"])
+    paths = [graded] if isinstance(graded, (str, os.PathLike)) else list(graded)
+    built = build_report([str(p) for p in paths], published=published, names=names,
+                         resamples=bootstrap, seed=seed,
+                         kind_of=lambda name: get_benchmark(name).report)
+    return write_report(built, out) if out is not None else built
+
+
+@dataclass
+class RunResult:
+    generate: GenerateResult
+    grade: GradeResult | None = None
+    report: Report | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """0 all done; 1 generation incomplete or rows judge_failed (rerun to resume)."""
+        if not self.generate.ok or self.grade is None:
+            return 1
+        return 1 if self.grade.judge_failed else 0
+
+
+def run(model: str, *, backend: str, out: str, policy: str | None = None, judge: Any = None,
+        grade_workers: int | None = None, grade_timeout: float = DEFAULT_TIMEOUT,
+        published: str = "full", name: str | None = None, progress: bool = True,
+        on_stage: Any = None, **generate_options: Any) -> RunResult:
+    """generate + grade_file + report into one run folder: `out/responses.jsonl`,
+    `out/run.json`, `out/graded.jsonl`, `out/report/`. Every stage's options are checked
+    before anything is generated (a typo in a grading option never costs a generation).
+    `generate_options` are generate()'s. Grading and the report wait for a complete
+    generation: rerun the same call to resume."""
+    from .grading.hybrid import check_policy, check_timeout, check_workers, default_policy
+
+    require("run", [*backend_extra(backend), "plots"])
+    policy = default_policy(policy, judge)
+    check_policy(policy, judge)
+    try:
+        check_workers(grade_workers)
+        check_timeout(grade_timeout)
+    except OptionError as exc:
+        raise OptionError("grade_" + exc.option, exc.text) from None
+    check_report_options(published=published, resamples=_stats.BOOTSTRAP_RESAMPLES)
+    responses = os.path.join(out, "responses.jsonl")
+    graded = os.path.join(out, "graded.jsonl")
+    report_dir = os.path.join(out, "report")
+    say = on_stage or (lambda stage, path: None)
+
+    say("generate", responses)
+    gen = generate(model, backend=backend, out=out, progress=progress, **generate_options)
+    result = RunResult(gen)
+    if not gen.ok:
+        return result
+    say("grade", graded)
+    result.grade = grade_file(responses, graded, benchmark=generate_options.get("benchmark"),
+                              policy=policy, judge=judge, workers=grade_workers,
+                              timeout=grade_timeout, progress=progress)
+    if result.grade.judge_failed:
+        return result
+    say("report", report_dir)
+    result.report = report(graded, report_dir, published=published,
+                           names=[name] if name else None)
+    return result
+
+
+# --- helpers ----------------------------------------------------------------------------
+
+
+def _benchmark_of(responses: str) -> str | None:
+    """The benchmark a responses file says it is for (its first row's `benchmark` field),
+    or None for General365's (which carry none). Unreadable files are left to the grader,
+    which names the bad line."""
+    from .jsonl import iter_jsonl
+
+    if not os.path.isfile(responses):
+        return None
+    try:
+        for _n, row in iter_jsonl(responses):
+            name = row.get("benchmark") if isinstance(row, dict) else None
+            return name if isinstance(name, str) else None
+    except UserError:
+        return None
+    return None
+
+
+class _Stamped:
+    """A grader whose graded rows name their benchmark, also where the responses did not."""
+
+    def __init__(self, grader: Any, name: str):
+        self._grader, self._name = grader, name
+        self.pairing, self.policy = grader.pairing, grader.policy
+
+    def grade(self, responses, **kwargs):
+        for g in self._grader.grade(responses, **kwargs):
+            g.response.extra.setdefault("benchmark", self._name)
+            yield g
+
+    def close(self) -> None:
+        self._grader.close()

@@ -1,0 +1,36 @@
+"""`--benchmark` and the options of the benchmarks that take some, shared by the verbs that
+read a dataset (generate, grade, run)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..tasks import BENCHMARKS
+
+
+def add(p: Any) -> None:
+    p.add_argument("--benchmark", default=None, metavar="|".join(BENCHMARKS),
+                   help="which benchmark the dataset is (default general365; qa: any dataset "
+                        "with a question and an answer column)")
+    p.add_argument("--question-field", default="question", metavar="COLUMN",
+                   help="qa: the question column (default: question)")
+    p.add_argument("--answer-field", default="answer", metavar="COLUMN",
+                   help="qa: the gold-answer column (default: answer)")
+    p.add_argument("--id-field", metavar="COLUMN",
+                   help="qa: the id column (default: the row's line number)")
+    p.add_argument("--answer-type", metavar="TYPE",
+                   help="qa: every row's answer type (default: an answer_type column, else "
+                        "read from each gold)")
+
+
+def benchmark(args: argparse.Namespace) -> Any:
+    """The benchmark to pass to the library: a name, or one built with its options."""
+    name = getattr(args, "benchmark", None)
+    if name == "qa":
+        from ..tasks import get_benchmark
+
+        return get_benchmark("qa", question_field=args.question_field,
+                             answer_field=args.answer_field, id_field=args.id_field,
+                             answer_type=args.answer_type)
+    return name

@@ -1,0 +1,61 @@
+"""`general365 report GRADED.jsonl... --out REPORT_DIR`: wiring only (general365.report)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from ..report import published as pub
+from ..report import stats
+from ..report.summary import leaderboard_order
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("graded", nargs="+", metavar="GRADED.jsonl",
+                   help="graded files (a model per file or per row's `model` field)")
+    p.add_argument("--out", required=True, metavar="REPORT_DIR", help="folder for the report")
+    p.add_argument("--published", choices=pub.CHOICES, default="full",
+                   help="show the paper's figures beside yours: Table 1 (full benchmark, "
+                        "default), Table 2's public-subset column, or none")
+    p.add_argument("--name", action="append", metavar="NAME", dest="names",
+                   help="the model name for each graded file, in order (overrides `model`)")
+    p.add_argument("--bootstrap", type=int, default=stats.BOOTSTRAP_RESAMPLES,
+                   metavar="N", help="bootstrap resamples for the 95%% intervals (default "
+                                     "%(default)s)")
+    p.add_argument("--seed", type=int, default=stats.BOOTSTRAP_SEED,
+                   help="bootstrap seed (default %(default)s)")
+
+
+def _pct(x: float | None) -> str:
+    return "   -  " if x is None else f"{100 * x:5.1f}%"
+
+
+def print_summary(report, n_files: int) -> None:
+    published = report.settings["published"]
+    print(f"general365 report: {n_files} file(s), "
+          f"{sum(m.kind == 'run' for m in report.models)} model(s) of yours"
+          + (f", {sum(m.kind == 'published' for m in report.models)} published "
+             f"({published})" if published != "none" else ""))
+    for rank, m in enumerate(leaderboard_order(report.models), start=1):
+        if m.kind != "run":
+            continue
+        iv = m.interval
+        ci = f" [{_pct(iv.low)}, {_pct(iv.high)}]" if iv else ""
+        st = m.statuses
+        print(f"  #{rank:<3} {m.name:<40.40} {_pct(m.accuracy)}{ci}  graded "
+              f"{m.overall.graded}/{m.overall.rows}  no_answer {st['no_answer']} "
+              f"timeout {st['timeout']} judge_failed {st['judge_failed']}")
+    for note in report.settings["notes"]:
+        print(f"  note: {note}")
+    print(f"  page:   {os.path.join(report.out, 'index.html')}")
+    print(f"  tables: {os.path.join(report.out, 'report.md')} (+ tables/*.csv, report.json)")
+    print(f"  figures: {os.path.join(report.out, 'figures')}/")
+
+
+def main(args: argparse.Namespace) -> int:
+    from .. import api
+
+    report = api.report(args.graded, args.out, published=args.published, names=args.names,
+                        bootstrap=args.bootstrap, seed=args.seed)
+    print_summary(report, len(args.graded))
+    return 0

@@ -1,0 +1,75 @@
+"""`general365 run`: generate + grade + report into one run folder (general365.run).
+
+    RUN_DIR/responses.jsonl, run.json    (generate; resumable)
+    RUN_DIR/graded.jsonl                  (grade)
+    RUN_DIR/report/                       (report: tables, figures, index.html)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..grading.hybrid import POLICIES
+from ..grading.pool import DEFAULT_TIMEOUT
+from ..report import published as pub
+from . import generate as generate_cli
+from . import judge_flags
+from .report import print_summary
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    generate_cli.add_arguments(p)
+    g = p.add_argument_group("grading (see `general365 grade`)")
+    g.add_argument("--policy", choices=POLICIES,
+                   help="default: paper with --judge-model, rule without (then text answers "
+                        "are left ungraded)")
+    g.add_argument("--grade-workers", type=int, help="rule-grading processes (default: CPUs)")
+    g.add_argument("--grade-timeout", type=float, default=DEFAULT_TIMEOUT,
+                   help=f"hard time limit per rule-graded answer, seconds (default "
+                        f"{DEFAULT_TIMEOUT:g})")
+    judge_flags.add(p)
+    g = p.add_argument_group("report (see `general365 report`)")
+    g.add_argument("--published", default="full", choices=pub.CHOICES,
+                   help="the paper's figures beside yours (default: full)")
+    g.add_argument("--name", help="the model's name in the report (default: the model as the "
+                                  "run records it: --model, or --model@--revision)")
+
+
+def main(args: argparse.Namespace) -> int:
+    from .. import api
+
+    def stage(name: str, path: str) -> None:
+        n = {"generate": 1, "grade": 2, "report": 3}[name]
+        print(f"general365 run: {n}/3 {name} -> {path}", file=sys.stderr)
+
+    judge = judge_flags.make_judge("run", args)
+    result = api.run(args.model, policy=args.policy, judge=judge,
+                     grade_workers=args.grade_workers, grade_timeout=args.grade_timeout,
+                     published=args.published, name=args.name, on_stage=stage,
+                     **generate_cli.generate_kwargs(args))
+    return print_result(result, args.out)
+
+
+def print_result(result, out: str) -> int:
+    """What each stage of a run said, and the exit code (shared with `general365 demo`)."""
+    gen = result.generate
+    for note in gen.notes:
+        print(f"general365 generate: {note}", file=sys.stderr)
+    print(gen.render(f"{out}/responses.jsonl"))
+    if not gen.ok:
+        print("general365 run: generation did not complete; rerun the same command to resume "
+              "(grading and the report wait for it)", file=sys.stderr)
+        return 1
+    if result.grade is not None:
+        for note in result.grade.notes:
+            print(f"general365 grade: {note}", file=sys.stderr)
+        print(result.grade.render())
+        if result.grade.judge_failed:
+            print(f"general365 grade: {result.grade.judge_failed} row(s) are judge_failed; "
+                  "rerun the same command to retry them (verdicts given are cached)",
+                  file=sys.stderr)
+            return 1
+    if result.report is not None:
+        print_summary(result.report, 1)
+    return result.exit_code

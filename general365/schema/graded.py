@@ -1,0 +1,240 @@
+"""The graded row (`graded.jsonl`): one typed record that the grader writes and the report
+and the audit read back."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from ..errors import DataError
+from .enums import AnswerType, Category, Method, Status
+from .fields import _int, _str, parse_categories
+from .records import Problem, Response, Verdict
+
+
+# The fields a verdict writes into a graded row. Regrading a graded file replaces all of
+# them: a field the new verdict does not set (a `detail`, a `judge` block) is dropped, not
+# left over from the old grade.
+GRADER_FIELDS = ("status", "correct", "method", "extracted", "judge", "detail", "parts",
+                 "score")
+_TEXT_FIELDS = ("response", "reasoning", "question")
+
+
+@dataclass
+class Graded:
+    """One graded row (`graded.jsonl`): a response, the verdict the grader gave it, and the
+    problem it was graded against. The grader writes it (`to_dict`); the report and the
+    audit read it back (`from_dict`, which checks every field, naming file, line and field).
+
+    Read back, `problem` is None: the problem's fields the report groups by (answer type,
+    categories, seed family) come from the row itself, where the grader wrote them."""
+
+    response: Response
+    verdict: Verdict
+    problem: Problem | None = None
+    path: str = field(default="", compare=False)   # where the row was read, for messages
+    line: int = field(default=0, compare=False)
+
+    # --- reading back ---------------------------------------------------------------
+
+    @classmethod
+    def from_dict(cls, d: Any, *, path: str | None = None, line: int | None = None,
+                  with_text: bool = True) -> "Graded":
+        """A graded row, checked. `with_text=False` drops the response, reasoning and
+        question text (a report of 100,000 long answers needs none of it)."""
+        where: dict[str, Any] = {"path": path, "line": line}
+        if not isinstance(d, Mapping):
+            raise DataError("not a JSON object", value=d, expected="one JSON object per line",
+                            **where)
+        for key in ("id", "run", "status", "correct"):
+            if key not in d or d[key] is None:
+                rid = d.get("id")
+                raise DataError("missing field", field=key, row_id=rid if isinstance(rid, str)
+                                else None, expected="a graded row (run `general365 grade` first)",
+                                **where)
+        rest = {k: v for k, v in d.items() if k not in GRADER_FIELDS}
+        if not with_text:
+            rest = {k: v for k, v in rest.items() if k not in _TEXT_FIELDS}
+        rest.setdefault("response", "")
+        response = Response.from_dict(rest, path=path, line=line)
+        where["row_id"] = response.id
+        verdict = _verdict_of(d, response, where)
+        graded = cls(response, verdict, path=path or "", line=line or 0)
+        graded._check_problem_fields(where)
+        return graded
+
+    def _check_problem_fields(self, where: dict) -> None:
+        # Parsed once here so that a bad value is refused with its line, and the report's
+        # group-bys read typed values.
+        inline = self.response.inline
+        at = inline.get("answer_type")
+        object.__setattr__(self, "_answer_type",
+                           None if at is None else AnswerType.parse(at, field="answer_type",
+                                                                    **where))
+        object.__setattr__(self, "_categories",
+                           parse_categories(inline.get("categories"), **where))
+        variant = _int(inline.get("variant", 0), "variant", where, minimum=0)
+        seed_id = inline.get("seed_id")
+        if seed_id is None:
+            if variant > 0:
+                raise DataError("missing field", field="seed_id",
+                                expected="the id of its seed problem for a variant", **where)
+            seed_id = self.response.id
+        if isinstance(seed_id, int) and not isinstance(seed_id, bool):
+            seed_id = str(seed_id)
+        seed_id = _str(seed_id, "seed_id", where, allow_empty=False)
+        object.__setattr__(self, "_variant", variant)
+        object.__setattr__(self, "_seed_id", seed_id)
+
+    # --- what the report reads ------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self.response.id
+
+    @property
+    def run(self) -> int:
+        return self.response.run
+
+    @property
+    def model(self) -> str | None:
+        return self.response.model
+
+    @property
+    def status(self) -> Status:
+        return self.verdict.status
+
+    @property
+    def correct(self) -> bool:
+        return self.verdict.correct
+
+    @property
+    def graded(self) -> bool:
+        """Ungraded rows have no verdict: they are left out of accuracy (shown as coverage)."""
+        return self.verdict.status is not Status.UNGRADED
+
+    @property
+    def benchmark(self) -> str | None:
+        """The benchmark a row was graded for; None for General365's own rows."""
+        name = self.response.extra.get("benchmark")
+        return name if isinstance(name, str) else None
+
+    @property
+    def answer_type(self) -> AnswerType | None:
+        if self.problem is not None:
+            return self.problem.answer_type
+        return getattr(self, "_answer_type", None)
+
+    @property
+    def categories(self) -> tuple[Category, ...]:
+        if self.problem is not None:
+            return self.problem.categories
+        return getattr(self, "_categories", ())
+
+    @property
+    def seed_id(self) -> str:
+        if self.problem is not None:
+            return self.problem.seed_id
+        return getattr(self, "_seed_id", self.response.id)
+
+    @property
+    def variant(self) -> int:
+        if self.problem is not None:
+            return self.problem.variant
+        return getattr(self, "_variant", 0)
+
+    @property
+    def is_seed(self) -> bool:
+        return self.variant == 0
+
+    @property
+    def method(self) -> Method | None:
+        return self.verdict.method
+
+    @property
+    def output_tokens(self) -> int | None:
+        return self.response.output_tokens
+
+    @property
+    def reasoning_tokens(self) -> int | None:
+        return self.response.reasoning_tokens
+
+    @property
+    def finish_reason(self) -> str | None:
+        return self.response.finish_reason
+
+    @property
+    def preset(self) -> str | None:
+        p = (self.response.sampling or {}).get("preset")
+        return p if isinstance(p, str) else None
+
+    @property
+    def settings_key(self) -> str | None:
+        """The row's sampling settings as sorted JSON, the seed left out (each run has its
+        own seed; the settings shared by the runs are what provenance shows)."""
+        s = self.response.sampling
+        if not s:
+            return None
+        return json.dumps({k: v for k, v in s.items() if k != "seed"}, sort_keys=True,
+                          default=str)
+
+    @property
+    def judge_model(self) -> str | None:
+        j = self.verdict.judge
+        m = j.get("model") if isinstance(j, Mapping) else None
+        return m if isinstance(m, str) else None
+
+    # --- writing --------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `graded.jsonl` row: the response's fields, the problem's metadata, the
+        verdict (every grader-owned field replaced, see GRADER_FIELDS)."""
+        d = self.response.to_dict()
+        for key in GRADER_FIELDS:
+            d.pop(key, None)
+        p = self.problem
+        if p is not None:
+            d.setdefault("answer", p.answer)
+            d.setdefault("answer_type", p.answer_type.value)
+            d.setdefault("float_round", p.float_round)
+            d.setdefault("categories", [c.value for c in p.categories])
+            d.setdefault("seed_id", p.seed_id)
+            d.setdefault("variant", p.variant)
+        d.update(self.verdict.to_dict())
+        return d
+
+
+def _verdict_of(d: Mapping[str, Any], response: Response, where: dict) -> Verdict:
+    status = Status.parse(d["status"], field="status", **where)
+    correct = d["correct"]
+    if not isinstance(correct, bool):
+        raise DataError("wrong type", field="correct", value=correct, expected="true or false",
+                        **where)
+    if correct != (status is Status.CORRECT):
+        raise DataError("contradicts status", field="correct", value=correct,
+                        expected=f"{str(status is Status.CORRECT).lower()} for status "
+                                 f"{status.value!r}", **where)
+    method = d.get("method")
+    method = None if method is None else Method.parse(method, field="method", **where)
+    extracted = d.get("extracted")
+    extracted = None if extracted is None else _str(extracted, "extracted", where)
+    detail = d.get("detail")
+    detail = None if detail is None else _str(detail, "detail", where)
+    judge = d.get("judge")
+    if judge is not None and not isinstance(judge, Mapping):
+        raise DataError("wrong type", field="judge", value=judge, expected="an object", **where)
+    parts = d.get("parts")
+    if parts is not None and not (isinstance(parts, list)
+                                  and all(isinstance(x, Mapping) for x in parts)):
+        raise DataError("wrong type", field="parts", value=parts,
+                        expected="a list of objects", **where)
+    score = d.get("score")
+    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))
+                              or not 0 <= score <= 1):
+        raise DataError("out of range", field="score", value=score,
+                        expected="a number from 0 to 1", **where)
+    return Verdict(response.id, response.run, status, method, extracted,
+                   dict(judge) if judge is not None else None, detail,
+                   [dict(x) for x in parts] if parts is not None else None,
+                   None if score is None else float(score))

@@ -1,0 +1,233 @@
+"""The records that cross module boundaries: Problem (a dataset row), Response (a model's
+output, `responses.jsonl`) and Verdict (its grade).
+
+Each record has `from_dict` (validating, naming the row's id and the field on error) and
+`to_dict` (the JSON Lines form of docs/architecture.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from ..errors import DataError
+from .enums import AnswerType, Category, Method, Status
+from .fields import _int, _req, _str, parse_categories, parse_float_round
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One General365 problem (a dataset row)."""
+
+    id: str
+    question: str
+    answer: str
+    answer_type: AnswerType
+    float_round: int = 0
+    seed_id: str = ""
+    variant: int = 0
+    categories: tuple[Category, ...] = ()
+    reasoning: str = ""
+    source: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self):
+        if not self.seed_id:
+            object.__setattr__(self, "seed_id", self.id)
+
+    @property
+    def is_seed(self) -> bool:
+        return self.variant == 0
+
+    FIELDS = ("id", "seed_id", "variant", "question", "answer", "answer_type",
+              "float_round", "categories", "reasoning", "source")
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, path: str | None = None,
+                  line: int | None = None) -> "Problem":
+        where: dict[str, Any] = {"path": path, "line": line}
+        if not isinstance(d, Mapping):
+            raise DataError("not a JSON object", value=d, expected="an object", **where)
+        pid = _req(d, "id", where)
+        if isinstance(pid, int) and not isinstance(pid, bool):
+            pid = str(pid)
+        pid = _str(pid, "id", where, allow_empty=False)
+        where["row_id"] = pid
+        question = _str(_req(d, "question", where), "question", where, allow_empty=False)
+        answer = d.get("answer")
+        if isinstance(answer, (int, float)) and not isinstance(answer, bool):
+            answer = str(answer)
+        answer = _str(_req(d, "answer", where) if answer is None else answer,
+                      "answer", where, allow_empty=False)
+        answer_type = AnswerType.parse(_req(d, "answer_type", where),
+                                       field="answer_type", **where)
+        float_round = parse_float_round(d.get("float_round"), **where)
+        seed_id = d.get("seed_id") or pid
+        seed_id = _str(str(seed_id) if isinstance(seed_id, int) else seed_id, "seed_id", where)
+        variant = _int(d.get("variant", 0), "variant", where, minimum=0)
+        if variant == 0 and seed_id != pid:
+            raise DataError("a seed (variant 0) must have seed_id equal to its id",
+                            field="seed_id", value=seed_id, expected=repr(pid), **where)
+        if variant > 0 and seed_id == pid:
+            raise DataError("a variant must name its seed, not itself", field="seed_id",
+                            value=seed_id, expected="the id of its seed problem", **where)
+        categories = parse_categories(d.get("categories"), **where)
+        reasoning = _str(d.get("reasoning") or "", "reasoning", where)
+        source = _str(d.get("source") or "", "source", where)
+        extra = {k: v for k, v in d.items() if k not in cls.FIELDS}
+        return cls(id=pid, question=question, answer=answer, answer_type=answer_type,
+                   float_round=float_round, seed_id=seed_id, variant=variant,
+                   categories=categories, reasoning=reasoning, source=source, extra=extra)
+
+    def to_dict(self, *, with_extra: bool = False) -> dict[str, Any]:
+        d = {
+            "id": self.id,
+            "seed_id": self.seed_id,
+            "variant": self.variant,
+            "question": self.question,
+            "answer": self.answer,
+            "answer_type": self.answer_type.value,
+            "float_round": self.float_round,
+            "categories": [c.value for c in self.categories],
+            "reasoning": self.reasoning,
+            "source": self.source,
+        }
+        if with_extra:
+            for k, v in self.extra.items():
+                d.setdefault(k, v)
+        return d
+
+
+# Problem fields a response may carry inline so that it can be graded (and reported, seed
+# families included) without a dataset.
+INLINE_PROBLEM_FIELDS = ("question", "answer", "answer_type", "float_round", "categories",
+                         "seed_id", "variant")
+
+
+@dataclass
+class Response:
+    """One model output for one problem and one repeat (`responses.jsonl`)."""
+
+    id: str
+    run: int
+    response: str
+    model: str | None = None
+    reasoning: str | None = None
+    output_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    finish_reason: str | None = None
+    sampling: dict[str, Any] | None = None
+    inline: dict[str, Any] = field(default_factory=dict)  # problem fields carried inline
+    extra: dict[str, Any] = field(default_factory=dict)   # anything else, kept verbatim
+
+    KNOWN = ("id", "run", "response", "model", "reasoning", "output_tokens",
+             "reasoning_tokens", "finish_reason", "sampling")
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, path: str | None = None,
+                  line: int | None = None) -> "Response":
+        where: dict[str, Any] = {"path": path, "line": line}
+        if not isinstance(d, Mapping):
+            raise DataError("not a JSON object", value=d, expected="an object", **where)
+        rid = _req(d, "id", where)
+        rid = str(rid) if isinstance(rid, int) and not isinstance(rid, bool) else rid
+        rid = _str(rid, "id", where, allow_empty=False)
+        where["row_id"] = rid
+        run = _int(d.get("run", 0), "run", where, minimum=0)
+        text = _str(_req(d, "response", where), "response", where)
+        opt_str = {}
+        for key in ("model", "reasoning", "finish_reason"):
+            v = d.get(key)
+            opt_str[key] = None if v is None else _str(v, key, where)
+        opt_int = {}
+        for key in ("output_tokens", "reasoning_tokens"):
+            v = d.get(key)
+            opt_int[key] = None if v is None else _int(v, key, where, minimum=0)
+        sampling = d.get("sampling")
+        if sampling is not None and not isinstance(sampling, Mapping):
+            raise DataError("wrong type", field="sampling", value=sampling,
+                            expected="an object", **where)
+        inline = {k: d[k] for k in INLINE_PROBLEM_FIELDS if k in d}
+        extra = {k: v for k, v in d.items() if k not in cls.KNOWN and k not in inline}
+        return cls(id=rid, run=run, response=text, sampling=dict(sampling) if sampling else None,
+                   inline=inline, extra=extra, **opt_str, **opt_int)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"id": self.id, "run": self.run, "response": self.response}
+        for key in ("model", "reasoning", "output_tokens", "reasoning_tokens",
+                    "finish_reason", "sampling"):
+            v = getattr(self, key)
+            if v is not None:
+                d[key] = v
+        d.update(self.inline)
+        for k, v in self.extra.items():
+            d.setdefault(k, v)
+        return d
+
+    def inline_problem(self, *, path: str | None = None,
+                       line: int | None = None) -> Problem | None:
+        """The problem carried inline, or None when the response carries no gold."""
+        has = [k for k in ("answer", "answer_type") if k in self.inline]
+        if not has:
+            return None
+        if len(has) == 1:
+            missing = "answer_type" if has == ["answer"] else "answer"
+            raise DataError("an inline gold needs both answer and answer_type", path=path,
+                            line=line, row_id=self.id, field=missing,
+                            expected=f"{missing!r} beside {has[0]!r}")
+        d = {"id": self.id, "question": self.inline.get("question") or "(not given)"}
+        d.update({k: v for k, v in self.inline.items() if k != "question"})
+        return Problem.from_dict(d, path=path, line=line)
+
+
+@dataclass
+class Verdict:
+    """The grade of one response (a `graded.jsonl` row adds these to the response)."""
+
+    id: str
+    run: int
+    status: Status
+    method: Method | None = None
+    extracted: str | None = None
+    judge: dict[str, Any] | None = None   # {model, raw, votes} for judged rows
+    detail: str | None = None             # why, for no_answer/timeout/judge_failed
+    # A benchmark that grades several answers per problem (CFE-Bench's variables) records
+    # each part's verdict and the share right; General365 leaves both unset.
+    parts: list[dict[str, Any]] | None = None
+    score: float | None = None
+
+    @property
+    def correct(self) -> bool:
+        return self.status is Status.CORRECT
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "status": self.status.value,
+            "correct": self.correct,
+            "method": self.method.value if self.method else None,
+            "extracted": self.extracted,
+        }
+        if self.judge is not None:
+            d["judge"] = self.judge
+        if self.detail:
+            d["detail"] = self.detail
+        if self.parts is not None:
+            d["parts"] = self.parts
+        if self.score is not None:
+            d["score"] = self.score
+        return d
+
+
+def replace(record, **changes):
+    return dataclasses.replace(record, **changes)
+
+
+def index_problems(problems: Iterable[Problem]) -> dict[str, Problem]:
+    """Problems by id; a duplicated id is a data error."""
+    out: dict[str, Problem] = {}
+    for p in problems:
+        if p.id in out:
+            raise DataError("duplicated id", row_id=p.id, field="id",
+                            expected="each id once")
+        out[p.id] = p
+    return out

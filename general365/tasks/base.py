@@ -1,0 +1,58 @@
+"""The Benchmark seam: what makes one benchmark itself, behind one small protocol.
+
+The runners, the run store, the judge client, the command line and the report machinery
+are shared; a benchmark supplies only what is its own:
+
+- `load`: its problems from a source, validated (one line per bad row);
+- `messages`: the chat messages a model is asked (the prompt builder);
+- `inline`: the problem's fields each response row carries, so that a responses file can
+  be graded with no dataset at hand;
+- `grader`: a grader for one policy and judge, which pairs each response with its problem
+  (every check before grading; grading/pairing.py) and grades;
+- `report`: its report kind (title, tables, published figures; report/kinds.py).
+
+A problem is any object with a string `id`; General365's is `schema.Problem`. Response and
+graded rows of a benchmark other than General365 carry `"benchmark": NAME` (through
+`inline`), so a graded file says what it was graded for; General365's rows carry no such
+field, and its outputs are what they always were.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
+
+from ..report.kinds import ReportKind
+
+DEFAULT = "general365"
+
+
+@runtime_checkable
+class Benchmark(Protocol):
+    name: str            # "general365", "qa", "cfe": recorded in run.json and graded rows
+    title: str           # for summaries, reports and pages
+    prompt_version: str  # bumped whenever messages() changes what a model is shown
+    report: ReportKind
+
+    def load(self, source: str | None, *, split: str, config: str) -> Sequence[Any]:
+        """The problems, validated; bad rows raise DataError/DataErrors naming each."""
+        ...
+
+    def messages(self, item: Any, *, system_prompt: str | None = None
+                 ) -> tuple[dict[str, Any], ...]:
+        """The chat messages for one problem (a tuple: hashable, immutable)."""
+        ...
+
+    def inline(self, item: Any) -> Mapping[str, Any]:
+        """The problem's fields a response row carries (its gold among them)."""
+        ...
+
+    def fingerprint(self, items: Sequence[Any]) -> str:
+        """A short hash of what a run was asked and is graded against (run.json)."""
+        ...
+
+    def grader(self, problems: Sequence[Any] | None, *, policy: str | None, judge: Any,
+               workers: int | None, timeout: float, dataset: str | None = None) -> Any:
+        """A grader: `.pairing.pair(response, path=, line=)` checks and pairs one response,
+        `.grade(responses, path=, checked=, progress=)` yields schema.Graded rows in input
+        order, `.policy` names the policy, `.close()` ends it."""
+        ...
