@@ -4,7 +4,6 @@ costed commands' call counts printed first."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 
@@ -12,7 +11,8 @@ import pytest
 
 from general365.runners.base import SamplingSettings
 from general365.runners.openai_api import OpenAIRunner, RetryPolicy
-from general365.tasks.cfe import cli, flow
+from general365.cli import main
+from general365.tasks.cfe import flow
 from general365.tasks.cfe.data import CFEProblem, FlowStep, Variable, VariableType
 from support.servers import Behaviour
 
@@ -40,7 +40,7 @@ def test_unit_prompts_carry_the_reference_prefix(cfe_data):
     flow_ = third.problem.reasoning_flow
     assert text.startswith(third.problem.question)
     assert f"Step 1: {flow_[0].step}" in text and f"Step 2: {flow_[1].step}" in text
-    assert f"Step 3: {flow_[2].step}" in text and f"Step 4:" not in text
+    assert f"Step 3: {flow_[2].step}" in text and "Step 4:" not in text
     assert text.rstrip().endswith("answer = <value>")
     mm = next(x for x in u if x.problem.modality == "mm")
     [msg] = flow.unit_messages(mm)
@@ -142,38 +142,109 @@ def test_flow_lengths_solved_and_unsolved(fault_server, tmp_path):
     assert table.key == "cfe_flow_lengths" and flow.SEGMENT_VERSION in table.note
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser()
-    cli.add_arguments(p)
-    return p
-
-
 def test_cli_prints_the_number_of_calls_first(cfe_dir, tmp_path, capsys):
-    args = parser().parse_args(["units", "--data", str(cfe_dir), "--subset", "text",
-                                "--limit", "3", "--model", "m", "--out", str(tmp_path / "u"),
-                                "--runs", "2", "--dry-run"])
-    assert cli.main(args) == 0
-    out = capsys.readouterr().out
+    argv = ["cfe", "units", "--dataset", str(cfe_dir), "--config", "text", "--limit", "3",
+            "--model", "m", "--out", str(tmp_path / "u"), "--runs", "2", "--dry-run"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
     from general365.tasks.cfe.data import load
 
     n = sum(len(p.reasoning_flow) for p in load(cfe_dir, subset="text").problems[:3])
-    assert out.startswith(f"unit execution: {2 * n} model call(s) ({n} units of 3 problems")
+    assert err.startswith(f"unit execution: {2 * n} model call(s) ({n} units of 3 problems")
     assert not (tmp_path / "u").exists()                  # a dry run writes nothing
+    # Bad options: one line, exit 2, before anything is asked.
+    for bad, needle in ((["--runs", "0"], "--runs must be at least 1"),
+                        (["--limit", "0"], "--limit must be at least 1"),
+                        (["--policy", "paper"], "--policy paper sends CFE-Bench variables")):
+        assert main(argv[:-1] + bad) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and needle in err, err
+
+
+def test_cli_units_and_lengths_end_to_end(fault_server, tmp_path, capsys, cfe_dir):
+    # The scripted model answers every unit with its verifiable answer (read from the
+    # prompt's data, which the script is given), so every unit is right.
+    from general365.tasks.cfe.data import load
+
+    problems = load(cfe_dir, subset="text").problems[:2]
+    truth = {f"Step {i + 1}: {s.step}": s.verifiable_answer
+             for p in problems for i, s in enumerate(p.reasoning_flow)}
+
+    def script(req, n):
+        text = req["messages"][-1]["content"].split("Now answer only the next step:\n", 1)[1]
+        step = text.split("\n\nEnd your response", 1)[0]
+        return Behaviour.reply(f"answer = {flow._answer_text(truth[step])}")
+
+    fault_server.set_script(script)
+    out = tmp_path / "u"
+    argv = ["cfe", "units", "--dataset", str(cfe_dir), "--config", "text", "--limit", "2",
+            "--model", fault_server.model, "--base-url", fault_server.base_url,
+            "--out", str(out)]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    n = sum(len(p.reasoning_flow) for p in problems)
+    assert f"unit execution: {n} model call(s)" in captured.err
+    assert len(fault_server.requests) == n
+    table = (out / "cfe_unit_execution.csv").read_text()
+    assert "Unit execution accuracy" in table and (out / "cfe_unit_execution.md").is_file()
+    overall = next(line for line in captured.out.splitlines() if "| text | all |" in line)
+    units, right = (int(x) for x in overall.split("|")[3:5])
+    # Every graded unit is right; a unit whose answer is words is ungraded under rule.
+    assert units == right and 0 < units <= n, overall
+    # A rerun asks for nothing it has.
+    fault_server.reset()
+    assert main(argv) == 0 and not fault_server.requests
+
+    # Flow lengths of a graded file: one call per graded response, counted by a script.
+    rows = [{"id": p.id, "run": 0, "response": "step\n" * (k + 2), **p.inline_fields()}
+            for k, p in enumerate(problems)]
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert main(["grade", str(responses), "--out", str(tmp_path / "g.jsonl"),
+                 "--no-progress"]) == 0
+    fault_server.reset()
+    fault_server.set_script(lambda req, n: Behaviour.reply(json.dumps(
+        {"steps": req["messages"][1]["content"].count("step")})))
+    lengths = ["cfe", "lengths", "--dataset", str(cfe_dir), "--config", "text",
+               "--graded", str(tmp_path / "g.jsonl"), "--segment-model", fault_server.model,
+               "--base-url", fault_server.base_url, "--out", str(tmp_path / "seg")]
+    capsys.readouterr()
+    assert main(lengths) == 0
+    captured = capsys.readouterr()
+    assert "flow lengths: 2 model call(s)" in captured.err and len(fault_server.requests) == 2
+    unsolved = next(line for line in captured.out.splitlines() if "| text | Unsolved |" in line)
+    gt = statistics.fmean(len(p.reasoning_flow) for p in problems)
+    cells = [c.strip() for c in unsolved.split("|")]
+    assert cells[3] == "2" and float(cells[4]) == pytest.approx(gt, abs=0.005)
+    assert cells[6] == "2" and cells[7] == "2.50" and cells[8] == "0.50"   # 2 and 3 steps
 
 
 def test_cli_variables_for_the_audit(tmp_path, capsys):
     row = {"id": "q", "run": 0, "response": "x = 1", "status": "incorrect", "correct": False,
-           "benchmark": "cfe", "question": "Q?", "variables": [
+           "benchmark": "cfe", "question": "Q?",
+           "variables": [{"name": "x", "type": "numeric", "value": "1", "description": "a"},
+                         {"name": "y", "type": "other", "value": "red",
+                          "description": "a colour"}],
+           "parts": [
                {"name": "x", "type": "numeric", "value": "1", "status": "correct",
                 "method": "rule", "extracted": "1"},
                {"name": "y", "type": "other", "value": "red", "status": "incorrect",
-                "method": "judge", "extracted": "blue", "detail": "rule: ungraded",
+                "method": "judge", "extracted": "blue", "detail": "rule undecided",
                 "judge": {"model": "j", "raw": '{"accuracy": false}', "votes": [False]}}]}
     graded = tmp_path / "g.jsonl"
     graded.write_text(json.dumps(row) + "\n", encoding="utf-8")
     out = tmp_path / "v.jsonl"
-    assert cli.main(parser().parse_args(["variables", str(graded), "--out", str(out)])) == 0
+    assert main(["cfe", "variables", str(graded), "--out", str(out)]) == 0
     assert "wrote 2 variable rows" in capsys.readouterr().out
     x, y = [json.loads(line) for line in out.read_text().splitlines()]
     assert (x["id"], x["status"], x["answer"]) == ("q#x", "correct", "1")
-    assert y["judge"]["model"] == "j" and y["detail"] == "rule: ungraded"
+    assert y["judge"]["model"] == "j" and y["detail"] == "rule undecided"
+    assert y["question"] == "Q?\n\nVariable: y (other): a colour"
+    # A row that is not a CFE graded row: one line, exit 2, nothing written.
+    graded.write_text(json.dumps({"id": "q", "run": 0, "response": "", "status": "correct",
+                                  "correct": True}) + "\n", encoding="utf-8")
+    out.unlink()
+    assert main(["cfe", "variables", str(graded), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "field 'parts'" in err and ":1" in err
+    assert not out.exists()

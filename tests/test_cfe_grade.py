@@ -15,7 +15,6 @@ import pytest
 from general365.errors import UserError
 from general365.grading.judge import Judge
 from general365.schema import Response, Status
-from general365.tasks.cfe import benchmark
 from general365.tasks.cfe.cfe_rows import read_cfe_graded
 from general365.tasks.cfe.data import CFEProblem, Variable, VariableType
 from general365.tasks.cfe.grade import grade, question_status
@@ -235,15 +234,20 @@ def test_rule_policy_leaves_words_ungraded_and_coverage_shows_it():
     assert [v.status for v in g.variables] == [Status.CORRECT, Status.UNGRADED]
     assert g.status is Status.UNGRADED and g.score == 1.0 and g.graded == 1
     rec = g.record()
-    assert (rec["variables_graded"], rec["variables_total"], rec["variable_score"]) == (1, 2, 1.0)
+    assert [p["status"] for p in rec["parts"]] == ["correct", "ungraded"]
+    assert rec["score"] == 1.0 and rec["status"] == "ungraded"
     assert rec["benchmark"] == "cfe" and rec["correct"] is False and "judge" not in rec
+    # The gold travels with the row (regrading needs no dataset); the verdicts are parts.
+    assert [v["value"] for v in rec["variables"]] == ["6250 kbp", "E. coli"]
+    assert "status" not in rec["variables"][0]
+    assert rec["answer"] == "genome_size = 6250 kbp; species = E. coli"
 
 
 def test_bad_arguments():
     pairs = [(Response("u1", 0, "x"), unit_problem())]
     with pytest.raises(UserError, match="unknown grading policy"):
         grade(pairs, policy="strict")
-    with pytest.raises(UserError, match="none was given"):
+    with pytest.raises(UserError, match="cascade sends CFE-Bench variables to an LLM judge"):
         grade(pairs, policy="cascade")
     for bad in (-0.1, 0.9, True, "1%"):
         with pytest.raises(UserError, match="tolerance"):
@@ -297,7 +301,8 @@ def test_cascade_sends_only_what_the_rule_did_not_find_right(fault_server, tmp_p
         "rule: incorrect; judge: 2 of 2")
     assert rec["judge"]["model"] == "cfe-judge" and json.loads(rec["judge"]["raw"]) == {
         "genome_size": TRUE, "species": TRUE}
-    assert rec["status"] == "correct" and rec["variable_score"] == 1.0
+    assert rec["status"] == "correct" and rec["score"] == 1.0
+    assert [p["method"] for p in rec["parts"]] == ["judge", "judge"]
     # A second grade is served from the cache: the prompt's version is in its key.
     fault_server.reset()
     again = grade([(r, p) for r in responses], policy="cascade", judge=judge)
@@ -335,24 +340,22 @@ def test_judge_failures_retries_and_garbage(fault_server, tmp_path):
     assert judge.stats.retries == 1 and judge.stats.reasks >= 1
 
 
-def test_a_graded_file_grades_again_with_no_dataset(fault_server, tmp_path, cfe_data):
-    probs = cfe_data.problems[:5]
-    rows = []
-    for p in probs:
-        d = {"id": p.id, "run": 0, "response": "\n".join(f"{v.name} = {v.value}"
-                                                         for v in p.variables)}
-        d.update(benchmark.inline(p))
-        rows.append(d)
-    b = benchmark.CFEBench()
-    first = [g.record() for g in b.grade([(r, b.from_inline(Response.from_dict(r)))
-                                          for r in rows], policy="rule", judge=None,
-                                         workers=None)]
-    again = [g.record() for g in b.grade([(r, b.from_inline(Response.from_dict(r)))
-                                          for r in first], policy="rule", judge=None,
-                                         workers=None)]
-    assert [r["variables"] for r in again] == [r["variables"] for r in first]
-    assert [r["status"] for r in again] == [r["status"] for r in first]
-    assert b.from_inline({"id": "x", "response": ""}) is None
-    with pytest.raises(Exception, match="unknown variable type"):
-        b.from_inline({"id": "x", "variables": [{"name": "a", "value": "1", "type": "num"}]},
-                      path="r.jsonl", line=3)
+def test_using_shares_one_cache_and_its_counters(tmp_path):
+    from general365.tasks.cfe.judge_prompt import CFE_JUDGE_PROMPT
+
+    judge = make_judge_at("http://127.0.0.1:9/v1", tmp_path)
+    cfe = judge.using(CFE_JUDGE_PROMPT)
+    assert cfe.prompt is CFE_JUDGE_PROMPT and judge.prompt is not CFE_JUDGE_PROMPT
+    assert judge.using(judge.prompt) is judge
+    assert cfe.cache is judge.cache is not None          # one cache, whichever opens it
+    assert cfe.stats is judge.stats
+    cfe.close()                                          # closing either closes it...
+    assert judge._cache is None
+    assert judge.cache is cfe.cache                      # ...and either reopens it
+    judge.close()
+    with pytest.raises(UserError, match="judge prompt must be a JudgePrompt"):
+        judge.using("cfe")
+
+
+def make_judge_at(url, tmp_path):
+    return Judge("cfe-judge", base_url=url, cache=tmp_path / "j.sqlite")

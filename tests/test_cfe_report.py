@@ -23,13 +23,15 @@ C, I, N, U = "correct", "incorrect", "no_answer", "ungraded"
 
 
 def graded_row(qid, run, statuses, *, modality="text", subject=None, model="m", types=None):
-    variables = [{"name": f"v{i}", "type": (types or ["numeric"] * len(statuses))[i],
-                  "value": "1", "status": s, "correct": s == C,
-                  "method": None if s in (N, U) else "rule"}
-                 for i, s in enumerate(statuses)]
+    types = types or ["numeric"] * len(statuses)
+    parts = [{"name": f"v{i}", "type": types[i], "value": "1", "status": s,
+              "correct": s == C, "method": None if s in (N, U) else "rule"}
+             for i, s in enumerate(statuses)]
     status = question_status([Status(s) for s in statuses]).value
     d = {"id": qid, "run": run, "model": model, "response": "...", "benchmark": "cfe",
-         "modality": modality, "variables": variables, "status": status,
+         "modality": modality, "parts": parts, "status": status,
+         "variables": [{"name": f"v{i}", "type": types[i], "value": "1", "description": ""}
+                       for i in range(len(statuses))],
          "correct": status == C, "method": "rule", "output_tokens": 10}
     if subject:
         d["subject"] = subject
@@ -143,11 +145,15 @@ def test_rows_that_contradict_their_variables_are_refused(tmp_path):
     with pytest.raises(DataError) as info:
         read_cfe_graded([path])
     assert f"{path}:2" in str(info.value) and "field 'status'" in str(info.value)
-    no_vars = graded_row("q2", 0, [C])
-    del no_vars["variables"]
-    path = write(tmp_path / "h.jsonl", [no_vars])
+    no_parts = graded_row("q2", 0, [C])
+    del no_parts["parts"]
+    path = write(tmp_path / "h.jsonl", [no_parts])
     with pytest.raises(DataError, match="CFE-Bench graded row"):
         read_cfe_graded([path])
+    bad_part = graded_row("q2", 0, [C])
+    bad_part["parts"][0]["status"] = "fine"
+    with pytest.raises(DataError, match=r"field 'parts\[0\]\.status'"):
+        read_cfe_graded([write(tmp_path / "k.jsonl", [bad_part])])
     odd = graded_row("q3", 0, [C])
     odd["modality"] = "video"
     with pytest.raises(DataError, match="unknown modality"):

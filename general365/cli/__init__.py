@@ -28,6 +28,8 @@ VERBS = {
     "audit": ("general365.cli.audit", "sample graded rows for review; score the labels"),
     "demo": ("general365.cli.demo", "the whole pipeline offline on the bundled sample"),
     "analyze": ("general365.cli.analyze", "statistics, diversity and difficulty of sets"),
+    "cfe": ("general365.cli.cfe", "CFE-Bench diagnostics: unit execution, flow lengths, "
+                                  "per-variable audit rows"),
 }
 
 

@@ -176,11 +176,13 @@ class Judge:
         self.retry_after_max = retry_after_max
         self.extra_body = dict(extra_body or {})
         if not isinstance(prompt, JudgePrompt):
-            raise OptionError("judge_prompt", f"must be a JudgePrompt (got {type(prompt).__name__})")
+            raise OptionError("judge_prompt",
+                              f"must be a JudgePrompt (got {type(prompt).__name__})")
         self.prompt = prompt
         self.stats = JudgeStats()
         self._cache_spec = cache
         self._cache: JudgeCache | None = cache if isinstance(cache, JudgeCache) else None
+        self._base: Judge | None = None   # set on a judge made by using(): the one it copies
         self.cache   # opened now: a file that cannot be the cache is refused before any work
 
     def __repr__(self) -> str:  # the key is not an attribute, so it cannot leak from here
@@ -189,13 +191,16 @@ class Judge:
 
     def using(self, prompt: JudgePrompt) -> "Judge":
         """This judge with another prompt: the same endpoint, settings, counters and cache
-        (the cache object is shared, not reopened)."""
+        (one cache, opened and closed by this judge: closing either closes it, and the next
+        batch of either reopens it)."""
         if prompt is self.prompt:
             return self
         if not isinstance(prompt, JudgePrompt):
-            raise OptionError("judge_prompt", f"must be a JudgePrompt (got {type(prompt).__name__})")
+            raise OptionError("judge_prompt",
+                              f"must be a JudgePrompt (got {type(prompt).__name__})")
         other = copy.copy(self)
         other.prompt = prompt
+        other._base = self._base or self   # its cache is this judge's (see `cache`, `close`)
         return other
 
     # --- settings that change a verdict, hence part of the cache key ---------------------
@@ -208,6 +213,8 @@ class Judge:
 
     @property
     def cache(self) -> JudgeCache | None:
+        if self._base is not None:
+            return self._base.cache
         if self._cache is None and self._cache_spec is not False:
             path = None if self._cache_spec is True else Path(self._cache_spec)
             self._cache = JudgeCache(path)
@@ -215,6 +222,9 @@ class Judge:
 
     def close(self) -> None:
         """Commit and close the cache; a later batch reopens it."""
+        if self._base is not None:
+            self._base.close()
+            return
         if self._cache is not None:
             self._cache.close()
             if isinstance(self._cache_spec, JudgeCache):

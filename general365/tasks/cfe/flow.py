@@ -32,11 +32,11 @@ from typing import Any, Iterable, Sequence
 from ...errors import UserError
 from ...jsonl import iter_jsonl
 from ...markers import split_reasoning
-from ...report.tables import INT, NUM, PCT, Column, Table
+from ...report.tables import DEC, INT, PCT, Column, Table
 from ...runners.base import GenerationRequest, SamplingSettings, run_seed
 from ...runners.store import RecordKey, RunStore, build_record
 from ...schema import Response, Status
-from .data import CFEProblem, FlowStep, Variable, VariableType
+from .records import CFEProblem, FlowStep, Variable, VariableType
 from .grade import CFEGraded, grade_iter
 from .prompts import with_question
 from .quantity import parse_quantity
@@ -64,7 +64,7 @@ MAX_SOLUTION_CHARS = 12000
 
 
 @dataclass(frozen=True)
-class Unit:
+class ReasoningUnit:
     problem: CFEProblem
     index: int                       # 0-based position in the flow
     step: FlowStep
@@ -74,8 +74,8 @@ class Unit:
         return f"{self.problem.id}{UNIT_SEP}{self.index + 1}"
 
 
-def units(problems: Iterable[CFEProblem]) -> list[Unit]:
-    return [Unit(p, i, s) for p in problems for i, s in enumerate(p.reasoning_flow)]
+def units(problems: Iterable[CFEProblem]) -> list[ReasoningUnit]:
+    return [ReasoningUnit(p, i, s) for p in problems for i, s in enumerate(p.reasoning_flow)]
 
 
 def _answer_text(value: Any) -> str:
@@ -86,7 +86,7 @@ def _answer_text(value: Any) -> str:
     return str(value)
 
 
-def unit_problem(unit: Unit) -> CFEProblem:
+def unit_problem(unit: ReasoningUnit) -> CFEProblem:
     """The unit as a one-variable problem, graded like the benchmark."""
     value = unit.step.verifiable_answer
     text = _answer_text(value)
@@ -106,7 +106,8 @@ def unit_problem(unit: Unit) -> CFEProblem:
                       tolerance=unit.problem.tolerance)
 
 
-def unit_messages(unit: Unit, system_prompt: str | None = None) -> tuple[dict[str, Any], ...]:
+def unit_messages(unit: ReasoningUnit, system_prompt: str | None = None
+                  ) -> tuple[dict[str, Any], ...]:
     done = unit.problem.reasoning_flow[:unit.index]
     prefix = ("Its first steps and their answers are:\n" + "\n".join(
         f"Step {i + 1}: {s.step}\nAnswer: {_answer_text(s.verifiable_answer)}"
@@ -120,8 +121,8 @@ def unit_messages(unit: Unit, system_prompt: str | None = None) -> tuple[dict[st
     return tuple(messages)
 
 
-def unit_requests(unit_list: Sequence[Unit], settings: SamplingSettings, runs: int = 1,
-                  system_prompt: str | None = None) -> list[GenerationRequest]:
+def unit_requests(unit_list: Sequence[ReasoningUnit], settings: SamplingSettings,
+                  runs: int = 1, system_prompt: str | None = None) -> list[GenerationRequest]:
     base = settings.seed if settings.seed is not None else 0
     return [GenerationRequest(u.id, run, unit_messages(u, system_prompt),
                               settings.with_seed(run_seed(base, run)))
@@ -166,9 +167,9 @@ class UnitResults:
         return right, len(graded), right / len(graded) if graded else None
 
 
-def grade_units(out_dir: str, unit_list: Sequence[Unit], *, policy: str | None = None,
-                judge: Any = None, workers: int | None = None, timeout: float = 30.0
-                ) -> UnitResults:
+def grade_units(out_dir: str, unit_list: Sequence[ReasoningUnit], *,
+                policy: str | None = None, judge: Any = None, workers: int | None = None,
+                timeout: float = 30.0) -> UnitResults:
     """Grade the unit answers stored in `out_dir` against the units' verifiable answers."""
     by_id = {u.id: u for u in unit_list}
     pairs = []
@@ -324,9 +325,9 @@ def read_counts(out_dir: str) -> tuple[dict[str, int], int]:
 
 def length_table(rows: Sequence[LengthRow]) -> Table:
     cols = [Column("Subset"), Column("Outcome"), Column("Questions", INT),
-            Column("GT len. mean", NUM), Column("GT len. std", NUM),
-            Column("Responses counted", INT), Column("Resp. len. mean", NUM),
-            Column("Resp. len. std", NUM)]
+            Column("GT len. mean", DEC), Column("GT len. std", DEC),
+            Column("Responses counted", INT), Column("Resp. len. mean", DEC),
+            Column("Resp. len. std", DEC)]
     t = Table("cfe_flow_lengths", "CFE-Bench reasoning-flow lengths by outcome", cols,
               note="GT: units in the reference reasoning flow. Resp.: steps of the response's "
                    "final part as counted by the segmenting model (prompt " + SEGMENT_VERSION

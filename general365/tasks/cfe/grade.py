@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Iterable, Iterator, Sequence
 
-from ...errors import UserError
+from ...errors import OptionError
 from ...grading.extract import NO_REGION
 from ...grading.pool import RulePool, RuleTask, shared_pool
 from ...grading.rule import RuleResult
-from ...schema import Response, Status
+from ...schema import Graded, Method, Response, Status, Verdict
 from .answers import Stated, read_answers, response_region
-from .data import CFEProblem, Variable
+from .records import BENCHMARK, MAX_TOLERANCE, CFEProblem, Variable
 from .judge_prompt import CFE_JUDGE_PROMPT, judge_question
 from .quantity import DEFAULT_TOLERANCE
 from .rule import GoldReader, plan
@@ -45,12 +45,6 @@ CHUNK_SIZE = 500
 # ~5 s on two shared cores), and a timeout counts as wrong.
 DEFAULT_TIMEOUT = 30.0
 DETAIL_CHARS = 500
-BENCHMARK = "cfe"
-# The fields grading writes into a row; regrading replaces them all.
-GRADER_FIELDS = ("status", "correct", "method", "extracted", "judge", "detail",
-                 "variable_score", "variables_correct", "variables_graded", "variables_total")
-_VARIABLE_GRADER_FIELDS = ("status", "correct", "method", "extracted", "source", "detail",
-                           "judge")
 
 
 @dataclass
@@ -67,10 +61,13 @@ class VariableVerdict:
     def correct(self) -> bool:
         return self.status is Status.CORRECT
 
-    def to_dict(self, tolerance: float | None = None) -> dict[str, Any]:
-        d = self.variable.to_dict()
-        d.update({"status": self.status.value, "correct": self.correct, "method": self.method,
-                  "extracted": self.extracted, "source": self.source})
+    def to_dict(self) -> dict[str, Any]:
+        """The variable's part of a graded row (`parts`): which variable, its gold, and its
+        verdict. (Its description and tolerance are in the row's `variables`, the gold.)"""
+        v = self.variable
+        d = {"name": v.name, "type": v.type.value, "value": v.value,
+             "status": self.status.value, "correct": self.correct, "method": self.method,
+             "extracted": self.extracted, "source": self.source}
         if self.detail:
             d["detail"] = self.detail
         if self.judge is not None:
@@ -133,38 +130,33 @@ class CFEGraded:
         methods = {v.method for v in self.variables if v.method}
         return "judge" if "judge" in methods else ("rule" if methods else None)
 
-    def record(self) -> dict[str, Any]:
-        """The graded row: the response's fields, the problem's, the verdicts."""
-        d = self.response.to_dict()
-        for key in GRADER_FIELDS:
-            d.pop(key, None)
-        p = self.problem
-        d["benchmark"] = BENCHMARK
-        d.setdefault("question", p.question)
-        d.setdefault("modality", p.modality)
-        if p.subject is not None:
-            d.setdefault("subject", p.subject)
-        if p.tolerance is not None:
-            d.setdefault("tolerance", p.tolerance)
-        d["answer"] = "; ".join(f"{v.name} = {v.value}" for v in p.variables)
-        d["variables"] = [v.to_dict() for v in self.variables]
+    def verdict(self) -> Verdict:
+        """The question's verdict, with each variable's as a part and the Variable score."""
         stated = [f"{v.variable.name} = {v.extracted}" for v in self.variables
                   if v.extracted is not None]
         judged = [v for v in self.variables if v.judge is not None]
-        d.update({"status": self.status.value, "correct": self.correct,
-                  "method": self.method, "extracted": "; ".join(stated) or None,
-                  "variable_score": self.score, "variables_correct": self.right,
-                  "variables_graded": self.graded, "variables_total": len(self.variables)})
+        judge = None
         if judged:
             first = judged[0].judge
-            d["judge"] = {"model": first.get("model"), "served_model": first.get("served_model"),
-                          "raw": json.dumps({v.variable.name: v.judge.get("raw")
-                                             for v in judged}, ensure_ascii=False),
-                          "votes": [bool(x) for v in judged for x in v.judge.get("votes", [])]}
-        detail = self._detail(judged)
-        if detail:
-            d["detail"] = detail
-        return d
+            judge = {"model": first.get("model"), "served_model": first.get("served_model"),
+                     "raw": json.dumps({v.variable.name: v.judge.get("raw") for v in judged},
+                                       ensure_ascii=False),
+                     "votes": [bool(x) for v in judged for x in v.judge.get("votes", [])]}
+        method = self.method
+        return Verdict(self.response.id, self.response.run, self.status,
+                       Method(method) if method else None, "; ".join(stated) or None, judge,
+                       self._detail(judged), [v.to_dict() for v in self.variables], self.score)
+
+    def to_graded(self) -> Graded:
+        """The row as the shared toolkit writes and reads it (schema.Graded)."""
+        self.response.extra.setdefault("benchmark", BENCHMARK)
+        return Graded(self.response, self.verdict(), self.problem)
+
+    def record(self) -> dict[str, Any]:
+        """The graded row (`graded.jsonl`): the response's fields, the problem's (its
+        variables: the gold), the verdict (`parts`: one per variable; `score`: the
+        Variable score)."""
+        return self.to_graded().to_dict()
 
     def _detail(self, judged: list[VariableVerdict]) -> str | None:
         parts = []
@@ -193,22 +185,31 @@ def default_policy(policy: str | None, judge) -> str:
 
 
 def check(policy: str, judge, tolerance: float, timeout: float) -> None:
+    """Every grading option, checked before any work (OptionError: the API names the
+    keyword, the command line the flag)."""
     if policy not in POLICIES:
-        raise UserError(f"unknown grading policy {policy!r} for CFE-Bench; expected one of "
-                        f"{', '.join(POLICIES)}")
+        raise OptionError("policy", f"{policy!r}: unknown grading policy; expected one of "
+                                    f"{', '.join(POLICIES)}")
     if policy != "rule" and judge is None:
-        raise UserError(f"policy {policy!r} sends CFE-Bench variables to an LLM judge, and none "
-                        "was given: pass judge=Judge(model, base_url=...) (command line: "
-                        "--judge-model and --judge-base-url), or use policy 'rule'")
+        raise OptionError("policy", f"{policy} sends CFE-Bench variables to an LLM judge: "
+                                    "give one with {judge_model} (and {judge_base_url} for a "
+                                    "server other than OpenAI's), or use {policy} rule",
+                          api_hint=" (from Python: judge=Judge(model, base_url=...) from "
+                                   "general365.grading.judge)")
     if judge is not None and not callable(getattr(judge, "judge_batch", None)):
-        raise UserError(f"judge must have a judge_batch(items) method (got "
-                        f"{type(judge).__name__})")
+        raise OptionError("judge", f"must have a judge_batch(items) method, such as "
+                                   f"general365.grading.judge.Judge (got {type(judge).__name__})")
+    check_tolerance(tolerance)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
+            or not 0 < timeout < float("inf"):
+        raise OptionError("timeout", f"must be a positive number of seconds (got {timeout!r})")
+
+
+def check_tolerance(tolerance) -> None:
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
-            or not 0 <= tolerance <= 0.5:
-        raise UserError(f"tolerance must be a relative tolerance from 0 to 0.5 (0.01 = 1%); "
-                        f"got {tolerance!r}")
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-        raise UserError(f"timeout must be a positive number of seconds (got {timeout!r})")
+            or not 0 <= tolerance <= MAX_TOLERANCE:
+        raise OptionError("tolerance", f"must be a relative tolerance from 0 to "
+                                       f"{MAX_TOLERANCE:g} (0.01 = 1%); got {tolerance!r}")
 
 
 def cfe_judge(judge):
@@ -244,7 +245,8 @@ def grade_iter(pairs: Iterable[tuple[Response, CFEProblem]], *, policy: str | No
             chunk = list(islice(it, chunk_size))
             if not chunk:
                 return
-            graded = _Chunk(chunk, policy, tolerance, golds).run(pool, workers, timeout, judge)
+            work = _VariableChunk(chunk, policy, tolerance, golds)
+            graded = work.run(pool, workers, timeout, judge)
             yield from graded
             if bar is not None:
                 bar.update(len(graded))
@@ -264,7 +266,7 @@ class _Slot:
     rule: RuleResult | None = None
 
 
-class _Chunk:
+class _VariableChunk:
     def __init__(self, rows: list[tuple[Response, CFEProblem]], policy: str, tolerance: float,
                  golds: GoldReader):
         self.rows, self.policy = rows, policy

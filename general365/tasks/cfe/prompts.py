@@ -17,7 +17,7 @@ import os
 from typing import Any
 
 from ...errors import DataError
-from .data import CFEProblem
+from .records import CFEProblem
 
 # Bumped whenever build_messages changes what a model is shown.
 PROMPT_VERSION = "cfe-query-v1"

@@ -9,8 +9,11 @@ them as Markdown, CSV and on the page), beside the paper's published figures.
 - `cfe_variables`: variable-level statuses by variable type (numeric, formula, other) and
   by the method that decided them.
 
-The shared report's status and token tables read the same graded rows (a CFE row's
-`status` is its question's), so they need nothing from here.
+`CFE_REPORT` is the report kind the Benchmark seam hands the shared report (report/kinds.py):
+these tables first (`--published full`, the default, puts the paper's rows in
+`cfe_accuracy`; `none` leaves them out), then the shared status, runs and token tables,
+which read the same graded rows (a CFE row's `status` is its question's: the leaderboard's
+accuracy is Question Accuracy).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import os
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from ...report.kinds import ReportKind, shared_tables
+from ...report.load import ModelRuns
 from ...report.tables import INT, PCT, Column, Table
 from ...schema import Status
 from .cfe_rows import CFEModel, from_model_runs
@@ -155,5 +160,18 @@ def report_tables(models: Sequence[Any], *, with_published: bool = True) -> list
     return tables
 
 
-__all__ = ["PublishedRow", "SOURCE", "accuracy_table", "published", "report_tables",
+def _row_tables(runs: Sequence[ModelRuns], published: str) -> list[Table]:
+    return report_tables(from_model_runs(runs), with_published=published != "none")
+
+
+CFE_REPORT = ReportKind(
+    name="cfe", title="CFE-Bench", tables=shared_tables, row_tables=_row_tables,
+    published_choices=("full", "none"), published_source=SOURCE,
+    notes=("Accuracy in the shared tables and on the leaderboard is Question Accuracy (a "
+           "question is right when all its variables are); Variable Accuracy is in "
+           "cfe_accuracy. --published full (the default) shows the paper's Tables 2 and 3 "
+           "beside the runs, none leaves them out.",))
+
+
+__all__ = ["CFE_REPORT", "PublishedRow", "SOURCE", "accuracy_table", "published", "report_tables",
            "runs_table", "subjects_table", "variables_table"]

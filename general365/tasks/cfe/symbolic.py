@@ -50,12 +50,11 @@ def _config() -> list:
     # letters (`p + m g t` -> `p +`, `E_{\mathrm{cm}}` -> `E_{`), which in a physics formula
     # are symbols. No plain-expression fallback either: it reads `3\pi a^2` as 3.
     if not _CONFIG:
-        from latex2sympy2_extended.math_normalization import NormalizationConfig
-        from math_verify import LatexExtractionConfig
+        from math_verify import LatexExtractionConfig, LatexNormalizationConfig
 
         _CONFIG.append(LatexExtractionConfig(
             try_extract_without_anchor=True,
-            normalization_config=NormalizationConfig(basic_latex=True, units=False,
+            normalization_config=LatexNormalizationConfig(basic_latex=True, units=False,
                                                      malformed_operators=True, nits=True,
                                                      boxed="all", equations=False)))
     return _CONFIG
