@@ -68,8 +68,13 @@ def test_unit_execution_accuracy_and_resume(fault_server, tmp_path):
     units = flow.units(problems)
     requests = flow.unit_requests(units, SETTINGS)
     out = str(tmp_path / "units")
-    counts = flow.generate_into(out, runner(fault_server), requests)
-    assert counts == {"requests": 5, "already_done": 0, "generated": 5, "failed": 0}
+    gen = flow.generate_into(out, lambda: runner(fault_server), requests,
+                             model=fault_server.model, purpose="units",
+                             prompt_version=flow.UNIT_PROMPT_VERSION, progress=False)
+    assert (gen.requested, gen.already_done, gen.written, gen.failed) == (5, 0, 5, 0)
+    run_json = json.loads((tmp_path / "units" / "run.json").read_text())
+    assert run_json["dataset"]["diagnostic"] == "units" and run_json["status"] == "complete"
+    assert run_json["prompt"]["version"] == flow.UNIT_PROMPT_VERSION
     results = flow.grade_units(out, units, policy="rule")
     assert {g.problem.id for g in results.graded if g.correct} == right
     assert results.accuracy() == (3, 5, 0.6)
@@ -81,8 +86,10 @@ def test_unit_execution_accuracy_and_resume(fault_server, tmp_path):
     assert (first["Units"], first["Correct"]) == (2, 1)
     # A rerun asks for nothing it has.
     fault_server.reset()
-    again = flow.generate_into(out, runner(fault_server), requests)
-    assert again["already_done"] == 5 and again["generated"] == 0
+    again = flow.generate_into(out, lambda: runner(fault_server), requests,
+                               model=fault_server.model, purpose="units",
+                               prompt_version=flow.UNIT_PROMPT_VERSION, progress=False)
+    assert again.already_done == 5 and again.written == 0
     assert not fault_server.requests
 
 
@@ -126,7 +133,8 @@ def test_flow_lengths_solved_and_unsolved(fault_server, tmp_path):
     assert len(requests) == 4                        # d run 0 has no final part to count
     assert "long" not in json.dumps([r.messages for r in requests])   # reasoning left out
     out = str(tmp_path / "seg")
-    flow.generate_into(out, runner(fault_server), requests)
+    flow.generate_into(out, lambda: runner(fault_server), requests, model=fault_server.model,
+                       purpose="lengths", prompt_version=flow.SEGMENT_VERSION, progress=False)
     counts, failed = flow.read_counts(out)
     assert counts == {"a#run0": 4, "b#run0": 2, "c#run0": 6} and failed == 1
     rows_ = {(r.subset, r.outcome): r for r in flow.length_rows(items, problems, counts)}

@@ -16,7 +16,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, metavar="REPORT_DIR", help="folder for the report")
     p.add_argument("--published", choices=pub.CHOICES, default="full",
                    help="show the paper's figures beside yours: Table 1 (full benchmark, "
-                        "default), Table 2's public-subset column, or none")
+                        "default), Table 2's public-subset column, or none (CFE-Bench: "
+                        "full shows its paper's Tables 2 and 3)")
     p.add_argument("--name", action="append", metavar="NAME", dest="names",
                    help="the model name for each graded file, in order (overrides `model`)")
     p.add_argument("--bootstrap", type=int, default=stats.BOOTSTRAP_RESAMPLES,

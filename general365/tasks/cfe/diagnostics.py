@@ -37,7 +37,7 @@ def unit_execution(problems: Sequence[CFEProblem], *, make_runner: Callable[[], 
                    model: str, out: str, settings: SamplingSettings, runs: int = 1,
                    policy: str | None = None, judge: Any = None, workers: int | None = None,
                    timeout: float = DEFAULT_TIMEOUT, dry_run: bool = False,
-                   announce: Announce = print) -> Table | None:
+                   progress: bool = True, announce: Announce = print) -> Table | None:
     """Unit execution accuracy (the paper's Figure 3): every reasoning unit of `problems`
     answered `runs` times given the reference prefix, graded against its verifiable
     answer (policy rule, or cascade / paper with `judge`)."""
@@ -53,9 +53,9 @@ def unit_execution(problems: Sequence[CFEProblem], *, make_runner: Callable[[], 
              f"{len(problems)} problems x {runs} run(s)), to {model}")
     if dry_run:
         return None
-    counts = flow.generate_into(out, make_runner(), requests)
-    announce(f"unit execution: {counts['generated']} generated, {counts['already_done']} "
-             f"already in {out}, {counts['failed']} failed (rerun to retry them)")
+    gen = flow.generate_into(out, make_runner, requests, model=model, purpose="units",
+                             prompt_version=flow.UNIT_PROMPT_VERSION, progress=progress)
+    _say_generated("unit execution", gen, out, announce)
     results = flow.grade_units(out, unit_list, policy=policy, judge=judge, workers=workers,
                                timeout=timeout)
     return _write(out, flow.unit_table(results))
@@ -63,7 +63,7 @@ def unit_execution(problems: Sequence[CFEProblem], *, make_runner: Callable[[], 
 
 def flow_lengths(problems: Sequence[CFEProblem], graded: Sequence[str], *,
                  make_runner: Callable[[], Any], model: str, out: str,
-                 settings: SamplingSettings, dry_run: bool = False,
+                 settings: SamplingSettings, dry_run: bool = False, progress: bool = True,
                  announce: Announce = print) -> Table | None:
     """Reasoning-flow lengths of solved and unsolved questions (the paper's Table 4): the
     reference flow's units against the steps a segmenting model counts in each graded
@@ -76,7 +76,9 @@ def flow_lengths(problems: Sequence[CFEProblem], graded: Sequence[str], *,
              f"final answer), to {model}")
     if dry_run:
         return None
-    flow.generate_into(out, make_runner(), requests)
+    gen = flow.generate_into(out, make_runner, requests, model=model, purpose="lengths",
+                             prompt_version=flow.SEGMENT_VERSION, progress=progress)
+    _say_generated("flow lengths", gen, out, announce)
     counts, failed = flow.read_counts(out)
     if failed:
         announce(f"flow lengths: note: {failed} segmenter repl(ies) were not "
@@ -87,6 +89,13 @@ def flow_lengths(problems: Sequence[CFEProblem], graded: Sequence[str], *,
         announce(f"flow lengths: note: {len(unknown)} graded question(s) are not in the "
                  f"problems given (e.g. {unknown[0]!r}); left out")
     return _write(out, flow.length_table(flow.length_rows(items, by_id, counts)))
+
+
+def _say_generated(what: str, gen: Any, out: str, announce: Announce) -> None:
+    announce(f"{what}: {gen.written} generated, {gen.already_done} already in {out}, "
+             f"{gen.failed} failed" + (" (rerun to retry them)" if gen.failed else ""))
+    for error in gen.errors:
+        announce(f"{what}: failed: {error}")
 
 
 def _write(out: str, table: Table) -> Table:

@@ -17,7 +17,8 @@ object {"steps": N}; anything else is retried by the runner's policy and then le
 (counted as `segment_failed`). Lengths are reported for solved and unsolved questions (a
 graded file says which), mean and standard deviation, as in the paper's Table 4.
 
-Generations go to a run folder (runners/store.py): a killed diagnostic resumes where it
+Generations go to a run folder through the same session as `general365 generate`
+(runners/session.py: lock, run.json, progress): a killed diagnostic resumes where it
 stopped, and the folder holds the raw replies.
 """
 
@@ -27,14 +28,16 @@ import hashlib
 import json
 import statistics
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from ...errors import UserError
 from ...jsonl import iter_jsonl
 from ...markers import split_reasoning
 from ...report.tables import DEC, INT, PCT, Column, Table
 from ...runners.base import GenerationRequest, SamplingSettings, run_seed
-from ...runners.store import RecordKey, RunStore, build_record
+from ...runners import provenance
+from ...runners.session import GenerateResult, SessionPlan, run_session
+from ...runners.store import model_key
 from ...schema import Response, Status
 from .records import CFEProblem, FlowStep, Variable, VariableType
 from .grade import CFEGraded, grade_iter
@@ -129,30 +132,27 @@ def unit_requests(unit_list: Sequence[ReasoningUnit], settings: SamplingSettings
             for run in range(runs) for u in unit_list]
 
 
-def generate_into(out_dir: str, runner: Any, requests: list[GenerationRequest],
-                  inline: dict[str, dict[str, Any]] | None = None) -> dict[str, int]:
-    """Generate what `out_dir` does not hold yet (resumable); returns counts."""
-    store = RunStore(out_dir)
-    store.open()
-    try:
-        model = runner.model_id
-        todo, done = store.pending(requests, model)
-        by_key = {(r.problem_id, r.run): r for r in todo}
-        failed = 0
-        if todo:
-            runner.prepare(todo)
-            for gen in runner.generate(todo):
-                req = by_key[(gen.problem_id, gen.run)]
-                if gen.error:
-                    failed += 1
-                    continue
-                record = build_record(gen, req, model, None)
-                record.update((inline or {}).get(req.problem_id, {}))
-                store.append(record, RecordKey.of(req, model))
-    finally:
-        store.close()
-    return {"requests": len(requests), "already_done": done, "generated": len(todo) - failed,
-            "failed": failed}
+def generate_into(out_dir: str, make_runner: Callable[[], Any],
+                  requests: list[GenerationRequest], *, model: str, purpose: str,
+                  prompt_version: str, progress: bool = True) -> GenerateResult:
+    """Generate what the run folder `out_dir` does not hold yet, as `general365 generate`
+    does (runners/session.py: the folder's lock, prompts checked before anything is
+    written, run.json, a progress bar, a rerun resumes)."""
+    sampling = requests[0].sampling.to_dict() if requests else {}
+    dataset = {"benchmark": "cfe", "diagnostic": purpose,
+               "problems": len({r.problem_id for r in requests})}
+
+    def start(runner_provenance: dict, previous: dict | None) -> dict:
+        return provenance.start_record(
+            backend="openai", model=model, revision=None, dataset=dataset, sampling=sampling,
+            runs=len({r.run for r in requests}), runner=runner_provenance,
+            prompt={"version": prompt_version}, previous=previous)
+
+    return run_session(SessionPlan(
+        out=out_dir, model=model_key(model, None), backend="openai", requests=requests,
+        make_runner=make_runner, inline={}, start_record=start,
+        end_record=provenance.end_record, progress=progress,
+        unit={"units": "units"}.get(purpose, "responses")))
 
 
 @dataclass
