@@ -36,6 +36,7 @@ OWNERS = {
     "general365/tiny_model.py": "transformers",
     "general365/runners/vllm.py": "vllm",
     "general365/runners/vllm_dp.py": "vllm",
+    "general365/runners/vllm_engine.py": "vllm",
     "general365/report/plots.py": "plots",
     "general365/analysis/": "analysis",   # a folder: every module in it
 }

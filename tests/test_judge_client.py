@@ -248,12 +248,12 @@ def test_split_votes_with_a_failure_are_judge_failed(fault_server, tmp_path):
 
 @pytest.mark.parametrize("k", [0, 2, 4, -1, True, 1.0])
 def test_even_or_bad_vote_counts_are_refused(k):
-    with pytest.raises(UserError, match="odd integer"):
+    with pytest.raises(UserError, match="odd number >= 1"):
         Judge(MODEL, votes=k, cache=False)
 
 
 def test_a_model_name_is_required():
-    with pytest.raises(UserError, match="model name is required"):
+    with pytest.raises(UserError, match="judge model is required"):
         Judge("", cache=False)
 
 

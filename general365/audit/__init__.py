@@ -7,7 +7,7 @@
     a = audit.score(["labels.jsonl"])      # accuracy (Wilson 95%), P, R, F1, FP, FN
     audit.write_score(a, "audit/score/")   # score.md, score.csv, score.json
 
-See docs/audit.md. The command line is `general365 audit sample|score` (commands.py).
+See docs/audit.md. The command line is `general365 audit sample|score` (general365/cli/audit.py).
 """
 
 from __future__ import annotations

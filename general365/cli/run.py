@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..extras import backend_extra, require
 from ..grading.hybrid import POLICIES
 from ..grading.pool import DEFAULT_TIMEOUT
 from ..tasks.cfe.grade import DEFAULT_TIMEOUT as CFE_TIMEOUT
@@ -44,6 +45,8 @@ def main(args: argparse.Namespace) -> int:
         n = {"generate": 1, "grade": 2, "report": 3}[name]
         print(f"general365 run: {n}/3 {name} -> {path}", file=sys.stderr)
 
+    if args.judge_model:   # every extra the run needs, named in one line before any work
+        require("run", [*backend_extra(args.backend), "judge", "plots"])
     judge = judge_flags.make_judge("run", args)
     result = api.run(args.model, policy=args.policy, judge=judge,
                      grade_workers=args.grade_workers, grade_timeout=args.grade_timeout,
