@@ -172,6 +172,8 @@ def test_the_command_line_runs_it_whole(fault_server, cfe_dir, cfe_data, tmp_pat
     va, qa = expected(problems)
     assert f"accuracy {100 * qa:.1f}%" in printed
     assert f"parts    mean score {100 * va:.1f}%" in printed
+    assert "the paper's figures in its tables (full)" in printed
+    assert "CFE-Bench's own tables: cfe_accuracy, cfe_runs, cfe_variables" in printed
     assert (out / "report" / "tables" / "cfe_accuracy.csv").is_file()
     # grade --policy rule on its own, with a tolerance: per-variable statuses and both
     # accuracies; grade --policy cascade with a judge sends only what the rule did not find

@@ -100,7 +100,7 @@ def _boxes(text: str) -> list[str]:
     return out
 
 
-def _top_level_split(text: str, seps: str) -> list[str]:
+def top_level_split(text: str, seps: str) -> list[str]:
     parts, depth, cur = [], 0, []
     escaped = False
     for c in text:
@@ -192,14 +192,14 @@ def read_answers(region: str, names: Sequence[str]) -> dict[str, Stated]:
         if len(line) > MAX_LINE or ("=" not in line and ":" not in line):
             continue
         line = _whole_display(lines, i)
-        for segment in _top_level_split(line, ";"):
+        for segment in top_level_split(line, ";"):
             hit = match(segment)
             if hit is None:
                 continue
             name, value = hit
             # `a = 1, b = 2` on one line: cut the value where the next variable starts.
             while True:
-                parts = _top_level_split(value, ",")
+                parts = top_level_split(value, ",")
                 cut = next(((k, nxt) for k, part in enumerate(parts[1:], start=1)
                             for nxt in [match(part)]
                             if nxt is not None), None)
@@ -220,9 +220,9 @@ def read_answers(region: str, names: Sequence[str]) -> dict[str, Stated]:
             for n, b in zip(missing, boxes[-len(missing):]):
                 found[n] = Stated(clean_value(b), "box")
         elif len(boxes) == 1 and len(missing) > 1:
-            parts = _top_level_split(boxes[0], ";")
+            parts = top_level_split(boxes[0], ";")
             if len(parts) != len(missing):
-                parts = _top_level_split(boxes[0], ",")
+                parts = top_level_split(boxes[0], ",")
             if len(parts) == len(missing) and all(parts):
                 for n, part in zip(missing, parts):
                     found[n] = Stated(clean_value(part), "box")

@@ -76,8 +76,11 @@ def accuracy_table(models: Sequence[CFEModel], *, with_published: bool = True) -
               note="Variable Accuracy: mean over questions of the share of their variables "
                    "that are right; Question Accuracy: share of questions with every variable "
                    "right (the paper's Table 2). Several runs pool every (question, run) row. "
-                   "Questions: rows graded (question x run). Variable coverage: graded / all "
-                   "variables (policy rule leaves `other` answers ungraded). Paper rows: "
+                   "Questions: rows (question x run). Question Accuracy leaves out a question "
+                   "that is ungraded (its graded variables right, some not graded: whether all "
+                   "are right is not known); Variable Accuracy one with no graded variable. "
+                   "Variable coverage: graded / all variables (policy rule leaves `other` "
+                   "answers in words ungraded). Paper rows: "
                    + SOURCE + ".")
     for subset, title in SUBSETS:
         rows = []
@@ -169,8 +172,8 @@ CFE_REPORT = ReportKind(
     published_choices=("full", "none"), published_source=SOURCE,
     notes=("Accuracy in the shared tables and on the leaderboard is Question Accuracy (a "
            "question is right when all its variables are); Variable Accuracy is in "
-           "cfe_accuracy. --published full (the default) shows the paper's Tables 2 and 3 "
-           "beside the runs, none leaves them out.",))
+           "cfe_accuracy.", "--published full (the default) shows the paper's Tables 2 and 3 "
+           "beside the runs; none leaves them out."))
 
 
 __all__ = ["CFE_REPORT", "PublishedRow", "SOURCE", "accuracy_table", "published", "report_tables",

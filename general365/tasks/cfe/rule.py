@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ...grading.rule import RuleResult
 from ...schema import Status
-from .answers import Stated
+from .answers import Stated, top_level_split
 from .records import Variable, VariableType
 from .latex import strip_math
 from .quantity import Quantity, compare, parse_quantity
@@ -60,7 +60,8 @@ def plan(v: Variable, stated: Stated | None, tolerance: float, golds: GoldReader
     if gold is None:
         if v.type is VariableType.OTHER:
             return Plan(RuleResult(Status.UNGRADED, OTHER_NEEDS_JUDGE))
-        gold_latex, answer_latex = strip_math(v.value), strip_math(text)
+        gold_latex = without_parameters(strip_math(v.value))
+        answer_latex = without_parameters(strip_math(text))
         if _same_text(gold_latex, answer_latex):
             # The gold's own text: equal whatever the parser makes of it (no pool needed).
             return Plan(RuleResult(Status.CORRECT, "the gold's own text"))
@@ -80,6 +81,26 @@ def plan(v: Variable, stated: Stated | None, tolerance: float, golds: GoldReader
     if c.verdict is None:
         return Plan(RuleResult(Status.UNGRADED, c.detail))
     return Plan(RuleResult(Status.CORRECT if c.verdict else Status.INCORRECT, c.detail))
+
+
+_PARAMETER = re.compile(r"^(?:\\q?quad(?![A-Za-z])|\\[,;:!]|\s)*\\?[A-Za-z]+"
+                        r"(?:_\{?[A-Za-z0-9]+\}?)?\s*=[^=]")
+
+
+def without_parameters(latex: str) -> str:
+    """A formula followed by the values of its parameters (`G(z) = ..., \\quad \\Omega =
+    10^{-1}, r = 0.98`, as one release gold is written) is the formula: the values are
+    stated beside it, not part of it. Only where each name set is a symbol of the formula
+    (`x = 1, y = 2` is two answers, not a formula and a parameter)."""
+    parts = top_level_split(latex, ",")
+    if len(parts) < 2 or not parts[0]:
+        return latex
+    for p in parts[1:]:
+        m = _PARAMETER.match(p)
+        lhs = re.sub(r"\\q?quad(?![A-Za-z])|\\[,;:!]", " ", p.split("=", 1)[0]).split()
+        if m is None or not lhs or lhs[-1] not in parts[0]:
+            return latex
+    return parts[0]
 
 
 def _same_text(a: str, b: str) -> bool:
