@@ -23,6 +23,7 @@ from .grading.files import GradeResult, check_out_file, grade_file as _grade_fil
 from .grading.pool import DEFAULT_TIMEOUT
 from .report import stats as _stats
 from .report.build import Report, build_report, check_report_options, write_report
+from .report.kinds import GENERAL365
 from .runners import provenance
 from .runners.options import (DEFAULT_SEED, build_requests, check_options, runner_options,
                               sampling_settings, select_problems, template_kwargs)
@@ -66,7 +67,8 @@ def generate(model: str, *, backend: str, out: str, benchmark: str | Benchmark |
                                ids_file=ids_file, limit=limit)
     requests = build_requests(problems, lambda p: bench.messages(p, system_prompt=system_prompt),
                               settings, runs)
-    dataset_record = {"source": dataset or "official public split", "split": split,
+    source = dataset or getattr(bench, "default_source", None) or "official public split"
+    dataset_record = {"source": source, "split": split,
                       "config": config, "problems": len(problems),
                       "fingerprint": bench.fingerprint(problems), "ids_file": ids_file,
                       "limit": limit}
@@ -96,13 +98,17 @@ def generate(model: str, *, backend: str, out: str, benchmark: str | Benchmark |
 def grade_file(responses: str, out: str, *, benchmark: str | Benchmark | None = None,
                dataset: str | None = None, split: str = "public", config: str = "all",
                policy: str | None = None, judge: Any = None, workers: int | None = None,
-               timeout: float = DEFAULT_TIMEOUT, progress: bool = False) -> GradeResult:
+               timeout: float | None = None, progress: bool = False) -> GradeResult:
     """Grade a responses file (JSON Lines) into `out` (graded.jsonl), against `dataset` or
     the gold each response carries inline. `judge`: a general365.grading.judge.Judge (for
-    the policies that need one: paper, cascade). Every line is checked before any is graded
-    or any judge call is paid for; `out` is replaced whole at the end."""
+    the policies that need one: paper, cascade). `timeout`: seconds per rule-graded answer
+    in the grading pool (default: the benchmark's, 5 for General365, 30 for CFE-Bench).
+    Every line is checked before any is graded or any judge call is paid for; `out` is
+    replaced whole at the end."""
     check_out_file(out)
     bench = get_benchmark(benchmark if benchmark is not None else _benchmark_of(responses))
+    if timeout is None:
+        timeout = getattr(bench, "default_timeout", DEFAULT_TIMEOUT)
     problems = bench.load(dataset, split=split, config=config) if dataset else None
     grader = bench.grader(problems, policy=policy, judge=judge, workers=workers,
                           timeout=timeout, dataset=dataset)
@@ -145,7 +151,7 @@ class RunResult:
 
 
 def run(model: str, *, backend: str, out: str, policy: str | None = None, judge: Any = None,
-        grade_workers: int | None = None, grade_timeout: float = DEFAULT_TIMEOUT,
+        grade_workers: int | None = None, grade_timeout: float | None = None,
         published: str = "full", name: str | None = None, progress: bool = True,
         on_stage: Any = None, **generate_options: Any) -> RunResult:
     """generate + grade_file + report into one run folder: `out/responses.jsonl`,
@@ -153,17 +159,22 @@ def run(model: str, *, backend: str, out: str, policy: str | None = None, judge:
     before anything is generated (a typo in a grading option never costs a generation).
     `generate_options` are generate()'s. Grading and the report wait for a complete
     generation: rerun the same call to resume."""
-    from .grading.hybrid import check_policy, check_timeout, check_workers, default_policy
-
     require("run", [*backend_extra(backend), "plots"])
-    policy = default_policy(policy, judge)
-    check_policy(policy, judge)
-    try:
-        check_workers(grade_workers)
-        check_timeout(grade_timeout)
+    bench = get_benchmark(generate_options.get("benchmark"))
+    if grade_timeout is None:
+        grade_timeout = getattr(bench, "default_timeout", DEFAULT_TIMEOUT)
+    try:   # the benchmark's grader checks the grading options, as grade_file's will
+        policy = bench.grader(None, policy=policy, judge=judge, workers=grade_workers,
+                              timeout=grade_timeout).policy
     except OptionError as exc:
-        raise OptionError("grade_" + exc.option, exc.text) from None
-    check_report_options(published=published, resamples=_stats.BOOTSTRAP_RESAMPLES)
+        if exc.option in ("workers", "timeout"):   # run's names for grade's options
+            raise OptionError("grade_" + exc.option, exc.text) from None
+        raise
+    kind = bench.report
+    if published == "full" and "full" not in kind.published_choices:
+        kind = GENERAL365   # full is the default: the report shows none where none exist
+    check_report_options(published=published, resamples=_stats.BOOTSTRAP_RESAMPLES,
+                         kind=kind)
     responses = os.path.join(out, "responses.jsonl")
     graded = os.path.join(out, "graded.jsonl")
     report_dir = os.path.join(out, "report")

@@ -10,4 +10,4 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-pytest_plugins = ["support.models", "support.servers", "support.runner_cases"]
+pytest_plugins = ["support.models", "support.servers", "support.runner_cases", "support.cfe_data"]

@@ -29,6 +29,8 @@ VERBS = {
     "demo": ("general365.cli.demo", "the whole pipeline offline on the bundled sample"),
     "analyze": ("general365.cli.analyze", "statistics, diversity and difficulty of sets"),
     "expand": ("general365.cli.expand", "propose, check, review and select variants of seeds"),
+    "cfe": ("general365.cli.cfe", "CFE-Bench diagnostics: unit execution, flow lengths, "
+                                  "per-variable audit rows"),
 }
 
 

@@ -12,7 +12,8 @@ from ..tasks import BENCHMARKS
 def add(p: Any) -> None:
     p.add_argument("--benchmark", default=None, metavar="|".join(BENCHMARKS),
                    help="which benchmark the dataset is (default general365; qa: any dataset "
-                        "with a question and an answer column)")
+                        "with a question and an answer column; cfe: CFE-Bench, from its "
+                        "release folder)")
     p.add_argument("--question-field", default="question", metavar="COLUMN",
                    help="qa: the question column (default: question)")
     p.add_argument("--answer-field", default="answer", metavar="COLUMN",
@@ -22,11 +23,23 @@ def add(p: Any) -> None:
     p.add_argument("--answer-type", metavar="TYPE",
                    help="qa: every row's answer type (default: an answer_type column, else "
                         "read from each gold)")
+    p.add_argument("--tolerance", type=float, metavar="REL",
+                   help="cfe (and implies it): the relative tolerance for numbers, 0.01 = 1%% "
+                        "(default 0.01; a row's own tolerance wins)")
 
 
 def benchmark(args: argparse.Namespace) -> Any:
     """The benchmark to pass to the library: a name, or one built with its options."""
     name = getattr(args, "benchmark", None)
+    tolerance = getattr(args, "tolerance", None)
+    if tolerance is not None:
+        from ..errors import OptionError
+        from ..tasks import get_benchmark
+
+        if name not in (None, "cfe"):
+            raise OptionError("tolerance", "is CFE-Bench's option (--benchmark cfe); "
+                                           f"{name} has none")
+        return get_benchmark("cfe", tolerance=tolerance)
     if name == "qa":
         from ..tasks import get_benchmark
 

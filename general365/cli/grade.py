@@ -11,6 +11,7 @@ import sys
 
 from ..grading.hybrid import POLICIES
 from ..grading.pool import DEFAULT_TIMEOUT
+from ..tasks.cfe.grade import DEFAULT_TIMEOUT as CFE_TIMEOUT
 from . import benchmark_flags, judge_flags
 
 
@@ -28,9 +29,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     judge_flags.add(p)
     p.add_argument("--workers", type=int, default=None,
                    help="rule-grading processes (default: CPU count)")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+    p.add_argument("--timeout", type=float, default=None,
                    help=f"hard time limit per rule-graded answer, seconds (default "
-                        f"{DEFAULT_TIMEOUT:g})")
+                        f"{DEFAULT_TIMEOUT:g}; cfe: {CFE_TIMEOUT:g})")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 

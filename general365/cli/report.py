@@ -16,7 +16,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, metavar="REPORT_DIR", help="folder for the report")
     p.add_argument("--published", choices=pub.CHOICES, default="full",
                    help="show the paper's figures beside yours: Table 1 (full benchmark, "
-                        "default), Table 2's public-subset column, or none")
+                        "default), Table 2's public-subset column, or none (CFE-Bench: "
+                        "full shows its paper's Tables 2 and 3)")
     p.add_argument("--name", action="append", metavar="NAME", dest="names",
                    help="the model name for each graded file, in order (overrides `model`)")
     p.add_argument("--bootstrap", type=int, default=stats.BOOTSTRAP_RESAMPLES,
@@ -32,10 +33,13 @@ def _pct(x: float | None) -> str:
 
 def print_summary(report, n_files: int) -> None:
     published = report.settings["published"]
+    n_published = sum(m.kind == "published" for m in report.models)
+    shown = ""
+    if published != "none":   # a benchmark's own tables may carry its paper's figures
+        shown = (f", {n_published} published ({published})" if n_published or not
+                 report.own_tables else f", the paper's figures in its tables ({published})")
     print(f"general365 report: {n_files} file(s), "
-          f"{sum(m.kind == 'run' for m in report.models)} model(s) of yours"
-          + (f", {sum(m.kind == 'published' for m in report.models)} published "
-             f"({published})" if published != "none" else ""))
+          f"{sum(m.kind == 'run' for m in report.models)} model(s) of yours" + shown)
     for rank, m in enumerate(leaderboard_order(report.models), start=1):
         if m.kind != "run":
             continue
@@ -45,6 +49,10 @@ def print_summary(report, n_files: int) -> None:
         print(f"  #{rank:<3} {m.name:<40.40} {_pct(m.accuracy)}{ci}  graded "
               f"{m.overall.graded}/{m.overall.rows}  no_answer {st['no_answer']} "
               f"timeout {st['timeout']} judge_failed {st['judge_failed']}")
+    if report.own_tables:
+        print(f"  {report.kind.title}'s own tables: {', '.join(report.own_tables)}")
+        for note in report.kind.notes[:1]:
+            print(f"  {note}")
     for note in report.settings["notes"]:
         print(f"  note: {note}")
     print(f"  page:   {os.path.join(report.out, 'index.html')}")

@@ -13,6 +13,7 @@ import sys
 from ..extras import backend_extra, require
 from ..grading.hybrid import POLICIES
 from ..grading.pool import DEFAULT_TIMEOUT
+from ..tasks.cfe.grade import DEFAULT_TIMEOUT as CFE_TIMEOUT
 from ..report import published as pub
 from . import generate as generate_cli
 from . import judge_flags
@@ -26,9 +27,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="default: paper with --judge-model, rule without (then text answers "
                         "are left ungraded)")
     g.add_argument("--grade-workers", type=int, help="rule-grading processes (default: CPUs)")
-    g.add_argument("--grade-timeout", type=float, default=DEFAULT_TIMEOUT,
+    g.add_argument("--grade-timeout", type=float, default=None,
                    help=f"hard time limit per rule-graded answer, seconds (default "
-                        f"{DEFAULT_TIMEOUT:g})")
+                        f"{DEFAULT_TIMEOUT:g}; cfe: {CFE_TIMEOUT:g})")
     judge_flags.add(p)
     g = p.add_argument_group("report (see `general365 report`)")
     g.add_argument("--published", default="full", choices=pub.CHOICES,

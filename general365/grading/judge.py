@@ -21,6 +21,7 @@ masked first and is cut only after. See docs/judge.md.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import logging
 import os
@@ -34,8 +35,8 @@ from ..retry import backoff_delay, retry_after_seconds
 from ..schema import Status
 from .judge_ask import ask_batch, run_blocking
 from .judge_cache import CachedVerdict, JudgeCache, cache_key
-from .judge_prompt import (MAX_PREDICTION_CHARS, PROMPT_VERSION, VERDICT_CHOICES,
-                           VERDICT_SCHEMA, UnreadableReply, build_messages, parse_reply,
+from .judge_prompt import (MAX_PREDICTION_CHARS, OFFICIAL_PROMPT, VERDICT_CHOICES,
+                           VERDICT_SCHEMA, JudgePrompt, UnreadableReply, parse_reply,
                            read_completion, truncate_prediction)
 from .judge_task import JudgeTask, Parsed, ReplyFormat, TaskAnswer
 
@@ -153,6 +154,8 @@ class Judge:
     path, or a JudgeCache.
     structured: None, "json_schema" (OpenAI `response_format`) or "vllm" (vLLM's
     `structured_outputs` choice of the two verdict objects): constrain the reply.
+    prompt: the official prompt by default; `using(prompt)` gives a judge with another
+    (same client settings, same cache file: the prompt's version is in every cache key).
     """
 
     def __init__(self, model: str, *, base_url: str | None = None,
@@ -164,7 +167,8 @@ class Judge:
                  structured: str | None = None,
                  cache: JudgeCache | str | os.PathLike | bool = True,
                  backoff_base: float = 0.5, backoff_max: float = 30.0,
-                 retry_after_max: float = 120.0, extra_body: dict | None = None):
+                 retry_after_max: float = 120.0, extra_body: dict | None = None,
+                 prompt: JudgePrompt = OFFICIAL_PROMPT):
         check_judge_options(model=model, base_url=base_url, concurrency=concurrency,
                             timeout=timeout, votes=votes, max_tokens=max_tokens,
                             structured=structured)
@@ -186,14 +190,33 @@ class Judge:
         self.backoff_max = backoff_max
         self.retry_after_max = retry_after_max
         self.extra_body = dict(extra_body or {})
+        if not isinstance(prompt, JudgePrompt):
+            raise OptionError("judge_prompt",
+                              f"must be a JudgePrompt (got {type(prompt).__name__})")
+        self.prompt = prompt
         self.stats = JudgeStats()
         self._cache_spec = cache
         self._cache: JudgeCache | None = cache if isinstance(cache, JudgeCache) else None
+        self._base: Judge | None = None   # set on a judge made by using(): the one it copies
         self.cache   # opened now: a file that cannot be the cache is refused before any work
 
     def __repr__(self) -> str:  # the key is not an attribute, so it cannot leak from here
         return (f"Judge(model={self.model!r}, base_url={self.base_url!r}, votes={self.votes}, "
-                f"concurrency={self.concurrency}, prompt={PROMPT_VERSION})")
+                f"concurrency={self.concurrency}, prompt={self.prompt.version})")
+
+    def using(self, prompt: JudgePrompt) -> "Judge":
+        """This judge with another prompt: the same endpoint, settings, counters and cache
+        (one cache, opened and closed by this judge: closing either closes it, and the next
+        batch of either reopens it)."""
+        if prompt is self.prompt:
+            return self
+        if not isinstance(prompt, JudgePrompt):
+            raise OptionError("judge_prompt",
+                              f"must be a JudgePrompt (got {type(prompt).__name__})")
+        other = copy.copy(self)
+        other.prompt = prompt
+        other._base = self._base or self   # its cache is this judge's (see `cache`, `close`)
+        return other
 
     # --- settings that change a verdict, hence part of the cache key ---------------------
 
@@ -205,6 +228,8 @@ class Judge:
 
     @property
     def cache(self) -> JudgeCache | None:
+        if self._base is not None:
+            return self._base.cache
         if self._cache is None and self._cache_spec is not False:
             path = None if self._cache_spec is True else Path(self._cache_spec)
             self._cache = JudgeCache(path)
@@ -212,6 +237,9 @@ class Judge:
 
     def close(self) -> None:
         """Commit and close the cache; a later batch reopens it."""
+        if self._base is not None:
+            self._base.close()
+            return
         if self._cache is not None:
             self._cache.close()
             if isinstance(self._cache_spec, JudgeCache):
@@ -272,8 +300,9 @@ class Judge:
     # --- internals ----------------------------------------------------------------------
 
     def _key(self, item: JudgeItem) -> str:
-        return cache_key(self.model, PROMPT_VERSION, self.settings, item.question, item.gold,
-                         truncate_prediction(item.prediction, self.max_prediction_chars))
+        return cache_key(self.model, self.prompt.version, self.settings, item.question,
+                         item.gold, truncate_prediction(item.prediction,
+                                                        self.max_prediction_chars))
 
     def _client(self) -> tuple[Any, Redactor]:
         try:
@@ -309,8 +338,9 @@ class Judge:
 
     async def _judge_one(self, client, redactor: Redactor, sem: asyncio.Semaphore,
                          cache: JudgeCache | None, key: str, item: JudgeItem) -> JudgeResult:
-        messages = build_messages(item.question, item.gold,
-                                  truncate_prediction(item.prediction, self.max_prediction_chars))
+        messages = self.prompt.build(item.question, item.gold,
+                                     truncate_prediction(item.prediction,
+                                                         self.max_prediction_chars))
         temp = self.temperature if self.votes == 1 else self.vote_temperature
         votes = await asyncio.gather(*(self._vote(client, redactor, sem, messages, temp)
                                        for _ in range(self.votes)))
@@ -329,7 +359,7 @@ class Judge:
                 # Committed now, not at the end of the batch: a grade killed or interrupted
                 # mid-batch keeps every verdict it has paid for.
                 cache.put(key, CachedVerdict(correct, cast, self.model, served, raw),
-                          PROMPT_VERSION)
+                          self.prompt.version)
             return JudgeResult(Status.CORRECT if correct else Status.INCORRECT,
                                self.model, raw, cast, detail, served, False, attempts)
         self.stats.failed += 1

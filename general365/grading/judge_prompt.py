@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from ..markers import split_reasoning
 
@@ -65,6 +66,21 @@ def build_messages(question: str, gold: str, prediction: str) -> list[dict[str, 
     # question or a prediction is inert.
     user = USER_TEMPLATE.format(question=question, answer=gold, prediction=prediction)
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+@dataclass(frozen=True)
+class JudgePrompt:
+    """A judge prompt: its version (part of every cache key, so verdicts of two prompts never
+    mix) and the builder of one judgement's messages from (question, gold, prediction).
+
+    The official prompt is the default; a benchmark with its own grading (CFE-Bench's
+    per-variable judge, general365/tasks/cfe/judge_prompt.py) passes its own. Every prompt
+    must ask for the same reply, one JSON object with a boolean `accuracy`: the strict
+    parser, the structured-output constraints and the re-ask are shared."""
+
+    name: str
+    version: str
+    build: Callable[[str, str, str], list[dict[str, str]]]
 
 
 @dataclass(frozen=True)
@@ -192,3 +208,6 @@ def read_completion(data: object) -> Completion:
         raise UnreadableReply("content is not text")
     return Completion(served if isinstance(served, str) else None, text,
                       finish if isinstance(finish, str) else None)
+
+
+OFFICIAL_PROMPT = JudgePrompt("general365-official", PROMPT_VERSION, build_messages)

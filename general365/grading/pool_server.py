@@ -14,7 +14,8 @@ Channels (all AF_UNIX stream sockets, framed as a 4-byte length then a pickle):
   caller's end of the new worker's socket attached (SCM_RIGHTS). The server only reaps
   its children when asked, so a pid it kills cannot have been reused by another process.
 - worker, caller <-> one worker: `(index, gold, candidate)` in, `(index, status, detail)`
-  out, `("ready", None, None)` first.
+  out, `("ready", None, None)` first. `gold` is a GoldAnswer, or any picklable object
+  with a `grade_in_worker(candidate) -> RuleResult` method (another benchmark's rule).
 
 Nothing outlives the caller: the control socket's end in the caller closes when the
 caller exits, however it exits (SIGKILL included); the server then kills its workers and
@@ -94,7 +95,11 @@ def _grade_one(gold, candidate: str) -> tuple[str, str | None]:
     from .rule import grade_slow
 
     try:
-        res = grade_slow(gold, candidate)
+        # A task may bring its own comparison (CFE-Bench's formulas and units,
+        # tasks/cfe/symbolic.py): anything picklable with `grade_in_worker(candidate)`
+        # returning a RuleResult runs here under the same time and memory limits.
+        own = getattr(gold, "grade_in_worker", None)
+        res = own(candidate) if own is not None else grade_slow(gold, candidate)
         return res.status.value, res.detail
     except MemoryError:
         raise

@@ -35,6 +35,11 @@ class GradeSummary:
     by_type: dict[str, VerdictCounts] = field(default_factory=dict)
     by_category: dict[str, VerdictCounts] = field(default_factory=dict)
     methods: Counter = field(default_factory=Counter)
+    # Rows graded in parts (CFE-Bench's variables): each part's status, and each row's
+    # score (the share of its graded parts right), whose mean is CFE's Variable Accuracy.
+    part_statuses: Counter = field(default_factory=Counter)
+    score_sum: float = 0.0
+    scored: int = 0
 
     def add(self, graded: Graded) -> None:
         self.add_verdict(graded.verdict, graded.answer_type, graded.categories)
@@ -43,6 +48,11 @@ class GradeSummary:
                     categories: Iterable[Category] = ()) -> None:
         self.overall.add(verdict)
         self.statuses[verdict.status.value] += 1
+        for part in verdict.parts or ():
+            self.part_statuses[str(part.get("status"))] += 1
+        if verdict.score is not None:
+            self.scored += 1
+            self.score_sum += verdict.score
         if verdict.method is not None:
             self.methods[verdict.method.value] += 1
         if answer_type is not None:
@@ -73,10 +83,23 @@ class GradeSummary:
         return o.graded / o.total if o.total else None
 
     @property
+    def mean_score(self) -> float | None:
+        """The mean over rows of their parts' score (None: no row graded in parts)."""
+        return self.score_sum / self.scored if self.scored else None
+
+    @property
     def counts(self) -> dict[str, int]:
         return {s.value: self.statuses.get(s.value, 0) for s in Status}
 
     def to_dict(self) -> dict:
+        d = self._to_dict()
+        if self.part_statuses:
+            d["parts"] = {"statuses": {s.value: self.part_statuses.get(s.value, 0)
+                                       for s in Status},
+                          "scored_rows": self.scored, "mean_score": self.mean_score}
+        return d
+
+    def _to_dict(self) -> dict:
         return {
             "total": self.overall.total, "graded": self.overall.graded,
             "correct": self.overall.correct, "accuracy": self.accuracy,
@@ -92,6 +115,12 @@ class GradeSummary:
                  + (f"; {o.total - o.graded} ungraded, coverage {pct(self.coverage)})"
                     if o.graded != o.total else ")")]
         lines.append("status   " + "  ".join(f"{k} {n}" for k, n in self.counts.items() if n))
+        if self.part_statuses:
+            parts = "  ".join(f"{s.value} {self.part_statuses[s.value]}" for s in Status
+                              if self.part_statuses.get(s.value))
+            lines.append(f"parts    mean score {pct(self.mean_score)} over {self.scored} rows "
+                         f"(CFE-Bench: Variable Accuracy; the accuracy above is Question "
+                         f"Accuracy)  {parts}")
         if self.by_type:
             lines.append("by type  " + "  ".join(
                 f"{k} {pct(t.accuracy)} ({t.correct}/{t.graded})" for k, t in sorted(self.by_type.items())))

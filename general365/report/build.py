@@ -30,12 +30,16 @@ class Report:
     kind: ReportKind = GENERAL365
     out: str | None = None
     files: list[str] = field(default_factory=list)
+    own_tables: list[str] = field(default_factory=list)   # keys of the benchmark's row_tables
 
     def table(self, key: str) -> tables.Table:
         return next(t for t in self.tables if t.key == key)
 
     def to_dict(self) -> dict:
-        return summary.report_to_dict(self.models, settings=self.settings)
+        d = summary.report_to_dict(self.models, settings=self.settings)
+        if self.own_tables:   # a benchmark's own measures, for tools that read report.json
+            d["tables"] = {t.key: t.records() for t in self.tables if t.key in self.own_tables}
+        return d
 
 
 def check_report_options(*, published: str, resamples: int, kind: ReportKind = GENERAL365
@@ -43,7 +47,7 @@ def check_report_options(*, published: str, resamples: int, kind: ReportKind = G
     if published not in kind.published_choices:
         raise OptionError("published", f"{published!r}: expected one of "
                                        f"{', '.join(kind.published_choices)}"
-                                       + ("" if kind is GENERAL365 else
+                                       + ("" if kind.published_choices != ("none",) else
                                           f" ({kind.title} has no published figures here)"))
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 100:
         raise OptionError("bootstrap", f"{resamples}: expected at least 100 resamples")
@@ -65,7 +69,8 @@ def build_report(paths: Sequence[str], *, published: str = "full",
     runs = load_graded(paths, names)
     kind = _one_kind(runs, kind_of)
     if kind is not GENERAL365:
-        published = "none" if published == "full" else published   # the default, where none exist
+        if published == "full" and "full" not in kind.published_choices:
+            published = "none"   # the default, where none exist
         check_report_options(published=published, resamples=resamples, kind=kind)
     models = [summary.summarize_runs(m, resamples=resamples, seed=seed) for m in runs]
     stab = {s.name: s for s in kind.stability()} if published != "none" else {}
@@ -78,7 +83,9 @@ def build_report(paths: Sequence[str], *, published: str = "full",
                 "notes": notes}
     if kind is not GENERAL365:
         settings["benchmark"] = kind.name
-    return Report(models=models, tables=kind.tables(models), settings=settings, kind=kind)
+    own = kind.row_tables(runs, published) if kind.row_tables is not None else []
+    return Report(models=models, tables=own + kind.tables(models), settings=settings, kind=kind,
+                  own_tables=[t.key for t in own])
 
 
 def _one_kind(runs: list[ModelRuns], kind_of: KindOf | None) -> ReportKind:

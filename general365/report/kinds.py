@@ -13,6 +13,7 @@ from typing import Callable, Sequence
 
 from . import published as pub
 from . import tables
+from .load import ModelRuns
 from .summary import CATEGORY_NOTE, ModelSummary
 
 
@@ -28,6 +29,9 @@ class ReportKind:
     published_source: str | None = None
     categories: bool = False    # a radar figure and the category note
     notes: Sequence[str] = field(default_factory=tuple)   # said at the head of report.md
+    # The benchmark's own measures, computed from the graded rows themselves (CFE-Bench's
+    # Variable Accuracy reads each row's parts), given the --published choice; shown first.
+    row_tables: Callable[[Sequence[ModelRuns], str], list[tables.Table]] | None = None
 
 
 def _general365_tables(models: Sequence[ModelSummary]) -> list[tables.Table]:
@@ -44,3 +48,9 @@ def plain_tables(models: Sequence[ModelSummary]) -> list[tables.Table]:
     """The tables any question/answer benchmark has: statuses, answer types, runs, tokens."""
     return [tables.status_table(models), tables.answer_type_table(models),
             tables.stability_table(models), tables.tokens_table(models)]
+
+
+def shared_tables(models: Sequence[ModelSummary]) -> list[tables.Table]:
+    """Statuses, runs and tokens: the tables of a benchmark whose rows have no answer type."""
+    return [tables.status_table(models), tables.stability_table(models),
+            tables.tokens_table(models)]

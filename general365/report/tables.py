@@ -17,6 +17,7 @@ from .stats import RowCounts
 from .summary import CATEGORY_NOTE, GROUP_TITLES, ModelSummary, leaderboard_order, ranked
 
 PCT, INT, TEXT, NUM = "pct", "int", "text", "num"
+DEC = "dec"   # a small mean (steps, lengths): two decimals on the page, three in CSV
 STATUS_COLUMNS = ("no_answer", "timeout", "judge_failed", "ungraded")
 
 
@@ -60,6 +61,8 @@ def fmt(value: Any, kind: str, *, digits: int) -> str:
         return f"{100.0 * value:.{digits}f}"
     if kind == NUM:
         return f"{value:.{max(digits - 1, 0)}f}"
+    if kind == DEC:
+        return f"{value:.{digits + 1}f}"
     return str(value)
 
 

@@ -204,6 +204,13 @@ class TransformersRunner:
 
     def prepare(self, requests: list[GenerationRequest]) -> list[Budget]:
         """Render and count every prompt and refuse any that cannot fit (UserError)."""
+        for req in requests:
+            # Text only: a message whose content is a list of parts carries images (a
+            # multimodal CFE-Bench row), which this backend cannot show the model.
+            if any(not isinstance(m.get("content"), str) for m in req.messages):
+                raise UserError(f"id {req.problem_id!r}: the transformers backend takes text "
+                                "prompts only, and this one carries images; run multimodal "
+                                "problems with --backend vllm or openai (a vision model)")
         vocab = len(self.tokenizer)
         for req in requests:
             _logit_bias(req, vocab)

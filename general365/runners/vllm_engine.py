@@ -84,6 +84,9 @@ class Engine:
         self.SamplingParams = vllm.SamplingParams
         self.tokenizer = self.llm.get_tokenizer()
         self.max_model_len = int(self.llm.llm_engine.model_config.max_model_len)
+        self.model = model
+        self.multimodal = bool(getattr(self.llm.llm_engine.model_config,
+                                       "is_multimodal_model", False))
         self.chat_template_kwargs = dict(chat_template_kwargs or {})
         self.counter = ReasoningCounter(self.tokenizer)
         self._rendered: dict[tuple[str, str], dict[str, Any]] = {}
@@ -100,6 +103,14 @@ class Engine:
         key = (req.prompt_hash(), json.dumps(kwargs, sort_keys=True, default=str))
         prompt = self._rendered.get(key)
         if prompt is None:
+            if not self.multimodal and any(not isinstance(m.get("content"), str)
+                                           for m in req.messages):
+                # Content parts carry images (a multimodal CFE-Bench row): vLLM renders them
+                # for a vision model only, and fails deep inside for any other.
+                raise UserError(f"id {req.problem_id!r}: this prompt carries images and "
+                                f"{self.model!r} is not a multimodal model in vLLM; run "
+                                "multimodal problems with a vision model (or text-only "
+                                "problems: --config text)")
             conversation = [dict(m) for m in req.messages]
             preprocess = getattr(self.llm, "_preprocess_chat", None)
             try:

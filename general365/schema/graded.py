@@ -32,7 +32,9 @@ class Graded:
 
     response: Response
     verdict: Verdict
-    problem: Problem | None = None
+    # General365's Problem, or another benchmark's problem record: anything with an `id`
+    # and `graded_fields()` (the fields the row carries; see Problem.graded_fields).
+    problem: Problem | Any | None = None
     path: str = field(default="", compare=False)   # where the row was read, for messages
     line: int = field(default=0, compare=False)
 
@@ -122,25 +124,25 @@ class Graded:
 
     @property
     def answer_type(self) -> AnswerType | None:
-        if self.problem is not None:
+        if isinstance(self.problem, Problem):
             return self.problem.answer_type
         return getattr(self, "_answer_type", None)
 
     @property
     def categories(self) -> tuple[Category, ...]:
-        if self.problem is not None:
+        if isinstance(self.problem, Problem):
             return self.problem.categories
         return getattr(self, "_categories", ())
 
     @property
     def seed_id(self) -> str:
-        if self.problem is not None:
+        if isinstance(self.problem, Problem):
             return self.problem.seed_id
         return getattr(self, "_seed_id", self.response.id)
 
     @property
     def variant(self) -> int:
-        if self.problem is not None:
+        if isinstance(self.problem, Problem):
             return self.problem.variant
         return getattr(self, "_variant", 0)
 
@@ -193,14 +195,9 @@ class Graded:
         d = self.response.to_dict()
         for key in GRADER_FIELDS:
             d.pop(key, None)
-        p = self.problem
-        if p is not None:
-            d.setdefault("answer", p.answer)
-            d.setdefault("answer_type", p.answer_type.value)
-            d.setdefault("float_round", p.float_round)
-            d.setdefault("categories", [c.value for c in p.categories])
-            d.setdefault("seed_id", p.seed_id)
-            d.setdefault("variant", p.variant)
+        if self.problem is not None:
+            for key, value in self.problem.graded_fields().items():
+                d.setdefault(key, value)
         d.update(self.verdict.to_dict())
         return d
 

@@ -14,6 +14,7 @@ from .base import DEFAULT, Benchmark
 BENCHMARKS: dict[str, str] = {
     "general365": "general365.tasks.general365:General365",
     "qa": "general365.tasks.qa:QABenchmark",
+    "cfe": "general365.tasks.cfe.benchmark:CFEBench",
 }
 
 

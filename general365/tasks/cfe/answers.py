@@ -1,0 +1,234 @@
+"""What a response states for each variable: its final `name = value` lines, else its boxes.
+
+Read from the final-answer region (after the reasoning, as for General365: a reasoning
+block never closed has none). The rules (docs/cfe-bench.md):
+
+1. Lines. A line (or a `;`-separated part of one) `NAME = VALUE` names a variable when NAME,
+   normalized, is the variable's name normalized: case, spaces, `_`, `-`, braces,
+   backslashes, math delimiters, bold and `\\text{}` wrappers do not count, and Greek
+   letters match their LaTeX names (`ω` = `\\omega`). So `**Genome size** = ...`,
+   `$genome\\_size = ...$`, `- GENOME-SIZE: ...` all name `genome_size`. `:` is read like `=`
+   when no `=` follows the name. The LAST such line of each variable counts (the final
+   lines are at the end; earlier ones are working). `\\boxed{name = value}` counts as a line.
+2. Boxes. For the variables no line names, the region's unlabelled `\\boxed{}` contents in
+   order: with as many boxes as those variables (or more: the last ones), box k is the k-th
+   of them; one box whose top-level commas or semicolons split it into exactly that many
+   parts gives the parts in order. Fewer boxes than variables: which box is which cannot be
+   told, so none is read.
+3. A value is the text after `=`, with a trailing period, wrapping `$...$`, bold and
+   `\\boxed{}` removed; its reading (number, formula) is the grader's business.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from ...grading.extract import final_region
+from .latex import braced, plain
+
+_GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon",
+          "ϵ": "epsilon", "ζ": "zeta", "η": "eta", "θ": "theta", "ϑ": "theta", "ι": "iota",
+          "κ": "kappa", "λ": "lambda", "μ": "mu", "µ": "mu", "ν": "nu", "ξ": "xi",
+          "π": "pi", "ρ": "rho", "σ": "sigma", "τ": "tau", "υ": "upsilon", "φ": "phi",
+          "ϕ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega", "Γ": "gamma", "Δ": "delta",
+          "Θ": "theta", "Λ": "lambda", "Ξ": "xi", "Π": "pi", "Σ": "sigma", "Φ": "phi",
+          "Ψ": "psi", "Ω": "omega"}
+_VARIANTS = {"varepsilon": "epsilon", "vartheta": "theta", "varphi": "phi", "varrho": "rho",
+             "varsigma": "sigma", "ell": "l"}
+_DROP = re.compile(r"[\s_\-{}\\$*`'\"]+")
+_BULLET = re.compile(r"^\s*(?:[-*•>]+|\d{1,2}[.)]|\(?[a-z]\))\s+", re.I)
+_BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
+MAX_LINE = 4000        # a longer line is not an answer line (and not worth scanning)
+
+
+def name_key(name: str) -> str:
+    """A variable name as matched: `Genome_Size`, `genome size`, `$genome\\_size$` and
+    `**genome-size**` all give `genomesize`; `G(jω)` and `G(j\\omega)` give `g(jomega)`."""
+    s = plain(name)
+    s = "".join(" " + _GREEK[c] + " " if c in _GREEK else c for c in s)
+    s = re.sub(r"\\([A-Za-z]+)", lambda m: _VARIANTS.get(m.group(1), m.group(1)), s)
+    s = re.sub(r"\b(" + "|".join(_VARIANTS) + r")\b", lambda m: _VARIANTS[m.group(1)], s)
+    return _DROP.sub("", s).lower().strip(":.")
+
+
+@dataclass(frozen=True)
+class Stated:
+    """The value a response gives for one variable, and where it was read."""
+
+    text: str
+    source: str            # "line" or "box"
+
+
+def clean_value(text: str) -> str:
+    s = text.strip()
+    for _ in range(3):
+        before = s
+        s = s.strip().rstrip(".,;").strip()
+        if s.count("$") % 2:   # the line's opening `$` was before the name
+            s = s[1:] if s.startswith("$") else s[:-1] if s.endswith("$") else s
+        for o, c in (("\\[", "\\]"), ("\\(", "\\)")):
+            if s.startswith(o) and s.count(o) > s.count(c):
+                s = s[2:]
+            elif s.endswith(c) and s.count(c) > s.count(o):
+                s = s[:-2]
+        if s.startswith("**") and s.endswith("**") and len(s) > 4:
+            s = s[2:-2]
+        if len(s) >= 2 and s[0] == s[-1] == "$":
+            s = s.strip("$")
+        if s.startswith("\\(") and s.endswith("\\)"):
+            s = s[2:-2]
+        if s.startswith("\\[") and s.endswith("\\]"):
+            s = s[2:-2]
+        m = _BOX.match(s)
+        if m:
+            inner = braced(s, m.end() - 1)
+            if inner is not None and m.end() + len(inner) + 1 >= len(s.rstrip("$ ")):
+                s = inner
+        if s == before:
+            break
+    return s.strip()
+
+
+def _boxes(text: str) -> list[str]:
+    out = []
+    for m in _BOX.finditer(text):
+        inner = braced(text, m.end() - 1)
+        if inner is not None and inner.strip():
+            out.append(inner.strip())
+    return out
+
+
+def top_level_split(text: str, seps: str) -> list[str]:
+    parts, depth, cur = [], 0, []
+    escaped = False
+    for c in text:
+        if escaped:   # `\;` and `\,` are spacing, not separators
+            cur.append(c)
+            escaped = False
+            continue
+        if c == "\\":
+            escaped = True
+        elif c in "{([":
+            depth += 1
+        elif c in "})]":
+            depth -= 1
+        if c in seps and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+    parts.append("".join(cur))
+    return [p.strip() for p in parts]
+
+
+def exact_key(name: str) -> str:
+    """A name as written, presentation aside (`**Abab**`, `$Abab$`): case kept."""
+    return plain(name).strip(" :.")
+
+
+def _assignment(segment: str, keys: dict[str, str], key=name_key) -> tuple[str, str] | None:
+    """(variable, value) when the segment is `NAME = VALUE` (or `NAME: VALUE`) for a known
+    name; each `=` is tried in turn, since a name may hold one (`p_t (for t = 1,3)`)."""
+    seg = _BULLET.sub("", segment).strip()
+    seg = re.sub(r"^(?:\$+|\\[(\[])\s*|\s*(?:\$+|\\[)\]])$", "", seg).strip()
+    m = _BOX.match(seg)
+    if m:   # \boxed{name = value}
+        inner = braced(seg, m.end() - 1)
+        if inner is not None:
+            seg = inner
+    for sep in ("=", ":"):
+        for pos in [i for i, c in enumerate(seg) if c == sep]:
+            if sep == "=" and pos + 1 < len(seg) and seg[pos + 1] == "=":
+                continue
+            lhs = seg[:pos]
+            # `Final answer: x = 5`: the name may follow a label.
+            for k in {key(lhs), key(lhs.rsplit(":", 1)[-1])}:
+                if k in keys:
+                    return keys[k], seg[pos + 1:]
+        if sep == "=" and "=" in seg:
+            break   # an `=` line that names no variable: its `:` is not read either
+    return None
+
+
+def _unclosed(text: str) -> bool:
+    return (text.count("\\[") > text.count("\\]") or text.count("$$") % 2 == 1
+            or text.count("\\begin{") > text.count("\\end{"))
+
+
+def _whole_display(lines: list[str], i: int, limit: int = 30) -> str:
+    """A line that opens a display (`x = \\[`, `$$`, `\\begin{cases}`) and its following
+    lines up to where the display closes (at most `limit`): one value over several lines."""
+    text = lines[i]
+    j = i + 1
+    while _unclosed(text) and j < len(lines) and j - i <= limit:
+        text += " " + lines[j]
+        j += 1
+    return text
+
+
+def read_answers(region: str, names: Sequence[str]) -> dict[str, Stated]:
+    """The stated value of each variable found in `region` (the final-answer text)."""
+    # Exact names first; then normalized ones, except where two names normalize alike
+    # (`Abab` and `aBab`): those are matched only as written.
+    exact = {exact_key(n): n for n in names}
+    keys: dict[str, str] = {}
+    clash: set[str] = set()
+    for n in names:
+        k = name_key(n)
+        if k in keys:
+            clash.add(k)
+        keys[k] = n
+    for k in clash:
+        del keys[k]
+
+    def match(segment: str) -> tuple[str, str] | None:
+        return _assignment(segment, exact, exact_key) or _assignment(segment, keys)
+
+    found: dict[str, Stated] = {}
+    lines = region.splitlines()
+    for i, line in enumerate(lines):
+        if len(line) > MAX_LINE or ("=" not in line and ":" not in line):
+            continue
+        line = _whole_display(lines, i)
+        for segment in top_level_split(line, ";"):
+            hit = match(segment)
+            if hit is None:
+                continue
+            name, value = hit
+            # `a = 1, b = 2` on one line: cut the value where the next variable starts.
+            while True:
+                parts = top_level_split(value, ",")
+                cut = next(((k, nxt) for k, part in enumerate(parts[1:], start=1)
+                            for nxt in [match(part)]
+                            if nxt is not None), None)
+                if cut is None:
+                    break
+                k, (following, rest) = cut
+                head = clean_value(", ".join(parts[:k]))
+                if head:
+                    found[name] = Stated(head, "line")
+                name, value = following, rest
+            value = clean_value(value)
+            if value:
+                found[name] = Stated(value, "line")
+    missing = [n for n in names if n not in found]
+    if missing:
+        boxes = [b for b in _boxes(region) if match(b) is None]
+        if len(boxes) >= len(missing):
+            for n, b in zip(missing, boxes[-len(missing):]):
+                found[n] = Stated(clean_value(b), "box")
+        elif len(boxes) == 1 and len(missing) > 1:
+            parts = top_level_split(boxes[0], ";")
+            if len(parts) != len(missing):
+                parts = top_level_split(boxes[0], ",")
+            if len(parts) == len(missing) and all(parts):
+                for n, part in zip(missing, parts):
+                    found[n] = Stated(clean_value(part), "box")
+    return found
+
+
+def response_region(response: str) -> str | None:
+    """The final-answer region (None: the reasoning block was never closed)."""
+    return final_region(response)

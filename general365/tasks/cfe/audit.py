@@ -1,0 +1,87 @@
+"""CFE-Bench graded files in the grading audit (general365/audit, docs/audit.md).
+
+A CFE graded row is a graded row like General365's (id, run, status, correct, method,
+extracted, answer, question, judge, detail), with `status` its question's and `parts` its
+variables' verdicts; the audit reads it as it is, at the question level: is "all variables
+right" right? Under `cascade` the row's `detail` starts with `rule: <status>` (what the
+rule path alone said of the question), which is what the audit reads to find rule-judge
+disagreements (`rule undecided`, where the rule path could not say, is no verdict).
+
+The paper's Table 1 validates the judge per variable. `variable_rows` turns each graded
+variable (each part) into a graded row of its own (id `QUESTION#VARIABLE`, `answer` the
+variable's gold, `question` the problem with the variable's name and description, the
+variable's status, method, extracted value, detail and judge record), so that
+`general365 audit sample` and `score` run on variables unchanged:
+`write_variable_rows(graded, out)` writes them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from typing import Any, Iterator, Mapping
+
+from ...errors import DataError
+from ...jsonl import iter_jsonl
+from ...schema import Status
+
+SEPARATOR = "#"
+_KEEP = ("run", "model", "response", "reasoning", "output_tokens", "reasoning_tokens",
+         "finish_reason", "sampling", "modality", "subject")
+
+
+def variable_rows(path: str) -> Iterator[dict[str, Any]]:
+    """One graded row per graded variable of the CFE graded file `path`."""
+    for n, d in iter_jsonl(path):
+        if not isinstance(d, Mapping):
+            raise DataError("not a JSON object", path=path, line=n,
+                            expected="one graded row a line")
+        parts = d.get("parts")
+        if not isinstance(parts, list) or not parts:
+            raise DataError("missing field", path=path, line=n, row_id=d.get("id"),
+                            field="parts", expected="a CFE-Bench graded row (one graded part "
+                                                    "per variable)")
+        gold = d.get("variables") if isinstance(d.get("variables"), list) else []
+        described = {g.get("name"): g.get("description") for g in gold
+                     if isinstance(g, Mapping)}
+        for i, v in enumerate(parts):
+            if not isinstance(v, Mapping) or not isinstance(v.get("name"), str):
+                raise DataError("wrong type", path=path, line=n, row_id=d.get("id"),
+                                field=f"parts[{i}]", expected="a graded variable")
+            status = Status.parse(v.get("status"), path=path, line=n, row_id=d.get("id"),
+                                  field=f"parts[{i}].status")
+            description = described.get(v["name"]) or ""
+            row = {k: d[k] for k in _KEEP if k in d}
+            row.update({
+                "id": f"{d.get('id')}{SEPARATOR}{v['name']}",
+                "benchmark": "cfe-variable",
+                "question": f"{d.get('question') or ''}\n\nVariable: {v['name']} "
+                            f"({v.get('type')}): {description}".strip(),
+                "answer": v.get("value"),
+                "variable_type": v.get("type"),
+                "status": status.value, "correct": status is Status.CORRECT,
+                "method": v.get("method"), "extracted": v.get("extracted"),
+            })
+            if v.get("detail"):
+                row["detail"] = v["detail"]
+            if isinstance(v.get("judge"), Mapping):
+                row["judge"] = v["judge"]
+            yield row
+
+
+def write_variable_rows(graded: str, out: str) -> int:
+    """Write `variable_rows(graded)` to `out` (whole or not at all); returns the count."""
+    rows = list(variable_rows(graded))
+    folder = os.path.dirname(os.path.abspath(out))
+    tmp = os.path.join(folder, f".{os.path.basename(out)}.{os.getpid()}."
+                               f"{secrets.token_hex(4)}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            for r in rows:
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return len(rows)

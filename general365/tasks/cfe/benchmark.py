@@ -1,0 +1,243 @@
+"""CFE-Bench behind the Benchmark seam (general365/tasks/base.py): `general365 generate |
+grade | report | run --benchmark cfe` and `general365.generate(..., benchmark="cfe")` run it
+through the shared runners, run store, judge client and report machinery.
+
+- `load(source, split=, config=)`: `source` the release's folder, one of its files, a Hub
+  id, or None for $CFE_BENCH_DATA; `config` the subset: all (default), text or mm; `split`
+  is not used (the release has one).
+- A response row carries `benchmark: "cfe"` and its problem's gold inline (`variables`:
+  name, type, description, value; `question`, `modality`, `subject`, `tolerance`), so a
+  responses file, and a graded one, is graded again with no dataset at hand.
+- `grader(...)`: CFEGrader, which pairs each response with its problem (grading/pairing.py:
+  one response per (id, run), a problem for each, inline variables that agree with the
+  dataset's) and yields schema.Graded rows whose `parts` are the variables' verdicts and
+  whose `score` is the Variable score (grade.py).
+- `tolerance`: the relative tolerance for numbers (default 1%; a row's own wins).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+from ...errors import DataError, OptionError
+from ...grading.hybrid import check_workers
+from ...grading.pairing import Pairing
+from ...schema import Graded, Response
+from . import NAME
+from .data import DATA_ENV, SUBSETS, CFEProblem, Variable, VariableType, index, load
+from .grade import DEFAULT_TIMEOUT, check, check_tolerance, default_policy, grade_iter
+from .prompts import PROMPT_VERSION, build_messages
+from .quantity import DEFAULT_TOLERANCE
+from .report import CFE_REPORT
+
+
+def inline(problem: CFEProblem) -> dict[str, Any]:
+    return problem.inline_fields()
+
+
+def _field(response: Any, key: str) -> Any:
+    if isinstance(response, Mapping):
+        return response.get(key)
+    for store in (getattr(response, "inline", {}), getattr(response, "extra", {})):
+        if key in store:
+            return store[key]
+    return None
+
+
+def _tolerance_ok(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) \
+        and 0 <= value <= 0.5
+
+
+def from_inline(response: Any, *, path: str | None = None,
+                line: int | None = None) -> CFEProblem | None:
+    """The problem a response row carries, or None when it carries no variables."""
+    rid = response.get("id") if isinstance(response, Mapping) else getattr(response, "id", None)
+    raw = _field(response, "variables")
+    if raw is None:
+        return None
+    where = {"path": path, "line": line, "row_id": rid}
+    if not isinstance(raw, list) or not raw:
+        raise DataError("wrong type", field="variables", value=raw,
+                        expected="a non-empty list of {name, type, description, value}", **where)
+    variables = []
+    for i, v in enumerate(raw):
+        if not isinstance(v, Mapping):
+            raise DataError("wrong type", field=f"variables[{i}]", value=v,
+                            expected="an object {name, type, description, value}", **where)
+        name, value = v.get("name"), v.get("value")
+        for key, got in (("name", name), ("value", value)):
+            if not isinstance(got, str) or not got.strip():
+                raise DataError("missing or empty", field=f"variables[{i}].{key}", value=got,
+                                expected="a non-empty string", **where)
+        if name in [x.name for x in variables]:
+            raise DataError("a variable name appears twice", field=f"variables[{i}].name",
+                            value=name, expected="distinct variable names", **where)
+        try:
+            vt = VariableType(v.get("type"))
+        except ValueError:
+            raise DataError("unknown variable type", field=f"variables[{i}].type",
+                            value=v.get("type"), expected="numeric, formula or other",
+                            **where) from None
+        tol = v.get("tolerance")
+        if tol is not None and not _tolerance_ok(tol):
+            raise DataError("bad tolerance", field=f"variables[{i}].tolerance", value=tol,
+                            expected="a relative tolerance from 0 to 0.5", **where)
+        desc = v.get("description") or ""
+        variables.append(Variable(name, vt, desc if isinstance(desc, str) else str(desc),
+                                  value, None if tol is None else float(tol)))
+    question = _field(response, "question")
+    modality = _field(response, "modality") or "text"
+    if modality not in ("text", "mm"):
+        raise DataError("unknown modality", field="modality", value=modality,
+                        expected="text or mm", **where)
+    tolerance = _field(response, "tolerance")
+    if tolerance is not None and not _tolerance_ok(tolerance):
+        raise DataError("bad tolerance", field="tolerance", value=tolerance,
+                        expected="a relative tolerance from 0 to 0.5", **where)
+    subject = _field(response, "subject")
+    return CFEProblem(id=str(rid), question=question if isinstance(question, str) and question
+                      else "(not given)", variables=tuple(variables), modality=modality,
+                      subject=subject if isinstance(subject, str) else None,
+                      tolerance=None if tolerance is None else float(tolerance),
+                      source=f"{path}:{line}" if path else "")
+
+
+def inline_agrees(resp: Response, prob: CFEProblem, *, path: str | None = None,
+                  line: int | None = None) -> None:
+    """A response that carries its variables and is graded against a dataset must carry
+    the dataset's (names, types and values): else it would show one gold and be graded on
+    another."""
+    carried = _field(resp, "variables")
+    if carried is None:
+        return
+    theirs = [(v.name, v.type.value, v.value) for v in prob.variables]
+    mine = [(v.get("name"), v.get("type"), v.get("value")) if isinstance(v, Mapping) else v
+            for v in carried] if isinstance(carried, list) else carried
+    if mine != theirs:
+        raise DataError("the response's variables are not the dataset's", path=path,
+                        line=line, row_id=resp.id, field="variables",
+                        value=[f"{m[0]} = {m[2]}" if isinstance(m, tuple) else m
+                               for m in (mine if isinstance(mine, list) else [mine])],
+                        expected="; ".join(f"{n} = {v}" for n, _, v in theirs)
+                        + " (the same gold as the dataset, or none inline)")
+
+
+class _SizedPairs:
+    def __init__(self, it: Iterator, n: int):
+        self._it, self.n = it, n
+
+    def __iter__(self):
+        return self._it
+
+    def __len__(self) -> int:
+        return self.n
+
+
+class CFEGrader:
+    """CFE-Bench's grader for one policy and judge (the seam's grader: `pairing`, `grade`,
+    `policy`, `close`)."""
+
+    def __init__(self, problems: Sequence[CFEProblem] | None = None, *,
+                 policy: str | None = None, judge: Any = None, workers: int | None = None,
+                 timeout: float = DEFAULT_TIMEOUT, tolerance: float = DEFAULT_TOLERANCE,
+                 dataset: str | None = None):
+        self.policy = default_policy(policy, judge)
+        check(self.policy, judge, tolerance, timeout)
+        check_workers(workers)
+        self.judge, self.workers = judge, workers
+        self.timeout, self.tolerance = timeout, tolerance
+        self.pairing = Pairing(index(problems) if problems is not None else None,
+                               from_inline=from_inline, agrees=inline_agrees,
+                               prepare=lambda p: None, dataset=dataset)
+
+    def grade(self, responses: Iterable, *, path: str | None = None, checked: bool = False,
+              progress: bool = False) -> Iterator[Graded]:
+        """schema.Graded rows in input order (responses: Response records or dicts)."""
+        def pairs() -> Iterator[tuple[Response, CFEProblem]]:
+            for n, r in enumerate(responses, start=1):
+                at = n if path is not None else None
+                if not isinstance(r, Response):
+                    r = Response.from_dict(r, path=path, line=at)
+                yield r, self.pairing.pair(r, path=path, line=at, check=not checked)
+
+        stream = _SizedPairs(pairs(), len(responses)) if hasattr(responses, "__len__") \
+            else pairs()   # the progress bar's total, where it is known
+        for g in grade_iter(stream, policy=self.policy, judge=self.judge,
+                            workers=self.workers, timeout=self.timeout,
+                            tolerance=self.tolerance, progress=progress):
+            yield g.to_graded()
+
+    def close(self) -> None:
+        if self.judge is not None and hasattr(self.judge, "close"):
+            self.judge.close()
+
+
+def _image_digest(path: str) -> str:
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    except OSError:
+        return "unreadable"
+    return h.hexdigest()[:16]
+
+
+class CFEBench:
+    """The Benchmark protocol object for CFE-Bench (name "cfe")."""
+
+    name = NAME
+    title = "CFE-Bench"
+    prompt_version = PROMPT_VERSION
+    report = CFE_REPORT
+    # Seconds per formula comparison in the grading pool (grade.py says why it is longer
+    # than General365's); used where the caller names none.
+    default_timeout = DEFAULT_TIMEOUT
+
+    def __init__(self, *, tolerance: float | None = None):
+        if tolerance is not None:
+            check_tolerance(tolerance)
+        self.tolerance = DEFAULT_TOLERANCE if tolerance is None else float(tolerance)
+
+    @property
+    def default_source(self) -> str | None:
+        """What a run with no dataset named reads (run.json records it)."""
+        folder = os.environ.get(DATA_ENV)
+        return f"${DATA_ENV} ({folder})" if folder else None
+
+    def load(self, source: str | None, *, split: str = "test",
+             config: str = "all") -> list[CFEProblem]:
+        if config not in SUBSETS:
+            raise OptionError("config", f"{config!r}: CFE-Bench's subsets are "
+                                        f"{', '.join(SUBSETS)}")
+        return load(source, subset=config).problems
+
+    def messages(self, item: CFEProblem, *, system_prompt: str | None = None
+                 ) -> tuple[dict[str, Any], ...]:
+        return build_messages(item, system_prompt)
+
+    def inline(self, item: CFEProblem) -> Mapping[str, Any]:
+        return inline(item)
+
+    def fingerprint(self, items: Sequence[CFEProblem]) -> str:
+        """What a run asks and is graded against: ids, questions, variables, figures (by
+        content, so a figure replaced under the same name changes it)."""
+        h = hashlib.sha256()
+        for p in items:
+            h.update(json.dumps([p.id, p.question, [v.to_dict() for v in p.variables],
+                                 p.modality, [_image_digest(i) for i in p.images]],
+                                ensure_ascii=False).encode("utf-8") + b"\n")
+        return h.hexdigest()[:16]
+
+    def grader(self, problems: Sequence[CFEProblem] | None, *, policy: str | None = None,
+               judge: Any = None, workers: int | None = None,
+               timeout: float = DEFAULT_TIMEOUT, dataset: str | None = None) -> CFEGrader:
+        return CFEGrader(problems, policy=policy, judge=judge, workers=workers,
+                         timeout=timeout, tolerance=self.tolerance, dataset=dataset)
+
+
+__all__ = ["CFEBench", "CFEGrader", "from_inline", "inline", "inline_agrees"]

@@ -1,0 +1,339 @@
+"""Reasoning-flow diagnostics (the paper's Figures 3-6 and Table 4). Both cost model calls;
+`*_requests` says how many before anything is sent (the CLI prints it).
+
+Unit execution accuracy. Each problem's reference solution is a flow of units u_1..u_n, a
+sub-question with a checkable answer each. For unit k the model sees the question (with
+its figures), the reference prefix u_1..u_{k-1} with their answers, and u_k's sub-question;
+it ends with `answer = <value>`. That value is graded against u_k's verifiable answer by the
+same grader as the benchmark (grade.py: a unit is a one-variable problem whose variable is
+`answer`; numbers and formulas by the rule path, the rest by the judge under cascade or
+paper). Accuracy = correct / graded units, overall, by subset, and by position k.
+
+Reasoning-flow length. The reference's length is its number of units. A response's length
+is counted by a segmenting model (any chat model, usually the judge's): it is shown the
+response's final part (after the reasoning block) and asked to split it into its reasoning
+steps, one verifiable step each, in the paper's sense of a unit, and to reply with one JSON
+object {"steps": N}; anything else is retried by the runner's policy and then left out
+(counted as `segment_failed`). Lengths are reported for solved and unsolved questions (a
+graded file says which), mean and standard deviation, as in the paper's Table 4.
+
+Generations go to a run folder through the same session as `general365 generate`
+(runners/session.py: lock, run.json, progress): a killed diagnostic resumes where it
+stopped, and the folder holds the raw replies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import statistics
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+from ...errors import UserError
+from ...jsonl import iter_jsonl
+from ...markers import split_reasoning
+from ...report.tables import DEC, INT, PCT, Column, Table
+from ...runners.base import GenerationRequest, SamplingSettings, run_seed
+from ...runners import provenance
+from ...runners.session import GenerateResult, SessionPlan, run_session
+from ...runners.store import model_key
+from ...schema import Response, Status
+from .records import CFEProblem, FlowStep, Variable, VariableType
+from .grade import CFEGraded, grade_iter
+from .prompts import with_question
+from .quantity import parse_quantity
+
+UNIT_PROMPT_VERSION = "cfe-unit-v1"
+UNIT_SEP = "#unit"
+RUN_SEP = "#run"
+
+UNIT_INSTRUCTION = """A reference solution to this problem proceeds in steps. {prefix}
+Now answer only the next step:
+Step {k}: {step}
+
+End your response with one line: answer = <value>"""
+
+SEGMENT_SYSTEM = """You split a worked solution into its reasoning steps.
+A step is one atomic, verifiable unit of reasoning: a sub-question the solution answers, such as stating a law, substituting values, simplifying an expression, or computing a quantity. Restating the question, commentary and the final summary are not steps.
+Count the steps of the solution you are given. Output only a JSON object {"steps": N}, where N is a positive integer."""
+SEGMENT_USER = "Solution:\n{solution}"
+SEGMENT_VERSION = "cfe-segment-" + hashlib.sha256(
+    (SEGMENT_SYSTEM + "\x00" + SEGMENT_USER).encode("utf-8")).hexdigest()[:12]
+MAX_SOLUTION_CHARS = 12000
+
+
+# --- unit execution --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReasoningUnit:
+    problem: CFEProblem
+    index: int                       # 0-based position in the flow
+    step: FlowStep
+
+    @property
+    def id(self) -> str:
+        return f"{self.problem.id}{UNIT_SEP}{self.index + 1}"
+
+
+def units(problems: Iterable[CFEProblem]) -> list[ReasoningUnit]:
+    return [ReasoningUnit(p, i, s) for p in problems for i, s in enumerate(p.reasoning_flow)]
+
+
+def _answer_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def unit_problem(unit: ReasoningUnit) -> CFEProblem:
+    """The unit as a one-variable problem, graded like the benchmark."""
+    value = unit.step.verifiable_answer
+    text = _answer_text(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        vtype = VariableType.NUMERIC
+    elif isinstance(value, str) and parse_quantity(text) is not None:
+        vtype = VariableType.NUMERIC if not parse_quantity(text).unit.text else \
+            VariableType.OTHER
+    elif isinstance(value, str) and any(c in text for c in "\\^_=") and len(text) < 300:
+        vtype = VariableType.FORMULA
+    else:
+        vtype = VariableType.OTHER
+    return CFEProblem(id=unit.id, question=f"{unit.problem.question}\n\nStep {unit.index + 1}: "
+                      f"{unit.step.step}", variables=(Variable("answer", vtype,
+                                                               unit.step.step, text),),
+                      modality=unit.problem.modality, subject=unit.problem.subject,
+                      tolerance=unit.problem.tolerance)
+
+
+def unit_messages(unit: ReasoningUnit, system_prompt: str | None = None
+                  ) -> tuple[dict[str, Any], ...]:
+    done = unit.problem.reasoning_flow[:unit.index]
+    prefix = ("Its first steps and their answers are:\n" + "\n".join(
+        f"Step {i + 1}: {s.step}\nAnswer: {_answer_text(s.verifiable_answer)}"
+        for i, s in enumerate(done))) if done else "This is its first step."
+    tail = UNIT_INSTRUCTION.format(prefix=prefix, k=unit.index + 1, step=unit.step.step)
+    content = with_question(unit.problem, tail)   # figures included, as the benchmark asks
+    messages: list[dict[str, Any]] = []
+    if system_prompt:
+        messages.append({"role": "system", "content": system_prompt})
+    messages.append({"role": "user", "content": content})
+    return tuple(messages)
+
+
+def unit_requests(unit_list: Sequence[ReasoningUnit], settings: SamplingSettings,
+                  runs: int = 1, system_prompt: str | None = None) -> list[GenerationRequest]:
+    base = settings.seed if settings.seed is not None else 0
+    return [GenerationRequest(u.id, run, unit_messages(u, system_prompt),
+                              settings.with_seed(run_seed(base, run)))
+            for run in range(runs) for u in unit_list]
+
+
+def generate_into(out_dir: str, make_runner: Callable[[], Any],
+                  requests: list[GenerationRequest], *, model: str, purpose: str,
+                  prompt_version: str, progress: bool = True) -> GenerateResult:
+    """Generate what the run folder `out_dir` does not hold yet, as `general365 generate`
+    does (runners/session.py: the folder's lock, prompts checked before anything is
+    written, run.json, a progress bar, a rerun resumes)."""
+    sampling = requests[0].sampling.to_dict() if requests else {}
+    dataset = {"benchmark": "cfe", "diagnostic": purpose,
+               "problems": len({r.problem_id for r in requests})}
+
+    def start(runner_provenance: dict, previous: dict | None) -> dict:
+        return provenance.start_record(
+            backend="openai", model=model, revision=None, dataset=dataset, sampling=sampling,
+            runs=len({r.run for r in requests}), runner=runner_provenance,
+            prompt={"version": prompt_version}, previous=previous)
+
+    return run_session(SessionPlan(
+        out=out_dir, model=model_key(model, None), backend="openai", requests=requests,
+        make_runner=make_runner, inline={}, start_record=start,
+        end_record=provenance.end_record, progress=progress,
+        unit={"units": "units"}.get(purpose, "responses")))
+
+
+@dataclass
+class UnitResults:
+    graded: list[CFEGraded]
+    positions: dict[str, int] = field(default_factory=dict)   # unit id -> 1-based k
+
+    def accuracy(self, rows: Iterable[CFEGraded] | None = None) -> tuple[int, int, float | None]:
+        rows = list(self.graded if rows is None else rows)
+        graded = [g for g in rows if g.status is not Status.UNGRADED]
+        right = sum(g.correct for g in graded)
+        return right, len(graded), right / len(graded) if graded else None
+
+
+def grade_units(out_dir: str, unit_list: Sequence[ReasoningUnit], *,
+                policy: str | None = None, judge: Any = None, workers: int | None = None,
+                timeout: float = 30.0) -> UnitResults:
+    """Grade the unit answers stored in `out_dir` against the units' verifiable answers."""
+    by_id = {u.id: u for u in unit_list}
+    pairs = []
+    path = f"{out_dir}/responses.jsonl"
+    for n, d in iter_jsonl(path):
+        r = Response.from_dict(d, path=path, line=n)
+        u = by_id.get(r.id)
+        if u is not None:
+            pairs.append((r, unit_problem(u)))
+    graded = list(grade_iter(pairs, policy=policy, judge=judge, workers=workers,
+                             timeout=timeout))
+    return UnitResults(graded, {u.id: u.index + 1 for u in unit_list})
+
+
+def unit_table(results: UnitResults) -> Table:
+    cols = [Column("Subset"), Column("Position"), Column("Units", INT), Column("Correct", INT),
+            Column("Unit execution accuracy", PCT)]
+    t = Table("cfe_unit_execution", "CFE-Bench unit execution accuracy", cols,
+              note="Each unit answered given the question and the reference prefix, graded "
+                   "against its verifiable answer (the paper's Figure 3). Units: graded "
+                   "(unit x run).")
+    for subset in ("text", "mm", "all"):
+        rows = [g for g in results.graded if subset == "all" or g.problem.modality == subset]
+        if not rows:
+            continue
+        right, n, acc = results.accuracy(rows)
+        t.rows.append([subset, "all", n, right, acc])
+        positions = sorted({results.positions.get(g.problem.id, 0) for g in rows})
+        for k in positions:
+            at = [g for g in rows if results.positions.get(g.problem.id) == k]
+            right, n, acc = results.accuracy(at)
+            t.rows.append([subset, str(k), n, right, acc])
+    return t
+
+
+# --- reasoning-flow lengths --------------------------------------------------------------
+
+
+def segment_messages(solution: str) -> tuple[dict[str, str], ...]:
+    if len(solution) > MAX_SOLUTION_CHARS:   # the front goes: the steps that count remain
+        solution = "[...] " + solution[-MAX_SOLUTION_CHARS:]
+    return ({"role": "system", "content": SEGMENT_SYSTEM},
+            {"role": "user", "content": SEGMENT_USER.format(solution=solution)})
+
+
+def parse_steps(text: str | None) -> int | None:
+    """N from a reply that is exactly one JSON object {"steps": N}, N a positive integer
+    (after a closed reasoning block, if any; one ``` fence allowed); else None."""
+    if not text or not text.strip():
+        return None
+    _, final, closed = split_reasoning(text)
+    if not closed:
+        return None
+    body = final.strip()
+    if body.startswith("```") and body.endswith("```"):
+        body = body.strip("`").strip()
+        if body[:4].lower() == "json":
+            body = body[4:].strip()
+    try:
+        obj = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(obj, dict) or set(obj) != {"steps"}:
+        return None
+    n = obj["steps"]
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 1000:
+        return None
+    return n
+
+
+@dataclass(frozen=True)
+class Outcome:
+    id: str                          # question id
+    run: int
+    modality: str
+    solved: bool
+    solution: str | None             # the final part of the response (None: cut off)
+
+
+def outcomes(graded_paths: Sequence[str]) -> list[Outcome]:
+    out = []
+    for path in graded_paths:
+        for n, d in iter_jsonl(path):
+            r = Response.from_dict(d, path=path, line=n)
+            status = d.get("status")
+            if status not in Status.values() or status == Status.UNGRADED.value:
+                continue
+            _, final, closed = split_reasoning(r.response)
+            modality = d.get("modality") if d.get("modality") in ("text", "mm") else "text"
+            out.append(Outcome(r.id, r.run, modality, status == Status.CORRECT.value,
+                               final.strip() if closed else None))
+    if not out:
+        raise UserError("no graded rows with a verdict in " + ", ".join(graded_paths))
+    return out
+
+
+def segment_requests(items: Sequence[Outcome], settings: SamplingSettings
+                     ) -> list[GenerationRequest]:
+    return [GenerationRequest(f"{o.id}{RUN_SEP}{o.run}", 0, segment_messages(o.solution),
+                              settings) for o in items if o.solution]
+
+
+@dataclass(frozen=True)
+class LengthRow:
+    subset: str
+    outcome: str                     # Solved | Unsolved | Overall
+    questions: int
+    gt_mean: float | None
+    gt_std: float | None
+    resp_counted: int
+    resp_mean: float | None
+    resp_std: float | None
+
+
+def _stats(values: list[int]) -> tuple[float | None, float | None]:
+    if not values:
+        return None, None
+    return statistics.fmean(values), statistics.pstdev(values) if len(values) > 1 else 0.0
+
+
+def length_rows(items: Sequence[Outcome], problems: dict[str, CFEProblem],
+                counts: dict[str, int]) -> list[LengthRow]:
+    out = []
+    for subset in ("text", "mm", "all"):
+        sub = [o for o in items if (subset == "all" or o.modality == subset)
+               and o.id in problems]
+        if not sub:
+            continue
+        for label, keep in (("Solved", lambda o: o.solved), ("Unsolved", lambda o: not o.solved),
+                            ("Overall", lambda o: True)):
+            rows = [o for o in sub if keep(o)]
+            gt = [len(problems[o.id].reasoning_flow) for o in rows]
+            resp = [counts[k] for o in rows for k in [f"{o.id}{RUN_SEP}{o.run}"] if k in counts]
+            gm, gs = _stats(gt)
+            rm, rs = _stats(resp)
+            out.append(LengthRow(subset, label, len(rows), gm, gs, len(resp), rm, rs))
+    return out
+
+
+def read_counts(out_dir: str) -> tuple[dict[str, int], int]:
+    """Step counts from the segmenter's replies in `out_dir`, and how many were unusable."""
+    counts, failed = {}, 0
+    path = f"{out_dir}/responses.jsonl"
+    for n, d in iter_jsonl(path):
+        r = Response.from_dict(d, path=path, line=n)
+        k = parse_steps(r.response)
+        if k is None:
+            failed += 1
+        else:
+            counts[r.id] = k
+    return counts, failed
+
+
+def length_table(rows: Sequence[LengthRow]) -> Table:
+    cols = [Column("Subset"), Column("Outcome"), Column("Questions", INT),
+            Column("GT len. mean", DEC), Column("GT len. std", DEC),
+            Column("Responses counted", INT), Column("Resp. len. mean", DEC),
+            Column("Resp. len. std", DEC)]
+    t = Table("cfe_flow_lengths", "CFE-Bench reasoning-flow lengths by outcome", cols,
+              note="GT: units in the reference reasoning flow. Resp.: steps of the response's "
+                   "final part as counted by the segmenting model (prompt " + SEGMENT_VERSION
+                   + "); replies that are not {\"steps\": N} are left out. The paper's "
+                   "Table 4. Questions: graded rows (question x run).")
+    for r in rows:
+        t.rows.append([r.subset, r.outcome, r.questions, r.gt_mean, r.gt_std, r.resp_counted,
+                       r.resp_mean, r.resp_std])
+    return t

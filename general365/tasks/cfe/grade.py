@@ -1,0 +1,368 @@
+"""Grading CFE-Bench responses variable by variable, under a policy.
+
+Policies (docs/cfe-bench.md):
+
+- `rule`: no judge. The rule path (rule.py) decides what it can read; a variable it cannot
+  (an `other` answer in words, a formula the parser cannot read, a unit it cannot convert)
+  is `ungraded`, left out of the accuracies and reported as coverage.
+- `cascade`: the rule path first; every variable it did not find correct (wrong, unread,
+  not stated, undecided) goes to the LLM judge, whose verdict is final. The judge sees the
+  whole final-answer region, so a value stated in words is found too.
+- `paper`: the paper's grading: the LLM judge decides every variable.
+
+No policy named: `paper` with a judge, `rule` without (as for General365).
+
+A response whose reasoning block was never closed has no final answer: every variable is
+`no_answer`, and nothing is sent to the judge.
+
+Per question: its variables' statuses roll up (question_status), `correct` iff every
+variable is correct; `variable_score` = correct / graded variables.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any, Iterable, Iterator, Sequence
+
+from ...errors import OptionError
+from ...grading.extract import NO_REGION
+from ...grading.pool import RulePool, RuleTask, shared_pool
+from ...grading.rule import RuleResult
+from ...schema import Graded, Method, Response, Status, Verdict
+from .answers import Stated, read_answers, response_region
+from .records import BENCHMARK, MAX_TOLERANCE, CFEProblem, Variable
+from .judge_prompt import CFE_JUDGE_PROMPT, judge_question
+from .quantity import DEFAULT_TOLERANCE
+from .rule import GoldReader, plan
+
+POLICIES = ("paper", "cascade", "rule")
+CHUNK_SIZE = 500
+# Seconds per formula comparison in the pool. Longer than General365's 5 s: a page-long
+# physics formula takes math-verify seconds to parse on a busy machine (measured: up to
+# ~5 s on two shared cores), and a timeout counts as wrong.
+DEFAULT_TIMEOUT = 30.0
+DETAIL_CHARS = 500
+
+
+@dataclass
+class VariableVerdict:
+    variable: Variable
+    status: Status
+    method: str | None = None          # "rule" | "judge" | None
+    extracted: str | None = None
+    source: str | None = None          # "line" | "box": where the value was read
+    detail: str | None = None
+    judge: dict[str, Any] | None = None
+
+    @property
+    def correct(self) -> bool:
+        return self.status is Status.CORRECT
+
+    def to_dict(self) -> dict[str, Any]:
+        """The variable's part of a graded row (`parts`): which variable, its gold, and its
+        verdict. (Its description and tolerance are in the row's `variables`, the gold.)"""
+        v = self.variable
+        d = {"name": v.name, "type": v.type.value, "value": v.value,
+             "status": self.status.value, "correct": self.correct, "method": self.method,
+             "extracted": self.extracted, "source": self.source}
+        if self.detail:
+            d["detail"] = self.detail
+        if self.judge is not None:
+            d["judge"] = self.judge
+        return d
+
+
+def question_status(statuses: Sequence[Status]) -> Status:
+    """One question's status from its variables': correct when all are; incorrect when one
+    is incorrect, or some (not all) are unstated; no_answer when none is stated; else the
+    first failure (judge_failed, timeout); ungraded when the rest are correct and some
+    could not be graded."""
+    s = list(statuses)
+    if s and all(x is Status.CORRECT for x in s):
+        return Status.CORRECT
+    if Status.INCORRECT in s:
+        return Status.INCORRECT
+    if Status.NO_ANSWER in s:
+        return Status.NO_ANSWER if all(x is Status.NO_ANSWER for x in s) else Status.INCORRECT
+    for failure in (Status.JUDGE_FAILED, Status.TIMEOUT):
+        if failure in s:
+            return failure
+    return Status.UNGRADED
+
+
+@dataclass
+class CFEGraded:
+    """One graded response: the response, its problem, a verdict per variable."""
+
+    response: Response
+    problem: CFEProblem
+    variables: list[VariableVerdict]
+    policy: str
+    rule_status: Status | None = None   # cascade: the question's status before the judge
+    extra_detail: str | None = None
+
+    @property
+    def status(self) -> Status:
+        return question_status([v.status for v in self.variables])
+
+    @property
+    def correct(self) -> bool:
+        return self.status is Status.CORRECT
+
+    @property
+    def graded(self) -> int:
+        return sum(v.status is not Status.UNGRADED for v in self.variables)
+
+    @property
+    def right(self) -> int:
+        return sum(v.correct for v in self.variables)
+
+    @property
+    def score(self) -> float | None:
+        """The Variable score: share of graded variables that are right (None: none graded)."""
+        return self.right / self.graded if self.graded else None
+
+    @property
+    def method(self) -> str | None:
+        methods = {v.method for v in self.variables if v.method}
+        return "judge" if "judge" in methods else ("rule" if methods else None)
+
+    def verdict(self) -> Verdict:
+        """The question's verdict, with each variable's as a part and the Variable score."""
+        stated = [f"{v.variable.name} = {v.extracted}" for v in self.variables
+                  if v.extracted is not None]
+        judged = [v for v in self.variables if v.judge is not None]
+        judge = None
+        if judged:
+            first = judged[0].judge
+            judge = {"model": first.get("model"), "served_model": first.get("served_model"),
+                     "raw": json.dumps({v.variable.name: v.judge.get("raw") for v in judged},
+                                       ensure_ascii=False),
+                     "votes": [bool(x) for v in judged for x in v.judge.get("votes", [])]}
+        method = self.method
+        return Verdict(self.response.id, self.response.run, self.status,
+                       Method(method) if method else None, "; ".join(stated) or None, judge,
+                       self._detail(judged), [v.to_dict() for v in self.variables], self.score)
+
+    def to_graded(self) -> Graded:
+        """The row as the shared toolkit writes and reads it (schema.Graded)."""
+        self.response.extra.setdefault("benchmark", BENCHMARK)
+        return Graded(self.response, self.verdict(), self.problem)
+
+    def record(self) -> dict[str, Any]:
+        """The graded row (`graded.jsonl`): the response's fields, the problem's (its
+        variables: the gold), the verdict (`parts`: one per variable; `score`: the
+        Variable score)."""
+        return self.to_graded().to_dict()
+
+    def _detail(self, judged: list[VariableVerdict]) -> str | None:
+        parts = []
+        if self.rule_status is not None and judged:
+            # The audit reads this prefix (audit/rows.rule_side): what the rule path alone
+            # said of the question before the judge decided; when it could not say, the
+            # prefix is not a verdict (no disagreement to count).
+            parts.append(_rule_said(self.rule_status))
+            parts.append(f"judge: {len(judged)} of {len(self.variables)} variable(s)")
+        if self.extra_detail:
+            parts.append(self.extra_detail)
+        wrong = [f"{v.variable.name}: {v.status.value}" + (f" ({v.detail})" if v.detail else "")
+                 for v in self.variables if not v.correct]
+        parts.extend(wrong)
+        text = "; ".join(parts)
+        return text[:DETAIL_CHARS] if text else None
+
+
+# --- checks ------------------------------------------------------------------------------
+
+
+def default_policy(policy: str | None, judge) -> str:
+    if policy is not None:
+        return policy
+    return "paper" if judge is not None else "rule"
+
+
+def check(policy: str, judge, tolerance: float, timeout: float) -> None:
+    """Every grading option, checked before any work (OptionError: the API names the
+    keyword, the command line the flag)."""
+    if policy not in POLICIES:
+        raise OptionError("policy", f"{policy!r}: unknown grading policy; expected one of "
+                                    f"{', '.join(POLICIES)}")
+    if policy != "rule" and judge is None:
+        raise OptionError("policy", f"{policy} sends CFE-Bench variables to an LLM judge: "
+                                    "give one with {judge_model} (and {judge_base_url} for a "
+                                    "server other than OpenAI's), or use {policy} rule",
+                          api_hint=" (from Python: judge=Judge(model, base_url=...) from "
+                                   "general365.grading.judge)")
+    if judge is not None and not callable(getattr(judge, "judge_batch", None)):
+        raise OptionError("judge", f"must have a judge_batch(items) method, such as "
+                                   f"general365.grading.judge.Judge (got {type(judge).__name__})")
+    check_tolerance(tolerance)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
+            or not 0 < timeout < float("inf"):
+        raise OptionError("timeout", f"must be a positive number of seconds (got {timeout!r})")
+
+
+def check_tolerance(tolerance) -> None:
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
+            or not 0 <= tolerance <= MAX_TOLERANCE:
+        raise OptionError("tolerance", f"must be a relative tolerance from 0 to "
+                                       f"{MAX_TOLERANCE:g} (0.01 = 1%); got {tolerance!r}")
+
+
+def cfe_judge(judge):
+    """The judge with CFE's prompt (a general365 Judge); another judge object as given."""
+    using = getattr(judge, "using", None)
+    return using(CFE_JUDGE_PROMPT) if callable(using) else judge
+
+
+# --- grading -----------------------------------------------------------------------------
+
+
+def grade_iter(pairs: Iterable[tuple[Response, CFEProblem]], *, policy: str | None = None,
+               judge=None, workers: int | None = None, timeout: float = DEFAULT_TIMEOUT,
+               tolerance: float = DEFAULT_TOLERANCE, progress: bool = False,
+               chunk_size: int = CHUNK_SIZE, pool: RulePool | None = None
+               ) -> Iterator[CFEGraded]:
+    """Graded responses in input order, a chunk at a time (flat memory for any input)."""
+    policy = default_policy(policy, judge)
+    check(policy, judge, tolerance, timeout)
+    if judge is not None:
+        judge = cfe_judge(judge)
+    golds = GoldReader()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        total = len(pairs) if hasattr(pairs, "__len__") else None
+        bar = tqdm(total=total, unit="resp", desc="grading cfe", file=sys.stderr,
+                   dynamic_ncols=True)
+    try:
+        it = iter(pairs)
+        while True:
+            chunk = list(islice(it, chunk_size))
+            if not chunk:
+                return
+            work = _VariableChunk(chunk, policy, tolerance, golds)
+            graded = work.run(pool, workers, timeout, judge)
+            yield from graded
+            if bar is not None:
+                bar.update(len(graded))
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+@dataclass
+class _Slot:
+    row: int
+    variable: Variable
+    tolerance: float
+    stated: Stated | None
+    verdict: VariableVerdict | None = None
+    task: RuleTask | None = None
+    rule: RuleResult | None = None
+
+
+class _VariableChunk:
+    def __init__(self, rows: list[tuple[Response, CFEProblem]], policy: str, tolerance: float,
+                 golds: GoldReader):
+        self.rows, self.policy = rows, policy
+        self.regions: list[str | None] = []
+        self.slots: list[list[_Slot]] = []
+        for i, (resp, prob) in enumerate(rows):
+            region = response_region(resp.response)
+            self.regions.append(region)
+            stated = read_answers(region, [v.name for v in prob.variables]) if region else {}
+            slots = []
+            for v in prob.variables:
+                s = _Slot(i, v, prob.tolerance_for(v, tolerance), stated.get(v.name))
+                slots.append(s)
+                if region is None:
+                    s.verdict = VariableVerdict(v, Status.NO_ANSWER, None, detail=NO_REGION)
+                elif policy != "paper":
+                    p = plan(v, s.stated, s.tolerance, golds)
+                    if p.task is not None:
+                        s.task = RuleTask(p.task, p.candidate)  # type: ignore[arg-type]
+                    else:
+                        s.rule = p.result
+            self.slots.append(slots)
+
+    def run(self, pool, workers, timeout, judge) -> list[CFEGraded]:
+        tasks = [s.task for row in self.slots for s in row if s.task is not None]
+        if tasks:
+            unique = list(dict.fromkeys(tasks))
+            p = pool if pool is not None else shared_pool(workers)
+            found = dict(zip(unique, p.map(unique, timeout)))
+            for row in self.slots:
+                for s in row:
+                    if s.task is not None:
+                        s.rule = found[s.task]
+        ask: list[_Slot] = []
+        for row in self.slots:
+            for s in row:
+                if s.verdict is not None:
+                    continue
+                extracted = s.stated.text if s.stated else None
+                source = s.stated.source if s.stated else None
+                if s.rule is not None:
+                    s.verdict = VariableVerdict(s.variable, s.rule.status, "rule", extracted,
+                                                source, s.rule.detail)
+                    if s.rule.status is Status.UNGRADED:
+                        s.verdict.method = None
+                if self.policy == "paper" or (self.policy == "cascade"
+                                              and not s.verdict.correct):
+                    if (self.regions[s.row] or "").strip():
+                        ask.append(s)
+                    elif s.verdict is None:
+                        s.verdict = VariableVerdict(s.variable, Status.NO_ANSWER, None,
+                                                    detail="the final answer is empty")
+        rule_status = {}
+        if self.policy == "cascade":
+            asked = {id(s) for s in ask}
+            for i, row in enumerate(self.slots):
+                if any(id(s) in asked for s in row):
+                    rule_status[i] = question_status([s.verdict.status for s in row])
+        if ask:
+            self._judge(ask, judge)
+        return [CFEGraded(resp, prob, [s.verdict for s in self.slots[i]], self.policy,
+                          rule_status.get(i))
+                for i, (resp, prob) in enumerate(self.rows)]
+
+    def _judge(self, ask: list[_Slot], judge) -> None:
+        from ...grading.judge import JudgeItem
+
+        items = [JudgeItem(question=judge_question(self.rows[s.row][1], s.variable,
+                                                   s.tolerance),
+                           gold=s.variable.value, prediction=self.regions[s.row] or "")
+                 for s in ask]
+        results = judge.judge_batch(items)
+        if len(results) != len(items):
+            raise RuntimeError(f"the judge returned {len(results)} results for {len(items)} "
+                               "items")
+        for s, res in zip(ask, results):
+            status = res.status if isinstance(res.status, Status) else Status(str(res.status))
+            if status not in (Status.CORRECT, Status.INCORRECT, Status.JUDGE_FAILED):
+                status = Status.JUDGE_FAILED
+            record = res.record() if hasattr(res, "record") else {
+                "model": res.model, "raw": res.raw, "votes": list(res.votes)}
+            before = s.verdict
+            detail = res.detail
+            if before is not None:   # cascade: what the rule path had said
+                said = _rule_said(before.status, before.detail)
+                detail = f"{said}; judge: {detail}" if detail else said
+            s.verdict = VariableVerdict(
+                s.variable, status, "judge", s.stated.text if s.stated else None,
+                s.stated.source if s.stated else None, detail, record)
+
+
+def _rule_said(status: Status, why: str | None = None) -> str:
+    if status is Status.UNGRADED:
+        return f"rule undecided ({why})" if why else "rule undecided"
+    return f"rule: {status.value}"
+
+
+def grade(pairs: Iterable[tuple[Response, CFEProblem]], **kwargs) -> list[CFEGraded]:
+    return list(grade_iter(pairs, **kwargs))

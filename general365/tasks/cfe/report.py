@@ -1,0 +1,180 @@
+"""CFE-Bench's report tables (report.tables.Table values, so the shared machinery renders
+them as Markdown, CSV and on the page), beside the paper's published figures.
+
+- `cfe_accuracy`: Variable and Question Accuracy by subset (text, multimodal, text +
+  multimodal: the paper's Tables 2 and 3), the user's runs and the paper's rows together;
+- `cfe_runs`: per-run Question Accuracy, pass@1, pass@N, avg@N (questions) and the
+  Variable Accuracy avg@N;
+- `cfe_subjects`: by subject, where the rows name one (the release does not);
+- `cfe_variables`: variable-level statuses by variable type (numeric, formula, other) and
+  by the method that decided them.
+
+`CFE_REPORT` is the report kind the Benchmark seam hands the shared report (report/kinds.py):
+these tables first (`--published full`, the default, puts the paper's rows in
+`cfe_accuracy`; `none` leaves them out), then the shared status, runs and token tables,
+which read the same graded rows (a CFE row's `status` is its question's: the leaderboard's
+accuracy is Question Accuracy).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from ...report.kinds import ReportKind, shared_tables
+from ...report.load import ModelRuns
+from ...report.tables import INT, PCT, Column, Table
+from ...schema import Status
+from .cfe_rows import CFEModel, from_model_runs
+from .measures import accuracy, by_key, run_stats, variable_tallies
+
+PUBLISHED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "published")
+SOURCE = "CFE-Bench paper (arXiv 2602.19517): Table 2 (text subset), Table 3 (text + multimodal)"
+SUBSETS = (("text", "Text"), ("mm", "Multimodal"), ("all", "Text + Multimodal"))
+_TITLE = dict(SUBSETS)
+
+
+@dataclass(frozen=True)
+class PublishedRow:
+    model: str
+    subset: str                      # text | mm | all
+    questions: int
+    variable_accuracy: float         # fractions
+    question_accuracy: float
+    table: str
+
+
+def published() -> list[PublishedRow]:
+    """The paper's figures shipped in published/ (see its SOURCE.md)."""
+    out = []
+    for name, table in (("table2_text.csv", "Table 2"), ("table3_combined.csv", "Table 3")):
+        with open(os.path.join(PUBLISHED_DIR, name), encoding="utf-8", newline="") as f:
+            for r in csv.DictReader(f):
+                out.append(PublishedRow(r["model"], r["subset"], int(r["questions"]),
+                                        float(r["variable_accuracy"]) / 100,
+                                        float(r["question_accuracy"]) / 100, table))
+    return out
+
+
+def _models(models: Sequence[Any]) -> list[CFEModel]:
+    if all(isinstance(m, CFEModel) for m in models):
+        return list(models)
+    return from_model_runs(models)
+
+
+def _subset_rows(m: CFEModel, subset: str):
+    return m.rows if subset == "all" else [r for r in m.rows if r.modality == subset]
+
+
+def accuracy_table(models: Sequence[CFEModel], *, with_published: bool = True) -> Table:
+    cols = [Column("Model"), Column("Source"), Column("Subset"), Column("Questions", INT),
+            Column("Variable Accuracy", PCT), Column("Question Accuracy", PCT),
+            Column("Variable coverage", PCT)]
+    t = Table("cfe_accuracy", "CFE-Bench: Variable and Question Accuracy", cols,
+              note="Variable Accuracy: mean over questions of the share of their variables "
+                   "that are right; Question Accuracy: share of questions with every variable "
+                   "right (the paper's Table 2). Several runs pool every (question, run) row. "
+                   "Questions: rows (question x run). Question Accuracy leaves out a question "
+                   "that is ungraded (its graded variables right, some not graded: whether all "
+                   "are right is not known); Variable Accuracy one with no graded variable. "
+                   "Variable coverage: graded / all variables (policy rule leaves `other` "
+                   "answers in words ungraded). Paper rows: "
+                   + SOURCE + ".")
+    for subset, title in SUBSETS:
+        rows = []
+        for m in models:
+            sub = _subset_rows(m, subset)
+            if not sub:
+                continue
+            a = accuracy(sub)
+            rows.append([m.name, "your run", title, a.questions, a.variable_accuracy,
+                         a.question_accuracy, a.variable_coverage])
+        if with_published:
+            for p in published():
+                if p.subset == subset:
+                    rows.append([p.model, f"paper ({p.table})", title, p.questions,
+                                 p.variable_accuracy, p.question_accuracy, None])
+        rows.sort(key=lambda r: (-(r[5] if r[5] is not None else -1), r[0]))
+        for r in rows:
+            t.rows.append(r)
+            t.groups.append(f"{title} subset" if subset != "all" else title)
+    return t
+
+
+def runs_table(models: Sequence[CFEModel]) -> Table:
+    n = max([run_stats(m.rows).runs for m in models] + [1])
+    cols = ([Column("Model"), Column("Runs", INT)]
+            + [Column(f"Run {i + 1} QA", PCT) for i in range(n)]
+            + [Column("pass@1", PCT), Column("pass@N", PCT), Column("avg@N", PCT),
+               Column("Variable avg@N", PCT)])
+    t = Table("cfe_runs", "CFE-Bench over runs", cols,
+              note="Run k QA: Question Accuracy of run k. pass@k: unbiased estimate, over "
+                   "questions, that at least one of k runs is right; avg@N: mean over "
+                   "questions of the share of runs right; Variable avg@N: mean over "
+                   "questions of their mean Variable score.")
+    for m in models:
+        s = run_stats(m.rows)
+        accs = [a.question_accuracy for a in s.per_run.values()]
+        t.rows.append([m.name, s.runs] + accs + [None] * (n - len(accs))
+                      + [s.pass_at.get(1), s.pass_at.get(s.runs), s.avg_at_n,
+                         s.variable_avg_at_n])
+    return t
+
+
+def subjects_table(models: Sequence[CFEModel]) -> Table | None:
+    if not any(r.subject for m in models for r in m.rows):
+        return None
+    cols = [Column("Model"), Column("Subject"), Column("Questions", INT),
+            Column("Variable Accuracy", PCT), Column("Question Accuracy", PCT)]
+    t = Table("cfe_subjects", "CFE-Bench by subject", cols,
+              note="Rows with no subject are left out.")
+    for m in models:
+        for subject, a in by_key(m.rows, lambda r: r.subject).items():
+            t.rows.append([m.name, subject, a.questions, a.variable_accuracy,
+                           a.question_accuracy])
+    return t
+
+
+def variables_table(models: Sequence[CFEModel]) -> Table:
+    statuses = [s.value for s in Status]
+    cols = ([Column("Model"), Column("By"), Column("Value"), Column("Variables", INT),
+             Column("Accuracy", PCT)] + [Column(s, INT) for s in statuses])
+    t = Table("cfe_variables", "CFE-Bench variables: statuses by type and by method", cols,
+              note="Accuracy: correct / graded variables (ungraded left out). Method: what "
+                   "decided the variable (rule, judge, or none: not stated or ungraded).")
+    for m in models:
+        for by, key in (("type", lambda v: v.type), ("method", lambda v: v.method or "none")):
+            for value, tl in variable_tallies(m.rows, key).items():
+                t.rows.append([m.name, by, value, tl.variables, tl.accuracy]
+                              + [tl.counts.get(s, 0) for s in statuses])
+    return t
+
+
+def report_tables(models: Sequence[Any], *, with_published: bool = True) -> list[Table]:
+    """CFE-Bench's tables for models (CFEModel, or the shared reader's ModelRuns)."""
+    cfe = _models(models)
+    tables = [accuracy_table(cfe, with_published=with_published), runs_table(cfe)]
+    subjects = subjects_table(cfe)
+    if subjects is not None:
+        tables.append(subjects)
+    tables.append(variables_table(cfe))
+    return tables
+
+
+def _row_tables(runs: Sequence[ModelRuns], published: str) -> list[Table]:
+    return report_tables(from_model_runs(runs), with_published=published != "none")
+
+
+CFE_REPORT = ReportKind(
+    name="cfe", title="CFE-Bench", tables=shared_tables, row_tables=_row_tables,
+    published_choices=("full", "none"), published_source=SOURCE,
+    notes=("Accuracy in the shared tables and on the leaderboard is Question Accuracy (a "
+           "question is right when all its variables are); Variable Accuracy is in "
+           "cfe_accuracy.", "--published full (the default) shows the paper's Tables 2 and 3 "
+           "beside the runs; none leaves them out."))
+
+
+__all__ = ["CFE_REPORT", "PublishedRow", "SOURCE", "accuracy_table", "published", "report_tables",
+           "runs_table", "subjects_table", "variables_table"]

@@ -1,0 +1,110 @@
+"""The rule path for one variable: a verdict now (numbers with units, in this process), a
+formula task for the pool, or "cannot decide" (the judge's case).
+
+    numeric / other   the gold read as a number with a unit (quantity.py); an `other`
+                      gold that is not one (words, choices, descriptions) -> undecided
+    formula           a gold that is a plain number is compared as one; else symbolic
+                      equivalence in the pool (symbolic.py)
+
+Gold values are read once per (value, type) and kept (GoldReader).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ...grading.rule import RuleResult
+from ...schema import Status
+from .answers import Stated, top_level_split
+from .records import Variable, VariableType
+from .latex import strip_math
+from .quantity import Quantity, compare, parse_quantity
+from .symbolic import FormulaTask
+
+OTHER_NEEDS_JUDGE = "an 'other' answer that is not a number with a unit needs the judge"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the rule path does with one variable: `result` now, or `task` in the pool."""
+
+    result: RuleResult | None = None
+    task: FormulaTask | None = None
+    candidate: str | None = None
+
+
+class GoldReader:
+    """Each gold value read once (the same value recurs over runs and responses)."""
+
+    def __init__(self):
+        self._quantities: dict[tuple[str, str], Quantity | None] = {}
+
+    def quantity(self, v: Variable) -> Quantity | None:
+        key = (v.value, v.type.value)
+        if key not in self._quantities:
+            q = parse_quantity(v.value)
+            if q is not None and v.type is VariableType.FORMULA and q.unit.text:
+                q = None   # `3 n` in a formula is a product of symbols, not 3 of a unit
+            if len(self._quantities) > 20_000:
+                self._quantities.clear()
+            self._quantities[key] = q
+        return self._quantities[key]
+
+
+def plan(v: Variable, stated: Stated | None, tolerance: float, golds: GoldReader) -> Plan:
+    if stated is None or not stated.text.strip():
+        return Plan(RuleResult(Status.NO_ANSWER, "no line `name = value` and no box for it"))
+    text = stated.text
+    gold = golds.quantity(v)
+    if gold is None:
+        if v.type is VariableType.OTHER:
+            return Plan(RuleResult(Status.UNGRADED, OTHER_NEEDS_JUDGE))
+        gold_latex = without_parameters(strip_math(v.value))
+        answer_latex = without_parameters(strip_math(text))
+        if _same_text(gold_latex, answer_latex):
+            # The gold's own text: equal whatever the parser makes of it (no pool needed).
+            return Plan(RuleResult(Status.CORRECT, "the gold's own text"))
+        return Plan(task=FormulaTask(gold_latex, tolerance), candidate=answer_latex)
+    answer = parse_quantity(text)
+    if answer is None:
+        if v.type is VariableType.OTHER or gold.unit.text:
+            return Plan(RuleResult(Status.UNGRADED, "the rule path cannot read the answer as "
+                                                    "a number with a unit"))
+        # `2\sqrt{3}`, `\frac{\pi}{4}`: an expression that evaluates to the gold number.
+        g = gold.value   # exact, as LaTeX: `6.25e+16` would read as 6.25 e + 16
+        exact = str(g.numerator) if g.denominator == 1 else \
+            f"\\frac{{{g.numerator}}}{{{g.denominator}}}"
+        return Plan(task=FormulaTask(exact, tolerance),
+                    candidate=strip_math(text))
+    c = compare(gold, answer, tolerance)
+    if c.verdict is None:
+        return Plan(RuleResult(Status.UNGRADED, c.detail))
+    return Plan(RuleResult(Status.CORRECT if c.verdict else Status.INCORRECT, c.detail))
+
+
+_PARAMETER = re.compile(r"^(?:\\q?quad(?![A-Za-z])|\\[,;:!]|\s)*\\?[A-Za-z]+"
+                        r"(?:_\{?[A-Za-z0-9]+\}?)?\s*=[^=]")
+
+
+def without_parameters(latex: str) -> str:
+    """A formula followed by the values of its parameters (`G(z) = ..., \\quad \\Omega =
+    10^{-1}, r = 0.98`, as one release gold is written) is the formula: the values are
+    stated beside it, not part of it. Only where each name set is a symbol of the formula
+    (`x = 1, y = 2` is two answers, not a formula and a parameter)."""
+    parts = top_level_split(latex, ",")
+    if len(parts) < 2 or not parts[0]:
+        return latex
+    for p in parts[1:]:
+        m = _PARAMETER.match(p)
+        lhs = re.sub(r"\\q?quad(?![A-Za-z])|\\[,;:!]", " ", p.split("=", 1)[0]).split()
+        if m is None or not lhs or lhs[-1] not in parts[0]:
+            return latex
+    return parts[0]
+
+
+def _same_text(a: str, b: str) -> bool:
+    def squeeze(s: str) -> str:
+        s = re.sub(r"\\[,;:! ]|\\q?quad(?![A-Za-z])|\\(?:left|right)(?![A-Za-z])", "", s)
+        return re.sub(r"\\[dt]frac", r"\\frac", "".join(s.split()))
+    return squeeze(a) == squeeze(b)

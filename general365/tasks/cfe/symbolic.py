@@ -1,0 +1,208 @@
+"""Formula equivalence, run in the grading pool's workers (grading/pool.py kills a worker
+past its time limit: sympy can hang on `9^{9^{9^{9}}}` or a deep nest of brackets).
+
+A `FormulaTask` is the gold side of a pool task; the pool calls its `grade_in_worker`
+with the answer's text. The rules (docs/cfe-bench.md):
+
+1. Both sides are read by math-verify (`parse`), the parser General365's rule grader uses,
+   as LaTeX, with its unit stripping off (it would delete the `m g t` of `p + m g t`).
+   An assignment (`H_y = ...`, `r(t) = ...`) stands for its right-hand side.
+2. A gold with no free symbols is a number: the answer must evaluate to a number within
+   the relative tolerance (`\\frac{5}{33}` vs `0.1515`).
+3. Otherwise math-verify's `verify` decides; where it says no, the two are also compared
+   numerically at random points for their common symbols (sympy's simplification misses
+   some identities), and equal to 1e-9 at every point counts as equivalent.
+4. math-verify folds the case of symbols (`T` and `t` are one symbol to it), so an answer
+   whose letters differ from the gold's only in case (`e^{-t}` for `e^{-T}`) is wrong.
+
+A side the parser cannot read gives UNGRADED (the rule cannot decide: the judge's case).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+
+from ...grading.rule import RuleResult
+from ...schema import Status
+
+PROBES = 5
+PROBE_TOLERANCE = 1e-9
+
+_COMMANDS = re.compile(r"\\[A-Za-z]+|\\.")
+_WRAPPED = re.compile(r"\\(?:text|mathrm|operatorname|textrm|mbox)\s*\{[^{}]*\}")
+_LETTERS = re.compile(r"[A-Za-z]")
+
+
+def letters(latex: str) -> set[str]:
+    """The single-letter symbols a formula writes (commands and `\\text{}` left out)."""
+    return set(_LETTERS.findall(_COMMANDS.sub(" ", _WRAPPED.sub(" ", latex))))
+
+
+_CONFIG: list = []
+_GOLDS: dict[str, object] = {}
+_GOLDS_MAX = 4096
+
+
+def _config() -> list:
+    # LaTeX only, with math-verify's unit stripping off: by default it deletes unit-like
+    # letters (`p + m g t` -> `p +`, `E_{\mathrm{cm}}` -> `E_{`), which in a physics formula
+    # are symbols. No plain-expression fallback either: it reads `3\pi a^2` as 3.
+    if not _CONFIG:
+        from math_verify import LatexExtractionConfig, LatexNormalizationConfig
+
+        _CONFIG.append(LatexExtractionConfig(
+            try_extract_without_anchor=True,
+            normalization_config=LatexNormalizationConfig(basic_latex=True, units=False,
+                                                     malformed_operators=True, nits=True,
+                                                     boxed="all", equations=False)))
+    return _CONFIG
+
+
+_SUB_WORD = re.compile(r"_\{?\\(?:mathrm|text|textrm|rm|mathit|operatorname)\s*\{([^{}]*)\}\}?")
+_SUB_COMMAND = re.compile(r"_\{\\(max|min|perp|parallel|infty|star|ast)\}"
+                          r"|_\\(max|min|perp|parallel|infty)(?![A-Za-z])")
+_ACCENT = re.compile(r"\\(dot|ddot|hat|bar|tilde|vec|overline|widehat)\s*\{\s*([A-Za-z])\s*\}"
+                     r"|\\(dot|ddot|hat|bar|tilde|vec)\s+([A-Za-z])")
+_SIZES = re.compile(r"\\(?:big|Big|bigg|Bigg)[lr]?(?![A-Za-z])")
+
+
+def formula_latex(latex: str) -> str:
+    """Notation the parser stumbles on, rewritten the same way on both sides:
+    `E_{\\mathrm{cm}}` -> `E_{cm}`, `F_{\\max}` -> `F_{max}`, `\\dot{m}` -> `m_{dot}`,
+    `\\big(` -> `(`."""
+    latex = _SUB_WORD.sub(lambda m: "_{" + re.sub(r"[^A-Za-z0-9]", "", m.group(1)) + "}",
+                          latex)
+    latex = _SUB_COMMAND.sub(lambda m: "_{" + (m.group(1) or m.group(2)) + "}", latex)
+    latex = _ACCENT.sub(lambda m: f"{m.group(2) or m.group(4)}_{{{m.group(1) or m.group(3)}}}",
+                        latex)
+    latex = _SIZES.sub("", latex)
+    latex = re.sub(r"_([A-Za-z0-9])", r"_{\1}", latex)          # `g_e g_f` -> braced
+    return re.sub(r"(?<![A-Za-z\\])E_\{", r"\\mathit{E}_{", latex)   # `E_{A}`: not 1E5
+
+
+def _parse(latex: str):
+    import sympy
+    from math_verify import parse
+
+    found = parse(f"${formula_latex(latex)}$", extraction_config=_config(),
+                  parsing_timeout=None)
+    expr = next((p for p in found if isinstance(p, sympy.Basic)), None)
+    if expr is None:
+        return None
+    return _rhs(expr)
+
+
+def _parse_gold(latex: str):
+    """Golds recur over responses and runs: parsed once per worker process."""
+    if latex not in _GOLDS:
+        if len(_GOLDS) >= _GOLDS_MAX:
+            _GOLDS.clear()
+        _GOLDS[latex] = _parse(latex)
+    return _GOLDS[latex]
+
+
+def _rhs(expr):
+    """`name = value` -> value, when the left side is a symbol or a function of symbols."""
+    import sympy
+
+    while isinstance(expr, sympy.Eq):
+        lhs = expr.lhs
+        if isinstance(lhs, sympy.Symbol) or (isinstance(lhs, sympy.Function)
+                                             and all(isinstance(a, sympy.Symbol)
+                                                     for a in lhs.args)):
+            expr = expr.rhs
+        else:
+            break
+    return expr
+
+
+def _number(expr) -> complex | None:
+    import sympy
+
+    try:
+        if not isinstance(expr, sympy.Expr) or expr.free_symbols:
+            return None
+        value = complex(sympy.N(expr, 30))
+    except (TypeError, ValueError, ArithmeticError, AttributeError):
+        return None
+    return value if value == value else None   # NaN is not a number here
+
+
+def _close(a: complex, b: complex, tol: float) -> bool:
+    if a == b:   # infinities too
+        return True
+    if b == 0:
+        return abs(a) <= 1e-12
+    return abs(a - b) <= tol * abs(b) * (1 + 1e-12)
+
+
+def _probe_equal(gold, answer) -> bool:
+    """Equal at PROBES random points of the shared symbols (positive values, so that roots
+    and logarithms stay real); False at the first point that differs or fails."""
+    import sympy
+
+    symbols = sorted(gold.free_symbols | answer.free_symbols, key=str)
+    rng = random.Random(0)
+    diff = sympy.lambdify(symbols, gold - answer, modules=["mpmath"])
+    scale = sympy.lambdify(symbols, gold, modules=["mpmath"])
+    for _ in range(PROBES):
+        point = [rng.uniform(0.5, 2.5) for _ in symbols]
+        try:
+            d, g = complex(diff(*point)), complex(scale(*point))
+        except Exception:
+            return False
+        if not abs(d) <= PROBE_TOLERANCE * max(1.0, abs(g)):
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class FormulaTask:
+    """The gold side of one pool task: a formula (LaTeX) and the relative tolerance for
+    golds that are numbers."""
+
+    gold: str
+    tolerance: float
+
+    def grade_in_worker(self, candidate: str) -> RuleResult:
+        return compare_formulas(self.gold, candidate, self.tolerance)
+
+
+def compare_formulas(gold_text: str, answer_text: str, tolerance: float) -> RuleResult:
+    import sympy
+    from math_verify import verify
+
+    gold = _parse_gold(gold_text)
+    if gold is None:
+        return RuleResult(Status.UNGRADED, "the rule path cannot read the gold formula")
+    answer = _parse(answer_text)
+    if answer is None:
+        return RuleResult(Status.UNGRADED, "the rule path cannot read the answer as a formula")
+    g_num = _number(gold)
+    if g_num is not None:
+        a_num = _number(answer)
+        if a_num is None:
+            return RuleResult(Status.INCORRECT, "the gold is a number; the answer is not")
+        ok = _close(a_num, g_num, tolerance)
+        return RuleResult(Status.CORRECT if ok else Status.INCORRECT,
+                          None if ok else f"{_show(a_num)} vs gold {_show(g_num)} "
+                                          f"(relative tolerance {tolerance:g})")
+    g_letters, a_letters = letters(gold_text), letters(answer_text)
+    if g_letters != a_letters and {c.lower() for c in g_letters} == \
+            {c.lower() for c in a_letters}:
+        return RuleResult(Status.INCORRECT,
+                          f"the answer writes {''.join(sorted(a_letters - g_letters))} where "
+                          f"the gold has {''.join(sorted(g_letters - a_letters))} "
+                          "(symbols differ in case)")
+    if verify(gold, answer, timeout_seconds=None):
+        return RuleResult(Status.CORRECT)
+    if isinstance(gold, sympy.Expr) and isinstance(answer, sympy.Expr) \
+            and gold.free_symbols == answer.free_symbols and _probe_equal(gold, answer):
+        return RuleResult(Status.CORRECT, "equal at random points (not simplified)")
+    return RuleResult(Status.INCORRECT, "not equivalent to the gold formula")
+
+
+def _show(z: complex) -> str:
+    return f"{z.real:.6g}" if abs(z.imag) < 1e-12 else f"{z:.6g}"
