@@ -11,4 +11,11 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &
 fi
 export VLLM_ENABLE_V1_MULTIPROCESSING=0 VLLM_CPU_KVCACHE_SPACE=1 HF_HUB_OFFLINE=1 \
        HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TOKENIZERS_PARALLELISM=false
-exec .venv/bin/python -m pytest "$@"
+# Two workers, whole files to each (a file's servers and models are built once): most tests
+# wait on engines, servers and subprocesses, so two share the 2-core CI machine well.
+# PYTEST_WORKERS=0 runs in one process.
+workers=${PYTEST_WORKERS:-2}
+if [[ $workers == 0 ]]; then
+  exec .venv/bin/python -m pytest "$@"
+fi
+exec .venv/bin/python -m pytest -n "$workers" --dist loadfile "$@"
