@@ -58,7 +58,7 @@ def is_blank(text: str) -> bool:
     return _BLANK_RE.fullmatch(text) is not None
 
 
-def _braced(text: str, start: int) -> str | None:
+def braced(text: str, start: int) -> str | None:
     """The content of the brace group opening at text[start] == '{', or None if unclosed."""
     depth = 0
     i = start
@@ -87,7 +87,7 @@ def last_boxed(region: str) -> str | None:
         rest = region[end:]
         stripped = rest.lstrip()
         if stripped.startswith("{"):
-            content = _braced(region, end + (len(rest) - len(stripped)))
+            content = braced(region, end + (len(rest) - len(stripped)))
             # `\boxed{}` states nothing (is_blank, inlined: this runs on every response)
             if content is not None and _BLANK_RE.fullmatch(content) is None:
                 return content.strip()
@@ -210,7 +210,7 @@ def _box_contents(region: str) -> list[str]:
         rest = region[m.end():]
         stripped = rest.lstrip()
         if stripped.startswith("{"):
-            content = _braced(region, m.end() + (len(rest) - len(stripped)))
+            content = braced(region, m.end() + (len(rest) - len(stripped)))
             if content is not None:
                 out.append(content)
     return out

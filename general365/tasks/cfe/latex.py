@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from ...grading.extract import braced  # one brace matcher for the grader and CFE
+
 # Wrappers whose argument is kept: `\text{kbp}` -> `kbp`.
 _WRAPPERS = ("boxed", "fbox", "text", "textrm", "textbf", "textit", "texttt", "mathrm",
              "mathbf", "mathit", "mathsf", "mathtt", "mbox", "operatorname", "boldsymbol",
@@ -76,30 +78,8 @@ def strip_math(text: str) -> str:
         m = re.search(r"\\(?:boxed|fbox)\s*\{", text)
         if m is None:
             break
-        inner = _group(text, m.end() - 1)
+        inner = braced(text, m.end() - 1)
         if inner is None:
             break
         text = text[:m.start()] + inner + text[m.end() + len(inner) + 1:]
     return " ".join(text.split()).strip().rstrip(".,;").strip()
-
-
-def _group(text: str, start: int) -> str | None:
-    depth, i = 0, start
-    while i < len(text):
-        c = text[i]
-        if c == "\\" and i + 1 < len(text):
-            i += 2
-            continue
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start + 1:i]
-        i += 1
-    return None
-
-
-def braced(text: str, start: int) -> str | None:
-    """The content of the brace group opening at text[start] == '{', or None if unclosed."""
-    return _group(text, start)
