@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -92,3 +93,48 @@ def test_an_interrupted_grade_keeps_its_verdicts_and_the_rerun_pays_only_the_res
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == ITEMS and all(r["status"] == "correct" for r in rows)
     assert cached(cache) == ITEMS
+
+
+def test_a_ctrl_c_that_lands_off_the_main_thread_still_stops_the_batch_at_once(
+        fault_server, tmp_path):
+    # The race behind a Ctrl-C that waited out the judge's whole-request timeout: Python's
+    # SIGINT handler runs on the main thread only when it next executes bytecode, so a
+    # signal caught while the event loop is asleep in epoll, or on its way there, or by
+    # another thread (made deterministic here: the signal is sent to a helper thread) left
+    # the loop sleeping until its next timer. Now the signal wakes the loop itself.
+    from general365.grading.judge import Judge, JudgeItem
+
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        pytest.skip("the test runner has its own SIGINT handler")
+    answered, concurrency = 3, 2
+    fault_server.set_script(lambda req, n: Behaviour.reply(TRUE) if n < answered
+                            else Behaviour.slow(600, content=TRUE))
+    judge = Judge("durable-judge", base_url=fault_server.base_url, cache=tmp_path / "j.sqlite",
+                  concurrency=concurrency, timeout=600, max_retries=0)
+    items = [JudgeItem(f"Capital, asked {i} times?", "Paris", "Paris") for i in range(8)]
+    finished = threading.Event()
+    rescued = []
+
+    def interrupter() -> None:
+        wait_for("the hanging requests", lambda: len(fault_server.requests)
+                 >= answered + concurrency and cached(tmp_path / "j.sqlite") == answered)
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)   # caught on this thread
+        # A guard, not a measure: on the old loop the signal waited for the 600 s timeout,
+        # so after a generous grace the main thread is interrupted directly, and the test
+        # fails instead of hanging.
+        if not finished.wait(30):
+            rescued.append(True)
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+    helper = threading.Thread(target=interrupter, daemon=True)
+    helper.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            judge.judge_batch(items)
+    finally:
+        finished.set()
+        helper.join(40)
+        judge.close()
+    assert not rescued, "the Ctrl-C was not seen until the main thread was signalled"
+    assert cached(tmp_path / "j.sqlite") == answered      # every verdict received is kept
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import threading
 from typing import Any, Awaitable, Callable, Sequence
 
@@ -25,7 +26,7 @@ def run_blocking(make: Callable[[], Awaitable[Any]], *, name: str) -> Any:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(make())
+        return _run_interruptible(make)
     box: dict[str, Any] = {}
 
     def run() -> None:
@@ -40,6 +41,50 @@ def run_blocking(make: Callable[[], Awaitable[Any]], *, name: str) -> Any:
     if "err" in box:
         raise box["err"]
     return box["out"]
+
+
+def _run_interruptible(make: Callable[[], Awaitable[Any]]) -> Any:
+    """`asyncio.run(make())`, where Ctrl-C wakes the loop at once however it lands.
+
+    asyncio.run's own SIGINT handler is a plain Python handler: it runs only when the main
+    thread next executes bytecode. A SIGINT that arrives just before the loop blocks in
+    epoll (or that the kernel hands to another thread) leaves the loop asleep until its
+    next timer: the judge's whole-request timeout, a minute by default, with every request
+    hanging. `loop.add_signal_handler` also sets the signal wakeup fd, so the signal's C
+    handler writes to the loop's self-pipe and the loop wakes whatever it was doing. The
+    first Ctrl-C cancels the batch (every verdict already decided is in the cache); the
+    caller sees KeyboardInterrupt, as with asyncio.run. Only on the main thread and with
+    Python's default SIGINT handler, as asyncio.run itself: a caller's own handler stays."""
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return asyncio.run(make())
+    interrupted = []
+
+    async def main() -> Any:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+
+        def on_sigint() -> None:
+            interrupted.append(True)
+            if len(interrupted) == 1 and not task.done():
+                task.cancel()
+                return
+            raise KeyboardInterrupt()   # a second Ctrl-C: out of the loop now
+
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+        try:
+            return await make()
+        finally:
+            # Restores Python's default handler (and clears the wakeup fd): from here a
+            # Ctrl-C raises KeyboardInterrupt wherever the main thread is.
+            loop.remove_signal_handler(signal.SIGINT)
+
+    try:
+        return asyncio.run(main())
+    except asyncio.CancelledError:
+        if interrupted:
+            raise KeyboardInterrupt() from None
+        raise
 
 
 def _temperature(judge) -> float:
