@@ -43,6 +43,13 @@ def wait_for(what, check, timeout=60.0):
     raise AssertionError(f"still waiting for {what} after {timeout:.0f}s")
 
 
+def _as_from_a_terminal() -> None:
+    # Ctrl-C in a terminal reaches a process whose SIGINT is at its default. A test run in
+    # the background (nohup, `cmd &` from a script, some CI runners) has SIGINT ignored,
+    # and a child inherits that: Python then installs no KeyboardInterrupt handler at all.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def grade_argv(src: Path, server, cache: Path, out: Path) -> list[str]:
     exe = Path(sys.executable).with_name("general365")
     return [str(exe), "grade", str(src), "--judge-model", "durable-judge", "--judge-base-url",
@@ -63,7 +70,8 @@ def test_an_interrupted_grade_keeps_its_verdicts_and_the_rerun_pays_only_the_res
         "question": f"Capital, asked {i} times?"}) + "\n" for i in range(ITEMS)))
     cache, out = tmp_path / "judge.sqlite", tmp_path / "graded.jsonl"
     proc = subprocess.Popen(grade_argv(src, fault_server, cache, out), cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_as_from_a_terminal)
     try:
         # Every answered reply is in, and the next CONCURRENCY requests hang in flight.
         wait_for("the judge requests", lambda: len(fault_server.requests) >= ANSWERED
