@@ -128,7 +128,8 @@ def sweep(folder: str, pattern: re.Pattern[str]) -> list[str]:
 
 
 def temp_name(base: str, kind: str = "tmp") -> str:
-    """`.BASE.PID-XXXXXXXX.KIND`: a temporary of this process (see `temp_pattern`)."""
+    """`.BASE.PID-RAND.KIND` (RAND: 8 random hex digits): a temporary of this process, which
+    `temp_pattern` finds again and a later run may sweep once PID is gone."""
     return f".{base}.{os.getpid()}-{secrets.token_hex(4)}.{kind}"
 
 
