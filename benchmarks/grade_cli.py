@@ -187,6 +187,10 @@ def ours(path: str, out: str, workers: int | None, tree: str = ROOT) -> float:
     if workers:
         cmd += ["--workers", str(workers)]
     env = dict(os.environ, PYTHONPATH=os.path.abspath(tree))
+    # As installed: pip writes the bytecode at install time, so a user's start-up does not
+    # compile general365's modules from source (PYTHONDONTWRITEBYTECODE, set in some
+    # sandboxes, would make every run do that; the warm-up run writes the caches).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     t = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=tree, env=env)
     wall = time.perf_counter() - t

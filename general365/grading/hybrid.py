@@ -68,6 +68,18 @@ class HybridGrader:
         self.judge, self.workers, self.timeout = judge, workers, timeout
         self.golds = GoldCache()
         self.pairing = make_pairing(problem_lookup(problems), self.golds, dataset)
+        # A file with number or interval answers almost always has some that only
+        # math-verify reads: the pool's server starts at the first such problem the checks
+        # meet (grade_file's first pass), so its imports overlap the checks, not the grading.
+        checks = self.pairing.prepare
+
+        def prepare(p: Problem) -> None:
+            checks(p)
+            if p.answer_type.is_rule_graded and self.pairing.prepare is not checks:
+                self.pairing.prepare = checks
+                shared_pool(workers).prewarm()
+
+        self.pairing.prepare = prepare
 
     def grade(self, responses: Iterable, *, path: str | None = None, checked: bool = False,
               progress: bool = False) -> Iterator[Graded]:

@@ -125,6 +125,11 @@ class _ServerLink:
         self.proc.wait()
 
     def close(self) -> None:
+        if not self.answered:
+            # Started ahead of need (RulePool.prewarm) and never asked for a worker: it has
+            # none to wind down, and it would read "stop" only once its imports are done.
+            self.abandon()
+            return
         try:
             wire.send(self.control, ("stop",))
         except OSError:
@@ -214,6 +219,18 @@ class RulePool:
         self._workers[self._workers.index(w)] = new
         self.replaced += 1
         return new.old_exitcode
+
+    def prewarm(self) -> None:
+        """Start the fork server now, without waiting for it: its imports (math-verify,
+        sympy: seconds) then run beside the caller's own work, and the first `map` finds it
+        ready. Never blocks: a pool already started or mapping is left as it is."""
+        if self._owner != os.getpid() or not self._lock.acquire(blocking=False):
+            return
+        try:
+            if self._server is None:
+                self._server = _ServerLink()
+        finally:
+            self._lock.release()
 
     # --- grading ------------------------------------------------------------------------
 
