@@ -68,6 +68,23 @@ def test_inline_gold():
     assert v.status is Status.CORRECT and (v.id, v.run) == ("x", 1)
 
 
+def test_repeated_inline_golds_are_read_once_yet_every_row_is_checked():
+    # The runs of a problem carry the same inline gold (read once); a row whose gold differs
+    # only by type (float_round `true` vs 1) is still refused, and a row with another gold
+    # is graded against its own.
+    same = {"id": "x", "response": r"\boxed{2.7}", "answer": "2.67", "answer_type": "number",
+            "float_round": 1}
+    vs = general365.grade([dict(same, run=0), dict(same, run=1),
+                           dict(same, run=2, answer="2.66")], policy="rule")
+    assert [v.status for v in vs] == [Status.CORRECT, Status.CORRECT, Status.CORRECT]
+    vs = general365.grade([dict(same, run=0), dict(same, run=1, answer="3.5")], policy="rule")
+    assert [v.status for v in vs] == [Status.CORRECT, Status.INCORRECT]
+    with pytest.raises(DataError, match="float_round") as err:
+        general365.grade([dict(same, run=0), dict(same, run=1, float_round=True)],
+                         policy="rule")
+    assert err.value.field == "float_round"
+
+
 def test_unknown_id_is_one_data_error_naming_it():
     with pytest.raises(DataError) as err:
         general365.grade([resp("n1", "1"), resp("nope-9", "1")], PROBLEMS, policy="rule")

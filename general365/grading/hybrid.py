@@ -214,11 +214,42 @@ def make_pairing(lookup: Mapping[str, Problem] | None, golds: "GoldCache",
         if p.answer_type.is_rule_graded:
             golds.rule(p)
 
+    # Every run of a problem carries the same inline gold: built (and checked) once per
+    # distinct set of inline fields, not once per row and pass.
+    built: dict[tuple, Problem] = {}
+
     def from_inline(r: Response, *, path=None, line=None) -> Problem | None:
-        return r.inline_problem(path=path, line=line)
+        key = _inline_key(r)
+        prob = built.get(key) if key is not None else None
+        if prob is None:
+            prob = r.inline_problem(path=path, line=line)
+            if key is not None and prob is not None:
+                if len(built) >= 5_000:  # a bound for streams of ever new problems
+                    built.clear()
+                built[key] = prob
+        return prob
 
     return Pairing(lookup, from_inline=from_inline, agrees=inline_agrees, prepare=prepare,
                    dataset=dataset)
+
+
+def _inline_key(r: Response) -> tuple | None:
+    """The response's id and inline fields as a hashable key, each value with its type (so
+    `1`, `1.0` and `true` never share a key: they do not check alike); None when a value
+    is not plain JSON."""
+    try:
+        return (r.id, tuple((k, _frozen(v)) for k, v in r.inline.items()))
+    except TypeError:
+        return None
+
+
+def _frozen(v):
+    t = type(v)
+    if t is list:
+        return (t, tuple(_frozen(x) for x in v))
+    if t in (str, int, float, bool) or v is None:
+        return (t, v)
+    raise TypeError(t)
 
 
 def check_workers(workers) -> None:
