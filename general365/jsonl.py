@@ -21,9 +21,10 @@ key tokens in the text, to parse without the hook, measured slower than the hook
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from array import array
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 from .errors import DataError
 
@@ -202,7 +203,8 @@ class FileChanged(DataError):
     """The file is not what an earlier pass read (see iter_same_lines)."""
 
 
-def iter_same_lines(path: str, fingerprint: Fingerprint) -> Iterator[tuple[int, Any]]:
+def iter_same_lines(path: str, fingerprint: Fingerprint,
+                    decode: Callable[[str], Any] = json.loads) -> Iterator[tuple[int, Any]]:
     """The lines an earlier `iter_jsonl(path, fingerprint=...)` read, read again, each
     checked against that pass's CRC before it is parsed: a line that differs, or a file now
     shorter, raises FileChanged at that line, so nothing from a changed line is ever used.
@@ -210,7 +212,8 @@ def iter_same_lines(path: str, fingerprint: Fingerprint) -> Iterator[tuple[int, 
     then says so.
 
     The check is what keeps this cheap: the line was already strictly parsed and checked
-    by the first pass, so here the plain parser suffices."""
+    by the first pass, so here the plain parser suffices (`decode`: json.loads, or
+    parse_verbatim)."""
     crcs = fingerprint.crcs
     last = len(crcs)
     n = 0
@@ -231,10 +234,104 @@ def iter_same_lines(path: str, fingerprint: Fingerprint) -> Iterator[tuple[int, 
                                       expected=_UNCHANGED)
             text = raw.decode("utf-8")
             if text.strip():
-                yield n, json.loads(text)
+                yield n, decode(text)
     if n < last:
         raise FileChanged("the file changed while it was being read (it is now shorter)",
                           path=path, line=n + 1, expected=_UNCHANGED)
 
 
 _UNCHANGED = "a file that nothing rewrites while it is read (appending is fine)"
+
+
+# --- long strings passed through verbatim ---------------------------------------------
+#
+# A reasoning model's response is tens of thousands of characters, most of a responses.jsonl
+# line. Grading reads it (json.loads) and writes it back unchanged into the graded row
+# (json.dumps), and the writing costs more than the reading. Where the line holds the string
+# exactly as json.dumps(..., ensure_ascii=False) writes it, the writer reuses the line's own
+# JSON text for it instead: the same bytes, without encoding them again.
+
+_STR = r'"(?:[^"\\\n]|\\.){0,512}"'
+# The layout general365 writes its rows in (Response.to_dict, json.dumps' separators):
+# id, run and response first; then model and reasoning, when present.
+_HEAD_RE = re.compile(r'\{"id": ' + _STR + r', "run": -?[0-9]{1,20}, "response": "')
+_REASONING_RE = re.compile(r'(?:, "model": ' + _STR + r')?, "reasoning": "')
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode   # what json.dumps(x, ensure_ascii=False) is
+_scanstring = json.decoder.scanstring
+
+
+def verbatim_string(token: str, text: str) -> bool:
+    """True when `token`, a JSON string literal (quotes included) that decodes to `text`,
+    is exactly json.dumps(text, ensure_ascii=False); False when it may not be.
+
+    json.dumps writes every character as itself except `"`, `\\` and the control
+    characters: \\" \\\\ \\b \\f \\n \\r \\t, else \\u00XX. A token decodes to the same
+    text with other spellings only through \\uXXXX escapes and \\/. The \\uXXXX escapes show
+    in the lengths: a 2-character escape lengthens the token by one character and holds
+    one backslash more than the text does (\\\\ holds two, its text one), a \\uXXXX
+    lengthens it by five (eleven for a surrogate pair) and holds one (two). So the backslash
+    counts explain the extra length exactly when there is no \\uXXXX; then a missing \\/
+    leaves only json.dumps' own spellings. (A control character that json.dumps itself
+    writes as \\u00XX gives False too: only the fast way is lost, it is rare.) Three scans
+    at C speed, no encoding."""
+    extra = len(token) - 2 - len(text)
+    return (token.count("\\") - text.count("\\") == extra
+            and "\\/" not in token)
+
+
+def parse_verbatim(line: str) -> tuple[Any, Mapping[str, tuple[str, str]]]:
+    """json.loads(line), and for its `response` and `reasoning` strings, where the line
+    holds them as json.dumps writes them (verbatim_string) and in the layout general365
+    writes (id, run, response first), {field: (text, JSON text)} for `dumps`. For a line
+    already strictly checked (iter_jsonl): the strings are read by json's own scanner."""
+    m = _HEAD_RE.match(line)
+    if m is None:
+        return json.loads(line), {}
+    found = []
+    start = m.end()
+    text, end = _scanstring(line, start)
+    found.append(("response", text, start, end))
+    m = _REASONING_RE.match(line, end)
+    if m is not None:
+        start = m.end()
+        text, end = _scanstring(line, start)
+        found.append(("reasoning", text, start, end))
+    # The line with those strings emptied ("response": ""), parsed as usual: small.
+    pieces, at = [], 0
+    for _, _, start, end in found:
+        pieces.append(line[at:start])
+        at = end - 1
+    pieces.append(line[at:])
+    value = json.loads("".join(pieces))
+    kept = {}
+    for key, text, start, end in found:
+        value[key] = text            # the key keeps its place in the object
+        token = line[start - 1:end]
+        if verbatim_string(token, text):
+            kept[key] = (text, token)
+    return value, kept
+
+
+def dumps(value: dict, verbatim: Mapping[str, tuple[str, str]] | None = None) -> str:
+    """json.dumps(value, ensure_ascii=False), character for character, taking the JSON
+    text of the fields in `verbatim` ({field: (text, JSON text)}, from parse_verbatim) as
+    it is where value[field] is still that very text. (json.dumps writes an object as `{`,
+    its items joined by `, `, `}`: so the object can be written in runs of items.)"""
+    use = {k: token for k, (text, token) in verbatim.items()
+           if value.get(k) is text} if verbatim else None
+    if not use:
+        return _ENCODE(value)
+    parts: list[str] = []
+    run: dict = {}
+    for k, v in value.items():
+        token = use.get(k)
+        if token is None:
+            run[k] = v
+            continue
+        if run:
+            parts.append(_ENCODE(run)[1:-1])
+            run = {}
+        parts.append(f"{_ENCODE(k)}: {token}")
+    if run:
+        parts.append(_ENCODE(run)[1:-1])
+    return "{" + ", ".join(parts) + "}"

@@ -55,6 +55,37 @@ def test_rule_policy_with_inline_gold(tmp_path, capsys):
     assert [p.name for p in out.parent.iterdir()] == ["graded.jsonl"]  # no temp file left
 
 
+def test_the_graded_file_is_the_same_however_the_responses_were_spelled(tmp_path, capsys):
+    # The grader writes long strings back as the line held them where that is exactly
+    # json.dumps' spelling (jsonl.parse_verbatim): a line spelled otherwise must still
+    # give the same graded bytes, each line json.dumps' own.
+    rows = [{"id": "q/1", "run": 0, "response": '<think>“x” \\frac{1}{2}\n\t"é"</think> '
+             'so \\boxed{12} / done 😀', "model": "m/1", "reasoning": "a \\ b\n中",
+             "answer": "12", "answer_type": "number", "note": "x/y"},
+            {"id": "q2", "run": 1, "response": "ctrl \x01 \\boxed{3}", "answer": "3",
+             "answer_type": "number"}]
+    spellings = {
+        "own": [json.dumps(r, ensure_ascii=False) for r in rows],
+        "ascii": [json.dumps(r) for r in rows],
+        "slashes": [json.dumps(r, ensure_ascii=False).replace("/", "\\/") for r in rows],
+        "compact": [json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in rows],
+    }
+    graded = {}
+    for name, lines in spellings.items():
+        src = tmp_path / f"{name}.jsonl"
+        src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        out = tmp_path / f"graded-{name}.jsonl"
+        assert main(["grade", str(src), "--out", str(out), "--policy", "rule",
+                     "--no-progress"]) == 0
+        graded[name] = out.read_bytes()
+    capsys.readouterr()
+    assert len(set(graded.values())) == 1
+    lines = graded["own"].decode("utf-8").splitlines()
+    assert [json.loads(ln)["status"] for ln in lines] == ["correct", "correct"]
+    for ln in lines:
+        assert ln == json.dumps(json.loads(ln), ensure_ascii=False)
+
+
 def test_dataset_sample(tmp_path, capsys):
     from general365.data.load import load_problems
 

@@ -11,16 +11,16 @@ temporary file locked by this process, fsynced and renamed over the output at th
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator, Mapping
 
 from ..errors import OptionError, UserError
 from ..fsutil import hold_lock, release, sweep
-from ..jsonl import FileChanged, Fingerprint, iter_jsonl, iter_same_lines
+from ..jsonl import (FileChanged, Fingerprint, dumps, iter_jsonl, iter_same_lines,
+                     parse_verbatim)
 from ..schema import Response, Status
 from .summary import GradeSummary
 
@@ -77,11 +77,22 @@ def grade_file(responses: str, out: str, grader: Any, *, progress: bool = False)
     writer = None
     try:
         writer = _TmpWriter(tmp, out_path)
-        stream = (Response.from_dict(d, path=responses, line=n)
-                  for n, d in iter_same_lines(responses, fingerprint))
-        for g in grader.grade(_Sized(stream, count), path=responses, checked=True,
+        # The JSON text of each long string (the response, the reasoning) as the line held
+        # it, for the rows in flight: the graded row writes it back without encoding it
+        # again (jsonl.dumps; the same bytes json.dumps would write).
+        verbatim: dict[tuple[str, int], Mapping[str, tuple[str, str]]] = {}
+
+        def stream() -> Iterator[Response]:
+            for n, (d, strings) in iter_same_lines(responses, fingerprint, parse_verbatim):
+                r = Response.from_dict(d, path=responses, line=n)
+                if strings:
+                    verbatim[(r.id, r.run)] = strings   # (id, run) is unique: pass 1
+                yield r
+
+        for g in grader.grade(_Sized(stream(), count), path=responses, checked=True,
                               progress=progress):
-            writer.write(json.dumps(g.to_dict(), ensure_ascii=False) + "\n")
+            strings = verbatim.pop((g.response.id, g.response.run), None)
+            writer.write(dumps(g.to_dict(), strings) + "\n")
             summary.add(g)
         writer.finish()
         os.replace(tmp, out_path)
