@@ -83,7 +83,7 @@ def test_every_grader_field_of_a_hand_made_graded_row_is_replaced(tmp_path, caps
     row = read_jsonl(out)[0]
     assert {k: row.get(k) for k in GRADER_FIELDS} == {
         "status": "correct", "correct": True, "method": "rule", "extracted": "12",
-        "judge": None, "detail": None}
+        "judge": None, "detail": None, "parts": None, "score": None}
     assert "judge" not in row and "detail" not in row
     assert row["note"] == "mine"          # the user's own fields are kept
     capsys.readouterr()
