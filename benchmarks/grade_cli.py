@@ -16,9 +16,11 @@ forms only math-verify reads (`\\sqrt`, products), a cut-off thinking block, no 
          its loop only (its interpreter start and imports are left out, which favours it),
          on every `--plain-every`th row of the same file (the same mix), as a rate.
 
-Prints rows/s and us/row for both, the ratio, and ours' start-up alone (the same command on
-a one-row file). `--profile` also runs the command in this process under cProfile and
-prints the top entries.
+Prints us/row for both, wall time and CPU time (of every process: on a shared machine
+the CPU time is the steadier figure), the ratios, and ours' start-up alone (the same
+command on a one-row file). `--compare TREE` times another checkout interleaved with this
+one. `--profile` also runs the command in this process under cProfile and prints the top
+entries.
 
     .venv/bin/python benchmarks/grade_cli.py [--n 3000] [--workers N] [--plain-every 5]
                                              [--repeat 3] [--profile]
@@ -33,6 +35,7 @@ import json
 import os
 import pstats
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -179,9 +182,16 @@ def write_rows(path: str, rows: list[dict]) -> None:
 # --- the two sides ------------------------------------------------------------------
 
 
-def ours(path: str, out: str, workers: int | None, tree: str = ROOT) -> float:
-    """Wall time of `general365 grade` in a fresh process, run from the checkout `tree`
-    (its general365 comes first on the path: `--compare` times an older one the same way)."""
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def ours(path: str, out: str, workers: int | None, tree: str = ROOT) -> tuple[float, float]:
+    """(wall, CPU) seconds of `general365 grade` in a fresh process, run from the checkout
+    `tree` (its general365 comes first on the path: `--compare` times an older one the
+    same way). CPU: the command's and every process it waited for (the pool's server and,
+    through it, the workers)."""
     cmd = [sys.executable, "-m", "general365", "grade", path, "--out", out, "--policy", "rule",
            "--no-progress"]
     if workers:
@@ -191,12 +201,13 @@ def ours(path: str, out: str, workers: int | None, tree: str = ROOT) -> float:
     # compile general365's modules from source (PYTHONDONTWRITEBYTECODE, set in some
     # sandboxes, would make every run do that; the warm-up run writes the caches).
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    cpu = _children_cpu()
     t = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=tree, env=env)
     wall = time.perf_counter() - t
     if done.returncode != 0:
         sys.exit(f"general365 grade failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return wall
+    return wall, _children_cpu() - cpu
 
 
 PLAIN = r"""
@@ -204,7 +215,7 @@ import json, logging, sys, time
 logging.disable(logging.CRITICAL)
 from math_verify import parse, verify
 path, every = sys.argv[1], int(sys.argv[2])
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 golds, n, right = {}, 0, 0
 with open(path, encoding="utf-8") as f:
     for i, line in enumerate(f):
@@ -219,17 +230,17 @@ with open(path, encoding="utf-8") as f:
             ok = False
         n += 1
         right += bool(ok)
-print(json.dumps({"rows": n, "seconds": time.perf_counter() - t, "correct": right}))
+print(json.dumps({"rows": n, "seconds": time.perf_counter() - t,
+                  "cpu": time.process_time() - c, "correct": right}))
 """
 
 
-def plain(path: str, every: int) -> tuple[int, float, int]:
+def plain(path: str, every: int) -> dict:
     done = subprocess.run([sys.executable, "-c", PLAIN, path, str(every)], capture_output=True,
                           text=True, cwd=ROOT)
     if done.returncode != 0:
         sys.exit(f"plain math-verify failed:\n{done.stderr[-3000:]}")
-    got = json.loads(done.stdout.strip().splitlines()[-1])
-    return got["rows"], got["seconds"], got["correct"]
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def profile(path: str, out: str, workers: int | None, top: int) -> None:
@@ -292,34 +303,40 @@ def main() -> int:
         if args.compare:
             trees["before"] = args.compare
         outs = {name: os.path.join(d, f"graded-{name}.jsonl") for name in trees}
-        starts: dict[str, list[float]] = {name: [] for name in trees}
-        walls: dict[str, list[float]] = {name: [] for name in trees}
+        runs: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
+        starts: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
         for name, tree in trees.items():
             ours(one, os.path.join(d, "g1.jsonl"), args.workers, tree)  # warm the file cache
         for _ in range(args.repeat):  # interleaved, so a busy spell hits both alike
             for name, tree in trees.items():
                 starts[name].append(ours(one, os.path.join(d, "g1.jsonl"), args.workers, tree))
-                walls[name].append(ours(path, outs[name], args.workers, tree))
+                runs[name].append(ours(path, outs[name], args.workers, tree))
         with open(outs["ours"], encoding="utf-8") as f:
             statuses = Counter(json.loads(line)["status"] for line in f)
         if args.compare:
             with open(outs["ours"], "rb") as a, open(outs["before"], "rb") as b:
                 same = a.read() == b.read()
             print(f"graded files of ours and before: {'identical' if same else 'DIFFERENT'}")
-        n_plain, t_plain, plain_right = plain(path, args.plain_every)
+        p = plain(path, args.plain_every)
 
-        us_plain = 1e6 * t_plain / n_plain
-        print(f"\nplain : {n_plain / t_plain:8.1f} rows/s  {us_plain:8.0f} us/row  "
-              f"({t_plain:.2f} s for {n_plain} rows, its loop only; {plain_right} correct)")
+        n = len(rows)
+        wall_plain, cpu_plain = 1e6 * p["seconds"] / p["rows"], 1e6 * p["cpu"] / p["rows"]
+        print(f"\nper row, wall (what a user waits) and CPU (all processes; steadier on a "
+              f"shared machine); best of {args.repeat}, start-up included:")
+        print(f"  plain : wall {wall_plain:8.0f} us  CPU {cpu_plain:8.0f} us  ({p['rows']} rows, "
+              f"its loop only: {p['seconds']:.1f} s; {p['correct']} correct)")
         for name in trees:
-            wall, start = min(walls[name]), min(starts[name])
-            us = 1e6 * wall / len(rows)
-            past = 1e6 * (wall - start) / len(rows)
-            print(f"{name:<6}: {len(rows) / wall:8.1f} rows/s  {us:8.0f} us/row  "
-                  f"{us_plain / us:5.1f}x plain  (best of {args.repeat}: "
-                  f"{', '.join(f'{w:.2f}' for w in walls[name])} s, start-up included; "
-                  f"start-up alone, a one-row file: {start:.2f} s; past it {past:.0f} us/row, "
-                  f"{us_plain / past:.1f}x plain)")
+            wall = min(w for w, _ in runs[name])
+            cpu = min(c for _, c in runs[name])
+            s_wall = min(w for w, _ in starts[name])
+            s_cpu = min(c for _, c in starts[name])
+            print(f"  {name:<6}: wall {1e6 * wall / n:8.0f} us  CPU {1e6 * cpu / n:8.0f} us  "
+                  f"-> {wall_plain / (1e6 * wall / n):5.1f}x plain (wall), "
+                  f"{cpu_plain / (1e6 * cpu / n):5.1f}x (CPU)")
+            print(f"          runs (wall/CPU s): "
+                  f"{', '.join(f'{w:.1f}/{c:.1f}' for w, c in runs[name])}; start-up alone (a "
+                  f"one-row file): {s_wall:.2f}/{s_cpu:.2f} s; past it: wall "
+                  f"{1e6 * (wall - s_wall) / n:.0f} us/row, CPU {1e6 * (cpu - s_cpu) / n:.0f} us/row")
         print(f"statuses: {dict(statuses)}")
         if args.profile:
             profile(path, out, args.workers, args.top)

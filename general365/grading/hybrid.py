@@ -220,7 +220,10 @@ def make_pairing(lookup: Mapping[str, Problem] | None, golds: "GoldCache",
 
     def from_inline(r: Response, *, path=None, line=None) -> Problem | None:
         key = _inline_key(r)
-        prob = built.get(key) if key is not None else None
+        try:
+            prob = built.get(key)
+        except TypeError:   # a value that is not plain JSON (unhashable): never cached
+            key = prob = None
         if prob is None:
             prob = r.inline_problem(path=path, line=line)
             if key is not None and prob is not None:
@@ -233,23 +236,13 @@ def make_pairing(lookup: Mapping[str, Problem] | None, golds: "GoldCache",
                    dataset=dataset)
 
 
-def _inline_key(r: Response) -> tuple | None:
-    """The response's id and inline fields as a hashable key, each value with its type (so
-    `1`, `1.0` and `true` never share a key: they do not check alike); None when a value
+def _inline_key(r: Response) -> tuple:
+    """The response's id and inline fields as a key, each value with its type (`1`, `1.0`
+    and `true` never share a key: they do not check alike). A list (categories) is keyed by
+    its items: a valid one holds strings, which equal no other type. Unhashable when a value
     is not plain JSON."""
-    try:
-        return (r.id, tuple((k, _frozen(v)) for k, v in r.inline.items()))
-    except TypeError:
-        return None
-
-
-def _frozen(v):
-    t = type(v)
-    if t is list:
-        return (t, tuple(_frozen(x) for x in v))
-    if t in (str, int, float, bool) or v is None:
-        return (t, v)
-    raise TypeError(t)
+    return (r.id, tuple((k, type(v), tuple(v) if type(v) is list else v)
+                        for k, v in r.inline.items()))
 
 
 def check_workers(workers) -> None:
