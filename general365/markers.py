@@ -92,3 +92,14 @@ def split_reasoning(text: str) -> tuple[str | None, str, bool]:
     if opened != -1:
         return text[opened:].strip(), "", False
     return None, text, True
+
+
+def final_part(text: str) -> str | None:
+    """What follows the reasoning block, as split_reasoning gives it (`final`), or None
+    where the block was never closed. Only the search: the reasoning, most of a long
+    response, is neither cut out nor stripped (the grader reads this on every row)."""
+    start, end = _last(text, _CLOSES)
+    if start == -1:
+        return text if _first(text, _OPENS, len(text)) == -1 else None
+    tail = text[end:]
+    return tail if _first(tail, _OPENS, len(tail)) == -1 else None

@@ -244,6 +244,21 @@ def test_identical_answers_go_to_math_verify_once():
         assert pool.graded == 1
 
 
+def test_identical_plain_answers_are_compared_once(monkeypatch):
+    import general365.grading.hybrid as hybrid
+
+    calls = []
+    real = hybrid.grade_fast
+    monkeypatch.setattr(hybrid, "grade_fast", lambda g, c: calls.append(c) or real(g, c))
+    rs = [resp("n1", r"\boxed{12}" if i % 3 else r"\boxed{13}", run=i) for i in range(30)]
+    rs += [resp("i1", r"\boxed{[2,5)}", run=i) for i in range(10)]
+    vs = general365.grade(rs, PROBLEMS, policy="rule", chunk_size=7)
+    assert [v.status for v in vs[:30]] == [Status.INCORRECT if i % 3 == 0 else Status.CORRECT
+                                           for i in range(30)]
+    assert all(v.correct for v in vs[30:])
+    assert sorted(calls) == ["12", "13", "[2,5)"]
+
+
 def test_no_policy_named_is_rule_without_a_judge_as_in_the_design_example():
     # DESIGN.md: `general365.grade(responses, problems, judge=None)` must just work.
     import general365

@@ -2,7 +2,7 @@
 
 import pytest
 
-from general365.markers import REASONING_MARKERS, split_reasoning
+from general365.markers import REASONING_MARKERS, final_part, split_reasoning
 
 
 @pytest.mark.parametrize("open_, close", REASONING_MARKERS)
@@ -68,3 +68,5 @@ def test_string_search_agrees_with_the_regex_definition_on_random_texts():
     for _ in range(4000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
         assert split_reasoning(text) == _regex_split(text), text
+        _, final, closed = _regex_split(text)
+        assert final_part(text) == (final if closed else None), text

@@ -257,6 +257,10 @@ def check_timeout(timeout) -> None:
         raise OptionError("timeout", f"must be a positive number of seconds (got {timeout!r})")
 
 
+_UNKNOWN = object()
+_FAST_KEY_MAX = 1000   # longer answers are rare and not worth holding as keys
+
+
 class GoldCache:
     """Each problem's gold parsed once (keyed by the gold itself, so inline golds repeated
     on every response of a problem are parsed once too)."""
@@ -265,9 +269,23 @@ class GoldCache:
         self._rule: dict[tuple, GoldAnswer] = {}
         self._letters: dict[str, frozenset[str] | None] = {}
         self._verdicts: dict[RuleTask, RuleResult] = {}  # math-verify verdicts already paid for
+        self._fast: dict[tuple, RuleResult | None] = {}   # grade_fast's, by gold and answer
 
     def known(self, gold: GoldAnswer, candidate: str) -> RuleResult | None:
         return self._verdicts.get(RuleTask(gold, candidate))
+
+    def fast(self, gold: GoldAnswer, candidate: str) -> RuleResult | None:
+        """grade_fast(gold, candidate), remembered: the runs of a problem mostly give the
+        same few answers (a pure function of the two; None: math-verify must decide)."""
+        if len(candidate) > _FAST_KEY_MAX:
+            return grade_fast(gold, candidate)
+        key = (gold.key, candidate)
+        res = self._fast.get(key, _UNKNOWN)
+        if res is _UNKNOWN:
+            if len(self._fast) > 10_000:
+                self._fast.clear()
+            res = self._fast[key] = grade_fast(gold, candidate)
+        return res
 
     def remember(self, found: dict[RuleTask, RuleResult]) -> None:
         if len(self._verdicts) > 10_000:
@@ -336,7 +354,7 @@ class _Chunk:
                 self._verdict(i, Status.NO_ANSWER, Method.RULE, ex.detail)
                 self._maybe_cascade(i)
                 return
-            fast = grade_fast(gold, ex.candidate) or golds.known(gold, ex.candidate)
+            fast = golds.fast(gold, ex.candidate) or golds.known(gold, ex.candidate)
             if fast is None:
                 self.rule_tasks.append((i, RuleTask(gold, ex.candidate)))
             else:
