@@ -187,12 +187,22 @@ def _children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def ours(path: str, out: str, workers: int | None, tree: str = ROOT) -> tuple[float, float]:
-    """(wall, CPU) seconds of `general365 grade` in a fresh process, run from the checkout
-    `tree` (its general365 comes first on the path: `--compare` times an older one the
-    same way). CPU: the command's and every process it waited for (the pool's server and,
-    through it, the workers)."""
-    cmd = [sys.executable, "-m", "general365", "grade", path, "--out", out, "--policy", "rule",
+# `python -m general365` (general365/__main__.py), which also says at exit how much CPU its
+# own process used (the pool's server and workers run beside it, on the other cores).
+_OURS = ("import atexit, resource, sys\n"
+         "atexit.register(lambda: sys.stderr.write('\\nCPU-SELF %f\\n' % "
+         "sum(resource.getrusage(resource.RUSAGE_SELF)[:2])))\n"
+         "from general365.cli import console_main\n"
+         "sys.exit(console_main())\n")
+
+
+def ours(path: str, out: str, workers: int | None, tree: str = ROOT
+         ) -> tuple[float, float, float]:
+    """(wall, CPU, CPU of the command's own process) seconds of `general365 grade` in a
+    fresh process, run from the checkout `tree` (its general365 comes first on the path:
+    `--compare` times an older one the same way). CPU: the command's and every process it
+    waited for (the pool's server and, through it, the workers)."""
+    cmd = [sys.executable, "-c", _OURS, "grade", path, "--out", out, "--policy", "rule",
            "--no-progress"]
     if workers:
         cmd += ["--workers", str(workers)]
@@ -207,19 +217,20 @@ def ours(path: str, out: str, workers: int | None, tree: str = ROOT) -> tuple[fl
     wall = time.perf_counter() - t
     if done.returncode != 0:
         sys.exit(f"general365 grade failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return wall, _children_cpu() - cpu
+    own = float(done.stderr.rsplit("CPU-SELF ", 1)[1].split()[0])
+    return wall, _children_cpu() - cpu, own
 
 
 PLAIN = r"""
 import json, logging, sys, time
 logging.disable(logging.CRITICAL)
 from math_verify import parse, verify
-path, every = sys.argv[1], int(sys.argv[2])
+path, every, offset = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 t, c = time.perf_counter(), time.process_time()
 golds, n, right = {}, 0, 0
 with open(path, encoding="utf-8") as f:
     for i, line in enumerate(f):
-        if i % every:
+        if i % every != offset % every:
             continue
         d = json.loads(line)
         if d["answer"] not in golds:
@@ -235,9 +246,9 @@ print(json.dumps({"rows": n, "seconds": time.perf_counter() - t,
 """
 
 
-def plain(path: str, every: int) -> dict:
-    done = subprocess.run([sys.executable, "-c", PLAIN, path, str(every)], capture_output=True,
-                          text=True, cwd=ROOT)
+def plain(path: str, every: int, offset: int) -> dict:
+    done = subprocess.run([sys.executable, "-c", PLAIN, path, str(every), str(offset)],
+                          capture_output=True, text=True, cwd=ROOT)
     if done.returncode != 0:
         sys.exit(f"plain math-verify failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -274,8 +285,9 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=None,
                     help="rule-grading processes (default: grade's own, the CPU count)")
     ap.add_argument("--plain-every", type=int, default=5,
-                    help="plain math-verify grades every Nth row (a rate; default 5)")
-    ap.add_argument("--repeat", type=int, default=3, help="runs of ours; the best is kept")
+                    help="plain math-verify grades every Nth row each round (a rate; "
+                         "default 5)")
+    ap.add_argument("--repeat", type=int, default=3, help="rounds (default 3)")
     ap.add_argument("--all-types", action="store_true",
                     help="all the sample's answer types (default: number and interval, the "
                          "ones math-verify can grade)")
@@ -303,40 +315,49 @@ def main() -> int:
         if args.compare:
             trees["before"] = args.compare
         outs = {name: os.path.join(d, f"graded-{name}.jsonl") for name in trees}
-        runs: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
-        starts: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
         for name, tree in trees.items():
             ours(one, os.path.join(d, "g1.jsonl"), args.workers, tree)  # warm the file cache
-        for _ in range(args.repeat):  # interleaved, so a busy spell hits both alike
+        # Each round measures every side once, back to back, so that the ratios of a round
+        # compare runs under the same load (this may be a shared machine); plain grades a
+        # different 1/N of the rows each round.
+        rounds = []
+        for r in range(args.repeat):
+            got = {}
             for name, tree in trees.items():
-                starts[name].append(ours(one, os.path.join(d, "g1.jsonl"), args.workers, tree))
-                runs[name].append(ours(path, outs[name], args.workers, tree))
+                start = ours(one, os.path.join(d, "g1.jsonl"), args.workers, tree)
+                got[name] = (ours(path, outs[name], args.workers, tree), start)
+            got["plain"] = plain(path, args.plain_every, r)
+            rounds.append(got)
         with open(outs["ours"], encoding="utf-8") as f:
             statuses = Counter(json.loads(line)["status"] for line in f)
         if args.compare:
             with open(outs["ours"], "rb") as a, open(outs["before"], "rb") as b:
                 same = a.read() == b.read()
             print(f"graded files of ours and before: {'identical' if same else 'DIFFERENT'}")
-        p = plain(path, args.plain_every)
 
         n = len(rows)
-        wall_plain, cpu_plain = 1e6 * p["seconds"] / p["rows"], 1e6 * p["cpu"] / p["rows"]
-        print(f"\nper row, wall (what a user waits) and CPU (all processes; steadier on a "
-              f"shared machine); best of {args.repeat}, start-up included:")
-        print(f"  plain : wall {wall_plain:8.0f} us  CPU {cpu_plain:8.0f} us  ({p['rows']} rows, "
-              f"its loop only: {p['seconds']:.1f} s; {p['correct']} correct)")
+        print("\nper row, start-up included: wall (what a user waits), CPU of all processes, "
+              "CPU of the command's own process (its critical path when a core is free for "
+              "the pool's server); ratios: plain's figure over ours, within each round")
+        for r, got in enumerate(rounds, start=1):
+            p = got["plain"]
+            pw, pc = 1e6 * p["seconds"] / p["rows"], 1e6 * p["cpu"] / p["rows"]
+            print(f"round {r}: plain  wall {pw:7.0f} us  CPU {pc:7.0f} us  ({p['rows']} rows, "
+                  f"its loop only; {p['correct']} correct)")
+            for name in trees:
+                (wall, cpu, own), (s_wall, s_cpu, s_own) = got[name]
+                w, c, o = (1e6 * x / n for x in (wall, cpu, own))
+                print(f"         {name:<6} wall {w:7.0f} us  CPU {c:7.0f} us  own {o:6.0f} us  "
+                      f"-> {pw / w:5.1f}x wall  {pc / c:5.1f}x CPU  {pc / o:5.1f}x own CPU   "
+                      f"(start-up alone, a one-row file: {s_wall:.2f} s wall, {s_own:.2f} s own "
+                      f"CPU)")
         for name in trees:
-            wall = min(w for w, _ in runs[name])
-            cpu = min(c for _, c in runs[name])
-            s_wall = min(w for w, _ in starts[name])
-            s_cpu = min(c for _, c in starts[name])
-            print(f"  {name:<6}: wall {1e6 * wall / n:8.0f} us  CPU {1e6 * cpu / n:8.0f} us  "
-                  f"-> {wall_plain / (1e6 * wall / n):5.1f}x plain (wall), "
-                  f"{cpu_plain / (1e6 * cpu / n):5.1f}x (CPU)")
-            print(f"          runs (wall/CPU s): "
-                  f"{', '.join(f'{w:.1f}/{c:.1f}' for w, c in runs[name])}; start-up alone (a "
-                  f"one-row file): {s_wall:.2f}/{s_cpu:.2f} s; past it: wall "
-                  f"{1e6 * (wall - s_wall) / n:.0f} us/row, CPU {1e6 * (cpu - s_cpu) / n:.0f} us/row")
+            ratios = sorted((1e6 * g["plain"]["seconds"] / g["plain"]["rows"])
+                            / (1e6 * g[name][0][0] / n) for g in rounds)
+            cpu = sorted((g["plain"]["cpu"] / g["plain"]["rows"]) / (g[name][0][1] / n)
+                         for g in rounds)
+            print(f"{name}: median over {len(rounds)} rounds {ratios[len(ratios) // 2]:.1f}x plain "
+                  f"math-verify (wall), {cpu[len(cpu) // 2]:.1f}x (CPU of all processes)")
         print(f"statuses: {dict(statuses)}")
         if args.profile:
             profile(path, out, args.workers, args.top)
