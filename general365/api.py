@@ -95,8 +95,9 @@ def grade_file(responses: str, out: str, *, benchmark: str | Benchmark | None = 
                timeout: float = DEFAULT_TIMEOUT, progress: bool = False) -> GradeResult:
     """Grade a responses file (JSON Lines) into `out` (graded.jsonl), against `dataset` or
     the gold each response carries inline. `judge`: a general365.grading.judge.Judge (for
-    the policies that need one: paper, cascade). Every line is checked before any is graded
-    or any judge call is paid for; `out` is replaced whole at the end."""
+    the policies that need one: paper, cascade). Every line is checked before any judge
+    call is paid for, and a bad line stops the grade with nothing written; `out` is
+    replaced whole at the end."""
     check_out_file(out)
     bench = get_benchmark(benchmark if benchmark is not None else _benchmark_of(responses))
     problems = bench.load(dataset, split=split, config=config) if dataset else None
@@ -208,6 +209,7 @@ class _Stamped:
     def __init__(self, grader: Any, name: str):
         self._grader, self._name = grader, name
         self.pairing, self.policy = grader.pairing, grader.policy
+        self.uses_judge = getattr(grader, "uses_judge", True)
 
     def grade(self, responses, **kwargs):
         for g in self._grader.grade(responses, **kwargs):

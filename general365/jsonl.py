@@ -108,8 +108,15 @@ def parse(text: str, *, path: str | None = None, line: int | None = None,
           expected: str = "one JSON object a line") -> Any:
     """The JSON value of `text`, strictly (see the module's doc); a DataError otherwise."""
     where: dict[str, Any] = {"path": path, "line": line}
+    return _checked(_decode(_EXACT.decode, text, where, expected), where)
+
+
+def _decode(decode: Callable[..., Any], text: str, where: dict[str, Any],
+            expected: str = "one JSON object a line", *args: Any) -> Any:
+    """decode(text, *args), its errors as DataErrors (the strict decoder's and the string
+    scanner's)."""
     try:
-        value = _EXACT.decode(text)
+        return decode(text, *args)
     except json.JSONDecodeError as exc:
         raise NotJSON(f"not valid JSON ({exc.msg})", expected=expected, **where) from None
     except _DuplicateKey as exc:
@@ -122,6 +129,10 @@ def parse(text: str, *, path: str | None = None, line: int | None = None,
     except ValueError:   # CPython's limit on integer digits (not a JSONDecodeError)
         raise DataError("an integer of more than 4300 digits",
                         expected="numbers of a sensible size", **where) from None
+
+
+def _checked(value: Any, where: dict[str, Any]) -> Any:
+    """`value`, once no container in it is too deep and no string holds a lone surrogate."""
     t = type(value)
     if t is dict or t is list:
         bad = _check(value)
@@ -154,7 +165,8 @@ class Fingerprint:
 
 
 def iter_jsonl(path: str, *, errors: list[DataError] | None = None,
-               fingerprint: Fingerprint | None = None) -> Iterator[tuple[int, Any]]:
+               fingerprint: Fingerprint | None = None,
+               reader: Callable[..., Any] = parse) -> Iterator[tuple[int, Any]]:
     """(line number, parsed value) for each non-blank line of `path`.
 
     A line that is not UTF-8 or not (strict) JSON raises a DataError naming the file and
@@ -162,7 +174,8 @@ def iter_jsonl(path: str, *, errors: list[DataError] | None = None,
     every bad line of a file at once). Lines are decoded one by one, so a bad byte is
     reported on its own line (a text-mode reader decodes ahead, in blocks, and would blame
     an earlier one). With `fingerprint`, the CRC-32 of each raw line, blank lines included,
-    is recorded in it: `iter_same_lines` later rereads exactly these lines.
+    is recorded in it: `iter_same_lines` later rereads exactly these lines. `reader`:
+    parse, or parse_strict_verbatim (the same checks, and the value's long strings).
     """
     crcs = fingerprint.crcs if fingerprint is not None else None
     with open(path, "rb", buffering=READ_BUFFER) as f:
@@ -178,7 +191,7 @@ def iter_jsonl(path: str, *, errors: list[DataError] | None = None,
                 if not text.strip():
                     continue
                 try:
-                    value = parse(text, path=path, line=n)
+                    value = reader(text, path=path, line=n)
                 except DataError as exc:
                     err = exc
                 else:
@@ -259,10 +272,12 @@ _UNCHANGED = "a file that nothing rewrites while it is read (appending is fine)"
 # exactly as json.dumps(..., ensure_ascii=False) writes it, the writer reuses the line's own
 # JSON text for it instead: the same bytes, without encoding them again.
 
-_STR = r'"(?:[^"\\\n]|\\.){0,512}"'
+# A JSON string as the JSON grammar has it (valid escapes, no raw control character), so
+# that a head it matches is valid JSON: any error in the line lies after it.
+_STR = r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4}){0,512}"'
 # The layout general365 writes its rows in (Response.to_dict, json.dumps' separators):
 # id, run and response first; then model and reasoning, when present.
-_HEAD_RE = re.compile(r'\{"id": ' + _STR + r', "run": -?[0-9]{1,20}, "response": "')
+_HEAD_RE = re.compile(r'\{"id": ' + _STR + r', "run": -?(?:0|[1-9][0-9]{0,19}), "response": "')
 _REASONING_RE = re.compile(r'(?:, "model": ' + _STR + r')?, "reasoning": "')
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode   # what json.dumps(x, ensure_ascii=False) is
 _scanstring = json.decoder.scanstring
@@ -292,17 +307,37 @@ def parse_verbatim(line: str) -> tuple[Any, Mapping[str, tuple[str, str]]]:
     holds them as json.dumps writes them (verbatim_string) and in the layout general365
     writes (id, run, response first), {field: (text, JSON text)} for `dumps`. For a line
     already strictly checked (iter_jsonl): the strings are read by json's own scanner."""
+    return _split_long_strings(line, json.loads, _scanstring)
+
+
+def parse_strict_verbatim(text: str, *, path: str | None = None, line: int | None = None
+                          ) -> tuple[Any, Mapping[str, tuple[str, str]]]:
+    """parse(text), with its checks and errors, and the long strings as parse_verbatim
+    gives them: for a reader that checks and grades each line in one read
+    (iter_jsonl(reader=parse_strict_verbatim))."""
+    where: dict[str, Any] = {"path": path, "line": line}
+    value, kept = _split_long_strings(
+        text, lambda small: _decode(_EXACT.decode, small, where),
+        lambda s, start: _decode(_scanstring, s, where, "one JSON object a line", start))
+    # Checked whole, the long strings back in place: the checks parse(text) makes, in the
+    # same order (a string's own errors were raised as it was scanned, as in parse).
+    return _checked(value, where), kept
+
+
+def _split_long_strings(line: str, loads: Callable[[str], Any],
+                        scan: Callable[[str, int], tuple[str, int]]
+                        ) -> tuple[Any, Mapping[str, tuple[str, str]]]:
     m = _HEAD_RE.match(line)
     if m is None:
-        return json.loads(line), {}
+        return loads(line), {}
     found = []
     start = m.end()
-    text, end = _scanstring(line, start)
+    text, end = scan(line, start)
     found.append(("response", text, start, end))
     m = _REASONING_RE.match(line, end)
     if m is not None:
         start = m.end()
-        text, end = _scanstring(line, start)
+        text, end = scan(line, start)
         found.append(("reasoning", text, start, end))
     # The line with those strings emptied ("response": ""), parsed as usual: small.
     pieces, at = [], 0
@@ -310,7 +345,7 @@ def parse_verbatim(line: str) -> tuple[Any, Mapping[str, tuple[str, str]]]:
         pieces.append(line[at:start])
         at = end - 1
     pieces.append(line[at:])
-    value = json.loads("".join(pieces))
+    value = loads("".join(pieces))
     kept = {}
     for key, text, start, end in found:
         value[key] = text            # the key keeps its place in the object

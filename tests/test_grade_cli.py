@@ -122,6 +122,35 @@ def test_bad_line_is_one_error_and_nothing_is_written(tmp_path, capsys, bad_line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.jsonl", "r.jsonl"]
 
 
+def test_the_rule_policy_reads_the_file_once_and_a_late_bad_line_still_leaves_nothing(
+        tmp_path, capsys, monkeypatch):
+    # No judge, nothing paid for: each line is checked and graded from one read (no second
+    # pass), and a bad line found after grading began still writes nothing, not even the
+    # folders --out named.
+    import general365.grading.files as files
+
+    def second_pass(*a, **k):
+        raise AssertionError("the rule policy read the file a second time")
+
+    monkeypatch.setattr(files, "iter_same_lines", second_pass)
+    rows = [{"id": f"r{i}", "run": 0, "response": f"<think>x</think> \\boxed{{{i}}}",
+             "answer": str(i), "answer_type": "number"} for i in range(2500)]
+    src = write_jsonl(tmp_path / "r.jsonl", rows)
+    out = tmp_path / "new" / "deeper" / "g.jsonl"
+    assert main(["grade", str(src), "--policy", "rule", "--out", str(out)]) == 0
+    assert [r["status"] for r in read_jsonl(out)] == ["correct"] * 2500
+    assert "graded 2500 responses" in capsys.readouterr().out
+
+    bad = write_jsonl(tmp_path / "bad.jsonl", rows, ['{"id": "late", "run": 0}'])
+    out = tmp_path / "other" / "g.jsonl"
+    assert main(["grade", str(bad), "--policy", "rule", "--out", str(out),
+                 "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        f"general365 grade: error: {bad}:2501, id 'late', field 'response': missing field"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl", "new", "r.jsonl"]
+
+
 def test_unknown_id_with_a_dataset(tmp_path, capsys):
     src = write_jsonl(tmp_path / "r.jsonl", [{"id": "no-such-problem", "run": 0, "response": "1"}])
     rc = main(["grade", str(src), "--dataset", "sample", "--policy", "rule", "--out", str(tmp_path / "g.jsonl")])

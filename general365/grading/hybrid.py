@@ -66,6 +66,7 @@ class HybridGrader:
         check_timeout(timeout)
         check_workers(workers)
         self.judge, self.workers, self.timeout = judge, workers, timeout
+        self.uses_judge = self.policy != "rule"   # grade_file: one read of the file if not
         self.golds = GoldCache()
         self.pairing = make_pairing(problem_lookup(problems), self.golds, dataset)
         # A file with number or interval answers almost always has some that only
@@ -128,11 +129,7 @@ def grade_iter(responses: Iterable, problems=None, *, policy: str | None = None,
     if pairing is None:
         pairing = make_pairing(problem_lookup(problems), golds)
     bar = None
-    if progress:
-        from tqdm import tqdm
-
-        total = len(responses) if hasattr(responses, "__len__") else None
-        bar = tqdm(total=total, unit="resp", desc="grading", file=sys.stderr, dynamic_ncols=True)
+    total = len(responses) if hasattr(responses, "__len__") else None
     # Two chunks in flight: while the pool grades one chunk's math-verify answers (on a
     # helper thread that only waits on the workers' pipes; math-verify itself runs in the
     # worker processes), this thread extracts and fast-grades the next chunk. So the pool's
@@ -143,6 +140,14 @@ def grade_iter(responses: Iterable, problems=None, *, policy: str | None = None,
         pending, carried = None, {}
         while True:
             chunk = list(islice(rows, chunk_size))
+            if progress and bar is None:
+                # Drawn once the first chunk is read (and so checked, where the reading
+                # checks, as grade_file's single read does): a bad line there is then one
+                # error line, not a bar and an error.
+                from tqdm import tqdm
+
+                bar = tqdm(total=total, unit="resp", desc="grading", file=sys.stderr,
+                           dynamic_ncols=True)
             current = None
             if chunk:
                 work = _Chunk(chunk, golds, policy)
@@ -165,6 +170,10 @@ def grade_iter(responses: Iterable, problems=None, *, policy: str | None = None,
             if current is None:
                 return
             pending = current
+    except BaseException:
+        if bar is not None:
+            bar.leave = False   # stopped by an error: the error, not a half bar, stays
+        raise
     finally:
         helper.shutdown(wait=True)
         if bar is not None:
