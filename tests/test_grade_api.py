@@ -259,6 +259,48 @@ def test_identical_plain_answers_are_compared_once(monkeypatch):
     assert sorted(calls) == ["12", "13", "[2,5)"]
 
 
+def test_chunks_are_read_ahead_while_the_pool_lags_and_come_out_in_order():
+    # The pool's first answers can take seconds (its server starting): meanwhile the
+    # grader reads and fast-grades up to MAX_IN_FLIGHT chunks, never more, and the verdicts
+    # still come out in input order.
+    import threading
+    import time
+
+    from general365.grading.hybrid import MAX_IN_FLIGHT
+    from general365.grading.pool import RulePool
+
+    gate, read = threading.Event(), []
+
+    class LaggingPool(RulePool):   # a real pool whose answers wait for the gate
+        def map(self, tasks, timeout=5.0):
+            gate.wait(120)
+            return super().map(tasks, timeout)
+
+    def stream():
+        for i in range(40):
+            read.append(i)
+            yield resp("n1", r"\boxed{\sqrt{144}}" if i % 5 == 0 else rf"\boxed{{{10 + i % 3}}}",
+                       run=i)
+
+    with LaggingPool(1) as pool:
+        out: list = []
+        worker = threading.Thread(target=lambda: out.extend(
+            grade_iter(stream(), PROBLEMS, policy="rule", pool=pool, chunk_size=5)))
+        worker.start()
+        deadline = time.monotonic() + 60
+        while len(read) < MAX_IN_FLIGHT * 5 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)
+        assert len(read) == MAX_IN_FLIGHT * 5 and not out   # read ahead, then it waits
+        gate.set()
+        worker.join(120)
+        assert [g.response.run for g in out] == list(range(40))
+        assert [g.verdict.status for g in out] == [
+            Status.CORRECT if i % 5 == 0 or i % 3 == 2 else Status.INCORRECT
+            for i in range(40)]
+        assert pool.graded == 1   # the shared answer went to math-verify once
+
+
 def test_no_policy_named_is_rule_without_a_judge_as_in_the_design_example():
     # DESIGN.md: `general365.grade(responses, problems, judge=None)` must just work.
     import general365

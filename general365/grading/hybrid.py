@@ -15,6 +15,7 @@ gets the chunk's judged rows in one batch. Verdicts come out in input order.
 from __future__ import annotations
 
 import sys
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from itertools import islice
 from typing import Any, Iterable, Iterator, Mapping
@@ -31,6 +32,7 @@ from .rule import RuleResult, grade_fast
 
 POLICIES = ("paper", "cascade", "rule")
 CHUNK_SIZE = 1000
+MAX_IN_FLIGHT = 4   # chunks read ahead while the oldest waits for the pool (see grade_iter)
 _EXTRACTED_MAX = 1000  # judged rows with no candidate record the start of their region
 
 
@@ -117,7 +119,8 @@ def grade_iter(responses: Iterable, problems=None, *, policy: str | None = None,
                golds: GoldCache | None = None, pairing: Pairing | None = None,
                checked: bool = False) -> Iterator[Graded]:
     """Grade a stream of responses chunk by chunk, yielding `Graded` rows in input order.
-    Holds at most two chunks at a time, so a file of any length grades in flat memory.
+    Holds at most MAX_IN_FLIGHT chunks at a time (two, unless the pool lags), so a file of
+    any length grades in flat memory.
 
     Every response is checked as it is paired with its problem (pairing.py); `checked=True`
     says a first pass over the same rows with the same `pairing` already did that."""
@@ -130,46 +133,53 @@ def grade_iter(responses: Iterable, problems=None, *, policy: str | None = None,
         pairing = make_pairing(problem_lookup(problems), golds)
     bar = None
     total = len(responses) if hasattr(responses, "__len__") else None
-    # Two chunks in flight: while the pool grades one chunk's math-verify answers (on a
-    # helper thread that only waits on the workers' pipes; math-verify itself runs in the
-    # worker processes), this thread extracts and fast-grades the next chunk. So the pool's
-    # start and its work overlap with the cheap part.
+    # Chunks in flight: while the pool grades one chunk's math-verify answers (on a helper
+    # thread that only waits on the workers' pipes; math-verify itself runs in the worker
+    # processes), this thread reads, extracts and fast-grades the next. Two normally; up to
+    # MAX_IN_FLIGHT while the oldest still waits for the pool (its server's start: seconds,
+    # on a busy machine more), so the start overlaps the cheap part instead of stalling it.
     helper = ThreadPoolExecutor(1, thread_name_prefix="general365-pool")
     try:
         rows = _resolve(responses, pairing, path, checked)
-        pending, carried = None, {}
-        while True:
-            chunk = list(islice(rows, chunk_size))
-            if progress and bar is None:
-                # Drawn once the first chunk is read (and so checked, where the reading
-                # checks, as grade_file's single read does): a bad line there is then one
-                # error line, not a bar and an error.
-                from tqdm import tqdm
+        window: deque = deque()   # (chunk, work, unique tasks, future), oldest first
+        verdicts: dict[RuleTask, RuleResult] = {}   # the pool's, for the window's chunks
+        more = True
+        while more or window:
+            if more and (len(window) < 2 or (len(window) < MAX_IN_FLIGHT
+                                             and not _ready(window[0]))):
+                chunk = list(islice(rows, chunk_size))
+                if progress and bar is None:
+                    # Drawn once the first chunk is read (and so checked, where the reading
+                    # checks, as grade_file's single read does): a bad line there is then
+                    # one error line, not a bar and an error.
+                    from tqdm import tqdm
 
-                bar = tqdm(total=total, unit="resp", desc="grading", file=sys.stderr,
-                           dynamic_ncols=True)
-            current = None
-            if chunk:
+                    bar = tqdm(total=total, unit="resp", desc="grading", file=sys.stderr,
+                               dynamic_ncols=True)
+                if not chunk:
+                    more = False
+                    continue
                 work = _Chunk(chunk, golds, policy)
                 # Each distinct (gold, candidate) goes to the pool once: many responses to
-                # one problem give the same answer (those in flight for the previous chunk
-                # are carried over from it).
-                in_flight = set(pending[2]) if pending is not None else set()
+                # one problem give the same answer (those already sent for a chunk in the
+                # window are taken from its results).
+                sent = {t for w in window for t in w[2]}
                 unique = [t for t in dict.fromkeys(t for _, t in work.rule_tasks)
-                          if t not in in_flight]
+                          if t not in sent]
                 future = None
                 if unique:
                     p = pool if pool is not None else shared_pool(workers)
                     future = helper.submit(p.map, unique, timeout)
-                current = (chunk, work, unique, future)
-            if pending is not None:
-                graded, carried = _finish(pending, carried, golds, judge)
-                yield from graded
-                if bar is not None:
-                    bar.update(len(graded))
-            if current is None:
-                return
-            pending = current
+                window.append((chunk, work, unique, future))
+                continue
+            graded = _finish(window.popleft(), verdicts, golds, judge)
+            # Keep only the verdicts a chunk still in the window may need.
+            needed = {t for w in window for _, t in w[1].rule_tasks}
+            for t in [t for t in verdicts if t not in needed]:
+                del verdicts[t]
+            yield from graded
+            if bar is not None:
+                bar.update(len(graded))
     except BaseException:
         if bar is not None:
             bar.leave = False   # stopped by an error: the error, not a half bar, stays
@@ -180,18 +190,24 @@ def grade_iter(responses: Iterable, problems=None, *, policy: str | None = None,
             bar.close()
 
 
-def _finish(pending, carried: dict, golds: "GoldCache", judge) -> tuple[list[Graded], dict]:
-    """One chunk's verdicts completed (pool results, then the judge); also returns the
-    pool's results, which the next chunk may be waiting on."""
-    chunk, work, unique, future = pending
-    found = dict(zip(unique, future.result())) if future is not None else {}
-    if work.rule_tasks:
+def _ready(entry) -> bool:
+    future = entry[3]
+    return future is None or future.done()
+
+
+def _finish(entry, verdicts: dict, golds: "GoldCache", judge) -> list[Graded]:
+    """One chunk's verdicts completed (pool results, then the judge). Its pool results go
+    into `verdicts`, where the chunks after it find the answers they share with it."""
+    chunk, work, unique, future = entry
+    if future is not None:
+        found = dict(zip(unique, future.result()))
         golds.remember(found)
-        work.finish_rule([found.get(t) or carried[t] for _, t in work.rule_tasks])
+        verdicts.update(found)
+    if work.rule_tasks:
+        work.finish_rule([verdicts[t] for _, t in work.rule_tasks])
     if work.judge_rows:
         work.finish_judge(judge)
-    graded = [Graded(resp, verdict, prob) for (resp, prob), verdict in zip(chunk, work.verdicts)]
-    return graded, found
+    return [Graded(resp, verdict, prob) for (resp, prob), verdict in zip(chunk, work.verdicts)]
 
 
 # --- inputs -------------------------------------------------------------------------
