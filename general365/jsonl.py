@@ -295,8 +295,12 @@ def verbatim_string(token: str, text: str) -> bool:
     lengthens it by five (eleven for a surrogate pair) and holds one (two). So the backslash
     counts explain the extra length exactly when there is no \\uXXXX; then a missing \\/
     leaves only json.dumps' own spellings. (A control character that json.dumps itself
-    writes as \\u00XX gives False too: only the fast way is lost, it is rare.) Three scans
-    at C speed, no encoding."""
+    writes as \\u00XX gives False too: only the fast way is lost, it is rare.) At most
+    three scans at C speed, no encoding; mostly two."""
+    if "\\u" not in token and "\\/" not in token:
+        # Neither spelling can be there (each contains its pair of characters); a \\\\
+        # before u or / (LaTeX's \\underline) only sends the token to the count below.
+        return True
     extra = len(token) - 2 - len(text)
     return (token.count("\\") - text.count("\\") == extra
             and "\\/" not in token)
