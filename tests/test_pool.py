@@ -233,3 +233,31 @@ def test_the_file_grader_prewarms_the_pool_at_its_first_number_or_interval_probl
         assert pool.server_pid is not None
     finally:
         pool.close()
+
+
+def test_interval_machinery_is_warmed_on_the_first_interval_item_and_only_then():
+    # The server warms what number answers need as it starts; sympy's set machinery only
+    # once an interval item comes, and the workers forked before that are swapped for
+    # warm ones (not counted as replaced: nothing failed).
+    with RulePool(2) as p:
+        assert p.map([RuleTask(GOLD, r"\sqrt{144}")], timeout=60)[0].status is Status.CORRECT
+        assert p._server.warmed == set()
+        numbers_only = set(p.pids())
+        res = p.map([RuleTask(INTERVAL, r"2\le x<5"), RuleTask(INTERVAL, r"2< x\le 5"),
+                     RuleTask(GOLD, r"\sqrt{145}")], timeout=60)
+        assert [r.status for r in res] == [Status.CORRECT, Status.INCORRECT, Status.INCORRECT]
+        assert p._server.warmed == {"interval"} and p.replaced == 0
+        warm = set(p.pids())
+        assert len(warm) == 2 and not warm & numbers_only
+        for pid in numbers_only:
+            assert _gone(pid)
+        p.map([RuleTask(INTERVAL, r"[2,5)")], timeout=60)
+        assert set(p.pids()) == warm             # warm once: no more swaps
+        # A server started again (the old one killed) is warmed before its first fork.
+        server = p.server_pid
+        os.kill(server, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while not all(_gone(pid) for pid in warm) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert p.map([RuleTask(GOLD, r"\sqrt{144}")], timeout=60)[0].status is Status.CORRECT
+        assert p.server_pid != server and p._server.warmed == {"interval"}
