@@ -10,20 +10,25 @@ thousands separators, units, `\\dfrac`, a reordered union, an inequality), a wro
 forms only math-verify reads (`\\sqrt`, products), a cut-off thinking block, no answer.
 
 - ours:  `python -m general365 grade FILE --out G --policy rule` in a fresh process: the
-         interpreter, the imports, the pool's start, both passes over the file, the write;
+         interpreter, the imports, the pool's start, the reading (one pass under the rule
+         policy; two before), the grading, the write;
 - plain: what OpenCompass and AMO-Bench do: for each line json.loads, math_verify.parse of
          the gold (once per gold) and of the whole response, verify(gold, pred). Timed in
          its loop only (its interpreter start and imports are left out, which favours it),
          on every `--plain-every`th row of the same file (the same mix), as a rate.
 
-Prints us/row for both, wall time and CPU time (of every process: on a shared machine
-the CPU time is the steadier figure), the ratios, and ours' start-up alone (the same
-command on a one-row file). `--compare TREE` times another checkout interleaved with this
-one. `--profile` also runs the command in this process under cProfile and prints the top
+Each round times every side once, back to back, so a round's ratios compare runs under
+the same load (the machine may be shared). Prints us/row per round: wall time (what a user
+waits), CPU time of every process, and CPU time of the command's own process (its
+critical path when a core is free for the pool's server, which starts beside it); the
+ratios; ours' start-up alone (the same command on a one-row file); the median ratios.
+`--compare TREE` times another checkout the same way (e.g. the commit before:
+`git archive COMMIT | tar -x -C TREE`) and checks that both write the same graded file.
+`--profile` also runs the command in this process under cProfile and prints the top
 entries.
 
     .venv/bin/python benchmarks/grade_cli.py [--n 3000] [--workers N] [--plain-every 5]
-                                             [--repeat 3] [--profile]
+                                             [--repeat 3] [--compare TREE] [--profile]
 """
 
 from __future__ import annotations
