@@ -359,16 +359,18 @@ def _split_long_strings(line: str, loads: Callable[[str], Any],
     return value, kept
 
 
-def dumps(value: dict, verbatim: Mapping[str, tuple[str, str]] | None = None) -> str:
-    """json.dumps(value, ensure_ascii=False), character for character, taking the JSON
-    text of the fields in `verbatim` ({field: (text, JSON text)}, from parse_verbatim) as
-    it is where value[field] is still that very text. (json.dumps writes an object as `{`,
-    its items joined by `, `, `}`: so the object can be written in runs of items.)"""
+def dumps(value: dict, verbatim: Mapping[str, tuple[str, str]] | None = None,
+          end: str = "") -> str:
+    """json.dumps(value, ensure_ascii=False) + end, character for character, taking the
+    JSON text of the fields in `verbatim` ({field: (text, JSON text)}, from
+    parse_verbatim) as it is where value[field] is still that very text. (json.dumps writes
+    an object as `{`, its items joined by `, `, `}`: so the object can be written in runs
+    of items. The long texts are copied once, into the result.)"""
     use = {k: token for k, (text, token) in verbatim.items()
            if value.get(k) is text} if verbatim else None
     if not use:
-        return _ENCODE(value)
-    parts: list[str] = []
+        return _ENCODE(value) + end
+    pieces: list[str] = ["{"]
     run: dict = {}
     for k, v in value.items():
         token = use.get(k)
@@ -376,9 +378,12 @@ def dumps(value: dict, verbatim: Mapping[str, tuple[str, str]] | None = None) ->
             run[k] = v
             continue
         if run:
-            parts.append(_ENCODE(run)[1:-1])
+            pieces += (_ENCODE(run)[1:-1], ", ")
             run = {}
-        parts.append(f"{_ENCODE(k)}: {token}")
+        pieces += (_ENCODE(k), ": ", token, ", ")
     if run:
-        parts.append(_ENCODE(run)[1:-1])
-    return "{" + ", ".join(parts) + "}"
+        pieces.append(_ENCODE(run)[1:-1])
+    else:
+        pieces.pop()   # the last ", "
+    pieces.append("}" + end)
+    return "".join(pieces)

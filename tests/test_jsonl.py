@@ -137,3 +137,16 @@ def test_the_strict_verbatim_reader_checks_exactly_as_parse_does():
             at = rng.randint(0, len(line))
             line = line[:at] + rng.choice(breaks) + line[at:]
         assert outcome(parse, line) == outcome(parse_strict_verbatim, line), line
+
+
+@pytest.mark.parametrize("row", [
+    {"id": "x", "run": 0, "response": "last \\ field"},
+    {"id": "x", "run": 0, "response": "r", "model": "m", "reasoning": "also \"last\""},
+    {"id": "x", "run": 0, "response": "r", "reasoning": "r2", "note": {"a": [1, 2.5, None]}},
+])
+def test_dumps_with_verbatim_fields_first_middle_or_last(row):
+    from general365.jsonl import dumps, parse_verbatim
+
+    value, verbatim = parse_verbatim(json.dumps(row, ensure_ascii=False))
+    assert set(verbatim) == {k for k in ("response", "reasoning") if k in row}
+    assert dumps(value, verbatim, end="\n") == json.dumps(row, ensure_ascii=False) + "\n"

@@ -111,7 +111,7 @@ def grade_file(responses: str, out: str, grader: Any, *, progress: bool = False)
         rows = _Sized(stream(), count) if count is not None else stream()
         for g in grader.grade(rows, path=responses, checked=True, progress=progress):
             strings = verbatim.pop((g.response.id, g.response.run), None)
-            writer.write(dumps(g.to_dict(), strings) + "\n")
+            writer.write(dumps(g.to_dict(), strings, end="\n"))
             summary.add(g)
             graded += 1
         if graded == 0:
