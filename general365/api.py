@@ -103,8 +103,8 @@ def grade_file(responses: str, out: str, *, benchmark: str | Benchmark | None = 
     the gold each response carries inline. `judge`: a general365.grading.judge.Judge (for
     the policies that need one: paper, cascade). `timeout`: seconds per rule-graded answer
     in the grading pool (default: the benchmark's, 5 for General365, 30 for CFE-Bench).
-    Every line is checked before any is graded or any judge call is paid for; `out` is
-    replaced whole at the end."""
+    Every line is checked before any judge call is paid for, and a bad line stops the grade
+    with nothing written; `out` is replaced whole at the end."""
     check_out_file(out)
     bench = get_benchmark(benchmark if benchmark is not None else _benchmark_of(responses))
     if timeout is None:
@@ -223,6 +223,7 @@ class _Stamped:
     def __init__(self, grader: Any, name: str):
         self._grader, self._name = grader, name
         self.pairing, self.policy = grader.pairing, grader.policy
+        self.uses_judge = getattr(grader, "uses_judge", True)
 
     def grade(self, responses, **kwargs):
         for g in self._grader.grade(responses, **kwargs):

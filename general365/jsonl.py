@@ -21,15 +21,24 @@ key tokens in the text, to parse without the hook, measured slower than the hook
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from array import array
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 from .errors import DataError
 
 # Deep enough for any record general365 reads (a few levels) with a wide margin; shallow
 # enough that writing the value back out can never reach Python's recursion limit.
 MAX_DEPTH = 100
+
+# Lines are read through a larger buffer than the default 8 KiB, with which a line of a
+# reasoning model's output (tens of kilobytes) is put together from several reads and joins
+# (six times slower, measured on 20,000-character lines). Not much larger: the second pass
+# (iter_same_lines) checks each line against the first pass as it reads it, so it should
+# not read far ahead of the grading: a rewrite of the file during the grade is then caught.
+READ_BUFFER = 1 << 16
+
 
 class NotJSON(DataError):
     """Not JSON at all (a syntax error), as opposed to JSON that breaks a strict rule."""
@@ -99,8 +108,15 @@ def parse(text: str, *, path: str | None = None, line: int | None = None,
           expected: str = "one JSON object a line") -> Any:
     """The JSON value of `text`, strictly (see the module's doc); a DataError otherwise."""
     where: dict[str, Any] = {"path": path, "line": line}
+    return _checked(_decode(_EXACT.decode, text, where, expected), where)
+
+
+def _decode(decode: Callable[..., Any], text: str, where: dict[str, Any],
+            expected: str = "one JSON object a line", *args: Any) -> Any:
+    """decode(text, *args), its errors as DataErrors (the strict decoder's and the string
+    scanner's)."""
     try:
-        value = _EXACT.decode(text)
+        return decode(text, *args)
     except json.JSONDecodeError as exc:
         raise NotJSON(f"not valid JSON ({exc.msg})", expected=expected, **where) from None
     except _DuplicateKey as exc:
@@ -113,6 +129,10 @@ def parse(text: str, *, path: str | None = None, line: int | None = None,
     except ValueError:   # CPython's limit on integer digits (not a JSONDecodeError)
         raise DataError("an integer of more than 4300 digits",
                         expected="numbers of a sensible size", **where) from None
+
+
+def _checked(value: Any, where: dict[str, Any]) -> Any:
+    """`value`, once no container in it is too deep and no string holds a lone surrogate."""
     t = type(value)
     if t is dict or t is list:
         bad = _check(value)
@@ -145,7 +165,8 @@ class Fingerprint:
 
 
 def iter_jsonl(path: str, *, errors: list[DataError] | None = None,
-               fingerprint: Fingerprint | None = None) -> Iterator[tuple[int, Any]]:
+               fingerprint: Fingerprint | None = None,
+               reader: Callable[..., Any] = parse) -> Iterator[tuple[int, Any]]:
     """(line number, parsed value) for each non-blank line of `path`.
 
     A line that is not UTF-8 or not (strict) JSON raises a DataError naming the file and
@@ -153,10 +174,11 @@ def iter_jsonl(path: str, *, errors: list[DataError] | None = None,
     every bad line of a file at once). Lines are decoded one by one, so a bad byte is
     reported on its own line (a text-mode reader decodes ahead, in blocks, and would blame
     an earlier one). With `fingerprint`, the CRC-32 of each raw line, blank lines included,
-    is recorded in it: `iter_same_lines` later rereads exactly these lines.
+    is recorded in it: `iter_same_lines` later rereads exactly these lines. `reader`:
+    parse, or parse_strict_verbatim (the same checks, and the value's long strings).
     """
     crcs = fingerprint.crcs if fingerprint is not None else None
-    with open(path, "rb") as f:
+    with open(path, "rb", buffering=READ_BUFFER) as f:
         for n, raw in enumerate(f, start=1):
             if crcs is not None:
                 crcs.append(zlib.crc32(raw))
@@ -169,7 +191,7 @@ def iter_jsonl(path: str, *, errors: list[DataError] | None = None,
                 if not text.strip():
                     continue
                 try:
-                    value = parse(text, path=path, line=n)
+                    value = reader(text, path=path, line=n)
                 except DataError as exc:
                     err = exc
                 else:
@@ -202,7 +224,8 @@ class FileChanged(DataError):
     """The file is not what an earlier pass read (see iter_same_lines)."""
 
 
-def iter_same_lines(path: str, fingerprint: Fingerprint) -> Iterator[tuple[int, Any]]:
+def iter_same_lines(path: str, fingerprint: Fingerprint,
+                    decode: Callable[[str], Any] = json.loads) -> Iterator[tuple[int, Any]]:
     """The lines an earlier `iter_jsonl(path, fingerprint=...)` read, read again, each
     checked against that pass's CRC before it is parsed: a line that differs, or a file now
     shorter, raises FileChanged at that line, so nothing from a changed line is ever used.
@@ -210,11 +233,12 @@ def iter_same_lines(path: str, fingerprint: Fingerprint) -> Iterator[tuple[int, 
     then says so.
 
     The check is what keeps this cheap: the line was already strictly parsed and checked
-    by the first pass, so here the plain parser suffices."""
+    by the first pass, so here the plain parser suffices (`decode`: json.loads, or
+    parse_verbatim)."""
     crcs = fingerprint.crcs
     last = len(crcs)
     n = 0
-    with open(path, "rb") as f:
+    with open(path, "rb", buffering=READ_BUFFER) as f:
         for n, raw in enumerate(f, start=1):
             if n > last:
                 fingerprint.grew = True
@@ -231,10 +255,135 @@ def iter_same_lines(path: str, fingerprint: Fingerprint) -> Iterator[tuple[int, 
                                       expected=_UNCHANGED)
             text = raw.decode("utf-8")
             if text.strip():
-                yield n, json.loads(text)
+                yield n, decode(text)
     if n < last:
         raise FileChanged("the file changed while it was being read (it is now shorter)",
                           path=path, line=n + 1, expected=_UNCHANGED)
 
 
 _UNCHANGED = "a file that nothing rewrites while it is read (appending is fine)"
+
+
+# --- long strings passed through verbatim ---------------------------------------------
+#
+# A reasoning model's response is tens of thousands of characters, most of a responses.jsonl
+# line. Grading reads it (json.loads) and writes it back unchanged into the graded row
+# (json.dumps), and the writing costs more than the reading. Where the line holds the string
+# exactly as json.dumps(..., ensure_ascii=False) writes it, the writer reuses the line's own
+# JSON text for it instead: the same bytes, without encoding them again.
+
+# A JSON string as the JSON grammar has it (valid escapes, no raw control character), so
+# that a head it matches is valid JSON: any error in the line lies after it.
+_STR = r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4}){0,512}"'
+# The layout general365 writes its rows in (Response.to_dict, json.dumps' separators):
+# id, run and response first; then model and reasoning, when present.
+_HEAD_RE = re.compile(r'\{"id": ' + _STR + r', "run": -?(?:0|[1-9][0-9]{0,19}), "response": "')
+_REASONING_RE = re.compile(r'(?:, "model": ' + _STR + r')?, "reasoning": "')
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode   # what json.dumps(x, ensure_ascii=False) is
+_scanstring = json.decoder.scanstring
+
+
+def verbatim_string(token: str, text: str) -> bool:
+    """True when `token`, a JSON string literal (quotes included) that decodes to `text`,
+    is exactly json.dumps(text, ensure_ascii=False); False when it may not be.
+
+    json.dumps writes every character as itself except `"`, `\\` and the control
+    characters: \\" \\\\ \\b \\f \\n \\r \\t, else \\u00XX. A token decodes to the same
+    text with other spellings only through \\uXXXX escapes and \\/. The \\uXXXX escapes show
+    in the lengths: a 2-character escape lengthens the token by one character and holds
+    one backslash more than the text does (\\\\ holds two, its text one), a \\uXXXX
+    lengthens it by five (eleven for a surrogate pair) and holds one (two). So the backslash
+    counts explain the extra length exactly when there is no \\uXXXX; then a missing \\/
+    leaves only json.dumps' own spellings. (A control character that json.dumps itself
+    writes as \\u00XX gives False too: only the fast way is lost, it is rare.) At most
+    three scans at C speed, no encoding; mostly two."""
+    if "\\u" not in token and "\\/" not in token:
+        # Neither spelling can be there (each contains its pair of characters); a \\\\
+        # before u or / (LaTeX's \\underline) only sends the token to the count below.
+        return True
+    extra = len(token) - 2 - len(text)
+    return (token.count("\\") - text.count("\\") == extra
+            and "\\/" not in token)
+
+
+def parse_verbatim(line: str) -> tuple[Any, Mapping[str, tuple[str, str]]]:
+    """json.loads(line), and for its `response` and `reasoning` strings, where the line
+    holds them as json.dumps writes them (verbatim_string) and in the layout general365
+    writes (id, run, response first), {field: (text, JSON text)} for `dumps`. For a line
+    already strictly checked (iter_jsonl): the strings are read by json's own scanner."""
+    return _split_long_strings(line, json.loads, _scanstring)
+
+
+def parse_strict_verbatim(text: str, *, path: str | None = None, line: int | None = None
+                          ) -> tuple[Any, Mapping[str, tuple[str, str]]]:
+    """parse(text), with its checks and errors, and the long strings as parse_verbatim
+    gives them: for a reader that checks and grades each line in one read
+    (iter_jsonl(reader=parse_strict_verbatim))."""
+    where: dict[str, Any] = {"path": path, "line": line}
+    value, kept = _split_long_strings(
+        text, lambda small: _decode(_EXACT.decode, small, where),
+        lambda s, start: _decode(_scanstring, s, where, "one JSON object a line", start))
+    # Checked whole, the long strings back in place: the checks parse(text) makes, in the
+    # same order (a string's own errors were raised as it was scanned, as in parse).
+    return _checked(value, where), kept
+
+
+def _split_long_strings(line: str, loads: Callable[[str], Any],
+                        scan: Callable[[str, int], tuple[str, int]]
+                        ) -> tuple[Any, Mapping[str, tuple[str, str]]]:
+    m = _HEAD_RE.match(line)
+    if m is None:
+        return loads(line), {}
+    found = []
+    start = m.end()
+    text, end = scan(line, start)
+    found.append(("response", text, start, end))
+    m = _REASONING_RE.match(line, end)
+    if m is not None:
+        start = m.end()
+        text, end = scan(line, start)
+        found.append(("reasoning", text, start, end))
+    # The line with those strings emptied ("response": ""), parsed as usual: small.
+    pieces, at = [], 0
+    for _, _, start, end in found:
+        pieces.append(line[at:start])
+        at = end - 1
+    pieces.append(line[at:])
+    value = loads("".join(pieces))
+    kept = {}
+    for key, text, start, end in found:
+        value[key] = text            # the key keeps its place in the object
+        token = line[start - 1:end]
+        if verbatim_string(token, text):
+            kept[key] = (text, token)
+    return value, kept
+
+
+def dumps(value: dict, verbatim: Mapping[str, tuple[str, str]] | None = None,
+          end: str = "") -> str:
+    """json.dumps(value, ensure_ascii=False) + end, character for character, taking the
+    JSON text of the fields in `verbatim` ({field: (text, JSON text)}, from
+    parse_verbatim) as it is where value[field] is still that very text. (json.dumps writes
+    an object as `{`, its items joined by `, `, `}`: so the object can be written in runs
+    of items. The long texts are copied once, into the result.)"""
+    use = {k: token for k, (text, token) in verbatim.items()
+           if value.get(k) is text} if verbatim else None
+    if not use:
+        return _ENCODE(value) + end
+    pieces: list[str] = ["{"]
+    run: dict = {}
+    for k, v in value.items():
+        token = use.get(k)
+        if token is None:
+            run[k] = v
+            continue
+        if run:
+            pieces += (_ENCODE(run)[1:-1], ", ")
+            run = {}
+        pieces += (_ENCODE(k), ": ", token, ", ")
+    if run:
+        pieces.append(_ENCODE(run)[1:-1])
+    else:
+        pieces.pop()   # the last ", "
+    pieces.append("}" + end)
+    return "".join(pieces)

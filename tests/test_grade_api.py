@@ -68,6 +68,23 @@ def test_inline_gold():
     assert v.status is Status.CORRECT and (v.id, v.run) == ("x", 1)
 
 
+def test_repeated_inline_golds_are_read_once_yet_every_row_is_checked():
+    # The runs of a problem carry the same inline gold (read once); a row whose gold differs
+    # only by type (float_round `true` vs 1) is still refused, and a row with another gold
+    # is graded against its own.
+    same = {"id": "x", "response": r"\boxed{2.7}", "answer": "2.67", "answer_type": "number",
+            "float_round": 1}
+    vs = general365.grade([dict(same, run=0), dict(same, run=1),
+                           dict(same, run=2, answer="2.66")], policy="rule")
+    assert [v.status for v in vs] == [Status.CORRECT, Status.CORRECT, Status.CORRECT]
+    vs = general365.grade([dict(same, run=0), dict(same, run=1, answer="3.5")], policy="rule")
+    assert [v.status for v in vs] == [Status.CORRECT, Status.INCORRECT]
+    with pytest.raises(DataError, match="float_round") as err:
+        general365.grade([dict(same, run=0), dict(same, run=1, float_round=True)],
+                         policy="rule")
+    assert err.value.field == "float_round"
+
+
 def test_unknown_id_is_one_data_error_naming_it():
     with pytest.raises(DataError) as err:
         general365.grade([resp("n1", "1"), resp("nope-9", "1")], PROBLEMS, policy="rule")
@@ -225,6 +242,63 @@ def test_identical_answers_go_to_math_verify_once():
         out = list(grade_iter(rs, PROBLEMS, policy="rule", pool=pool, chunk_size=5))
         assert [g.verdict.status for g in out] == [Status.CORRECT] * 20
         assert pool.graded == 1
+
+
+def test_identical_plain_answers_are_compared_once(monkeypatch):
+    import general365.grading.hybrid as hybrid
+
+    calls = []
+    real = hybrid.grade_fast
+    monkeypatch.setattr(hybrid, "grade_fast", lambda g, c: calls.append(c) or real(g, c))
+    rs = [resp("n1", r"\boxed{12}" if i % 3 else r"\boxed{13}", run=i) for i in range(30)]
+    rs += [resp("i1", r"\boxed{[2,5)}", run=i) for i in range(10)]
+    vs = general365.grade(rs, PROBLEMS, policy="rule", chunk_size=7)
+    assert [v.status for v in vs[:30]] == [Status.INCORRECT if i % 3 == 0 else Status.CORRECT
+                                           for i in range(30)]
+    assert all(v.correct for v in vs[30:])
+    assert sorted(calls) == ["12", "13", "[2,5)"]
+
+
+def test_chunks_are_read_ahead_while_the_pool_lags_and_come_out_in_order():
+    # The pool's first answers can take seconds (its server starting): meanwhile the
+    # grader reads and fast-grades up to MAX_IN_FLIGHT chunks, never more, and the verdicts
+    # still come out in input order.
+    import threading
+    import time
+
+    from general365.grading.hybrid import MAX_IN_FLIGHT
+    from general365.grading.pool import RulePool
+
+    gate, read = threading.Event(), []
+
+    class LaggingPool(RulePool):   # a real pool whose answers wait for the gate
+        def map(self, tasks, timeout=5.0):
+            gate.wait(120)
+            return super().map(tasks, timeout)
+
+    def stream():
+        for i in range(40):
+            read.append(i)
+            yield resp("n1", r"\boxed{\sqrt{144}}" if i % 5 == 0 else rf"\boxed{{{10 + i % 3}}}",
+                       run=i)
+
+    with LaggingPool(1) as pool:
+        out: list = []
+        worker = threading.Thread(target=lambda: out.extend(
+            grade_iter(stream(), PROBLEMS, policy="rule", pool=pool, chunk_size=5)))
+        worker.start()
+        deadline = time.monotonic() + 60
+        while len(read) < MAX_IN_FLIGHT * 5 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)
+        assert len(read) == MAX_IN_FLIGHT * 5 and not out   # read ahead, then it waits
+        gate.set()
+        worker.join(120)
+        assert [g.response.run for g in out] == list(range(40))
+        assert [g.verdict.status for g in out] == [
+            Status.CORRECT if i % 5 == 0 or i % 3 == 2 else Status.INCORRECT
+            for i in range(40)]
+        assert pool.graded == 1   # the shared answer went to math-verify once
 
 
 def test_no_policy_named_is_rule_without_a_judge_as_in_the_design_example():

@@ -55,6 +55,37 @@ def test_rule_policy_with_inline_gold(tmp_path, capsys):
     assert [p.name for p in out.parent.iterdir()] == ["graded.jsonl"]  # no temp file left
 
 
+def test_the_graded_file_is_the_same_however_the_responses_were_spelled(tmp_path, capsys):
+    # The grader writes long strings back as the line held them where that is exactly
+    # json.dumps' spelling (jsonl.parse_verbatim): a line spelled otherwise must still
+    # give the same graded bytes, each line json.dumps' own.
+    rows = [{"id": "q/1", "run": 0, "response": '<think>“x” \\frac{1}{2}\n\t"é"</think> '
+             'so \\boxed{12} / done 😀', "model": "m/1", "reasoning": "a \\ b\n中",
+             "answer": "12", "answer_type": "number", "note": "x/y"},
+            {"id": "q2", "run": 1, "response": "ctrl \x01 \\boxed{3}", "answer": "3",
+             "answer_type": "number"}]
+    spellings = {
+        "own": [json.dumps(r, ensure_ascii=False) for r in rows],
+        "ascii": [json.dumps(r) for r in rows],
+        "slashes": [json.dumps(r, ensure_ascii=False).replace("/", "\\/") for r in rows],
+        "compact": [json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in rows],
+    }
+    graded = {}
+    for name, lines in spellings.items():
+        src = tmp_path / f"{name}.jsonl"
+        src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        out = tmp_path / f"graded-{name}.jsonl"
+        assert main(["grade", str(src), "--out", str(out), "--policy", "rule",
+                     "--no-progress"]) == 0
+        graded[name] = out.read_bytes()
+    capsys.readouterr()
+    assert len(set(graded.values())) == 1
+    lines = graded["own"].decode("utf-8").splitlines()
+    assert [json.loads(ln)["status"] for ln in lines] == ["correct", "correct"]
+    for ln in lines:
+        assert ln == json.dumps(json.loads(ln), ensure_ascii=False)
+
+
 def test_dataset_sample(tmp_path, capsys):
     from general365.data.load import load_problems
 
@@ -89,6 +120,35 @@ def test_bad_line_is_one_error_and_nothing_is_written(tmp_path, capsys, bad_line
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert out.read_text() == "previous\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.jsonl", "r.jsonl"]
+
+
+def test_the_rule_policy_reads_the_file_once_and_a_late_bad_line_still_leaves_nothing(
+        tmp_path, capsys, monkeypatch):
+    # No judge, nothing paid for: each line is checked and graded from one read (no second
+    # pass), and a bad line found after grading began still writes nothing, not even the
+    # folders --out named.
+    import general365.grading.files as files
+
+    def second_pass(*a, **k):
+        raise AssertionError("the rule policy read the file a second time")
+
+    monkeypatch.setattr(files, "iter_same_lines", second_pass)
+    rows = [{"id": f"r{i}", "run": 0, "response": f"<think>x</think> \\boxed{{{i}}}",
+             "answer": str(i), "answer_type": "number"} for i in range(2500)]
+    src = write_jsonl(tmp_path / "r.jsonl", rows)
+    out = tmp_path / "new" / "deeper" / "g.jsonl"
+    assert main(["grade", str(src), "--policy", "rule", "--out", str(out)]) == 0
+    assert [r["status"] for r in read_jsonl(out)] == ["correct"] * 2500
+    assert "graded 2500 responses" in capsys.readouterr().out
+
+    bad = write_jsonl(tmp_path / "bad.jsonl", rows, ['{"id": "late", "run": 0}'])
+    out = tmp_path / "other" / "g.jsonl"
+    assert main(["grade", str(bad), "--policy", "rule", "--out", str(out),
+                 "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        f"general365 grade: error: {bad}:2501, id 'late', field 'response': missing field"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl", "new", "r.jsonl"]
 
 
 def test_unknown_id_with_a_dataset(tmp_path, capsys):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from general365.markers import REASONING_MARKERS, split_reasoning
+from general365.markers import REASONING_MARKERS, final_part, split_reasoning
 
 
 @pytest.mark.parametrize("open_, close", REASONING_MARKERS)
@@ -31,3 +31,42 @@ def test_a_block_reopened_and_never_closed_has_no_final_answer():
 
 def test_no_marker():
     assert split_reasoning("just \\boxed{3}") == (None, "just \\boxed{3}", True)
+
+
+def _regex_split(text):
+    """The definition split_reasoning implements (a regex alternation of the markers),
+    kept here to check the faster string searches against."""
+    import re
+
+    close_re = re.compile("|".join(re.escape(c) for _, c in REASONING_MARKERS))
+    open_re = re.compile("|".join(re.escape(o) for o, _ in REASONING_MARKERS))
+    last = None
+    for m in close_re.finditer(text):
+        last = m
+    if last is not None:
+        head = text[: last.start()]
+        opened = open_re.search(head)
+        reasoning = head[opened.end():] if opened else head
+        tail = text[last.end():]
+        reopened = open_re.search(tail)
+        if reopened is not None:
+            return (reasoning.strip() + "\n" + tail[reopened.end():].strip()).strip(), "", False
+        return reasoning.strip(), tail, True
+    opened = open_re.search(text)
+    if opened is not None:
+        return text[opened.end():].strip(), "", False
+    return None, text, True
+
+
+def test_string_search_agrees_with_the_regex_definition_on_random_texts():
+    import random
+
+    rng = random.Random(7)
+    pieces = [m for pair in REASONING_MARKERS for m in pair] + [
+        "<", ">", "</", "think", "<think", "</think", "x", " ", "\n", "\\boxed{3}", "◁", "▷",
+        "<|end_of_thought", "|>", "seed:", "ing>"]
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        assert split_reasoning(text) == _regex_split(text), text
+        _, final, closed = _regex_split(text)
+        assert final_part(text) == (final if closed else None), text

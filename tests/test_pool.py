@@ -188,3 +188,76 @@ def test_a_map_cut_short_leaves_no_stale_answer_for_the_next(pool):
     res = pool.map([RuleTask(GOLD, r"\sqrt{145}"), RuleTask(GOLD, r"\sqrt{144}")], timeout=30)
     assert [r.status for r in res] == [Status.INCORRECT, Status.CORRECT]
     assert pool.replaced == replaced + 2
+
+
+def test_prewarm_starts_the_server_at_once_and_the_first_map_uses_it():
+    p = RulePool(1)
+    try:
+        p.prewarm()
+        server = p.server_pid
+        assert server is not None and p.pids() == []   # the server only: no worker yet
+        p.prewarm()                                      # a second call changes nothing
+        assert p.server_pid == server
+        assert p.map([RuleTask(GOLD, r"\sqrt{144}")], timeout=60)[0].status is Status.CORRECT
+        assert p.server_pid == server and len(p.pids()) == 1
+    finally:
+        p.close()
+    assert _gone(server)
+
+
+def test_a_prewarmed_server_never_used_is_killed_not_waited_for():
+    # It reads "stop" only once its imports are done: closing kills it instead, so a grade
+    # that needed no math-verify does not wait for them at exit.
+    p = RulePool(1)
+    p.prewarm()
+    link = p._server
+    p.close()
+    assert p.server_pid is None and link.proc.returncode == -signal.SIGKILL
+
+
+def test_the_file_grader_prewarms_the_pool_at_its_first_number_or_interval_problem():
+    from general365.grading.hybrid import HybridGrader
+    from general365.grading.pool import shared_pool
+    from general365.schema import Response
+
+    grader = HybridGrader(None, policy="rule", workers=5)
+    pool = shared_pool(5)
+    try:
+        grader.pairing.pair(Response("t", 0, "Paris", inline={"answer": "Paris",
+                                                              "answer_type": "text"}))
+        grader.pairing.pair(Response("c", 0, "B", inline={"answer": "B",
+                                                          "answer_type": "single_choice"}))
+        assert pool.server_pid is None   # nothing math-verify could be asked about
+        grader.pairing.pair(Response("n", 0, r"\boxed{3}", inline={"answer": "3",
+                                                                   "answer_type": "number"}))
+        assert pool.server_pid is not None
+    finally:
+        pool.close()
+
+
+def test_interval_machinery_is_warmed_on_the_first_interval_item_and_only_then():
+    # The server warms what number answers need as it starts; sympy's set machinery only
+    # once an interval item comes, and the workers forked before that are swapped for
+    # warm ones (not counted as replaced: nothing failed).
+    with RulePool(2) as p:
+        assert p.map([RuleTask(GOLD, r"\sqrt{144}")], timeout=60)[0].status is Status.CORRECT
+        assert p._server.warmed == set()
+        numbers_only = set(p.pids())
+        res = p.map([RuleTask(INTERVAL, r"2\le x<5"), RuleTask(INTERVAL, r"2< x\le 5"),
+                     RuleTask(GOLD, r"\sqrt{145}")], timeout=60)
+        assert [r.status for r in res] == [Status.CORRECT, Status.INCORRECT, Status.INCORRECT]
+        assert p._server.warmed == {"interval"} and p.replaced == 0
+        warm = set(p.pids())
+        assert len(warm) == 2 and not warm & numbers_only
+        for pid in numbers_only:
+            assert _gone(pid)
+        p.map([RuleTask(INTERVAL, r"[2,5)")], timeout=60)
+        assert set(p.pids()) == warm             # warm once: no more swaps
+        # A server started again (the old one killed) is warmed before its first fork.
+        server = p.server_pid
+        os.kill(server, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while not all(_gone(pid) for pid in warm) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert p.map([RuleTask(GOLD, r"\sqrt{144}")], timeout=60)[0].status is Status.CORRECT
+        assert p.server_pid != server and p._server.warmed == {"interval"}

@@ -14,6 +14,7 @@ Every regex here is linear: no nested quantifiers over the same characters.
 
 from __future__ import annotations
 
+import functools
 import re
 from decimal import Decimal
 from fractions import Fraction
@@ -65,7 +66,19 @@ def _repeating(m: re.Match) -> str:
     return str(q.numerator) if q.denominator == 1 else f"\\frac{{{q.numerator}}}{{{q.denominator}}}"
 
 
+_CACHED_LEN = 1000  # longer texts are rare (a candidate past the fast path's limits)
+
+
 def normalize(text: str) -> str:
+    """`_normalize(text)`, remembered: one answer is normalised by several readers (the
+    qualifier check, the value reader, the list splitter) and recurs across the runs of
+    its problem."""
+    if len(text) > _CACHED_LEN:
+        return _normalize(text)
+    return _normalize_cached(text)
+
+
+def _normalize(text: str) -> str:
     """Strip the wrapping that carries no value: math delimiters, Markdown bold, `\\text{}`,
     spacing commands, `\\left`/`\\right`, a trailing period, a hedge ("approximately"),
     unicode signs, thousands separators (`12,000`, `12{,}000`, `12\\,000`, `12 000`); and
@@ -103,6 +116,9 @@ def normalize(text: str) -> str:
     s = re.sub(r"(\\cup\s*)\]", r"\1(", s)
     s = re.sub(r"\[(\s*\\cup)", r")\1", s)
     return s
+
+
+_normalize_cached = functools.lru_cache(maxsize=8192)(_normalize)
 
 
 # Words that make a number a bound or an operation, not a value: `7 or more`, `at most 7`,

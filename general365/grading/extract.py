@@ -1,6 +1,6 @@
 """The final-answer region and the candidate answer (GRADING.md steps 1 and 2).
 
-Step 1: after the last reasoning close marker (markers.split_reasoning: the one list the
+Step 1: after the last reasoning close marker (markers.final_part: the one list the
 runners use too); a reasoning block opened and never closed has no final answer.
 Step 2: the last non-empty `\\boxed{...}` (or `\\fbox{...}`, `\\boxed 5`) with balanced
 braces; else, of all explicit statements ("Final answer: X", "The answer is X", "**Answer:**
@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from ..markers import split_reasoning
+from ..markers import final_part
 
 NO_REGION = "the reasoning block was opened and never closed (cut off): no final answer"
 NO_CANDIDATE = "no \\boxed{} answer and no final-answer statement"
@@ -40,8 +40,7 @@ class Extraction:
 
 
 def final_region(text: str) -> str | None:
-    _, final, closed = split_reasoning(text)
-    return final if closed else None
+    return final_part(text)
 
 
 MAX_BOX_TRIES = 16

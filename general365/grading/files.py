@@ -1,26 +1,29 @@
 """Grade a responses file into a graded file: the file-to-file form of grading
 (`general365.grade_file`, and `general365 grade` on the command line).
 
-The responses file is read twice, line by line and never whole. The first pass checks every
-line (strict JSON, fields, one response per (id, run), a problem for each id, each gold
-parses), so a bad line stops the grade before any judge call is paid for. The second pass
-rereads exactly the lines the first pass checked (each line's CRC is kept; see
-jsonl.iter_same_lines), grades them in chunks and writes the graded rows as they come, to a
-temporary file locked by this process, fsynced and renamed over the output at the end.
+The responses file is read line by line, never whole. Every line is checked (strict JSON,
+fields, one response per (id, run), a problem for each id, each gold parses) and a bad
+line stops the grade with nothing written. Where grading asks a judge (it costs money),
+the file is read twice: the first pass checks every line, so a bad line stops the grade
+before any judge call is paid for; the second rereads exactly the lines the first pass
+checked (each line's CRC is kept; see jsonl.iter_same_lines). Where it asks none (the rule
+policy), each line is checked and graded from one read. Graded rows are written as they
+come, to a temporary file locked by this process, fsynced and renamed over the output at
+the end.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator, Mapping
 
 from ..errors import OptionError, UserError
 from ..fsutil import hold_lock, release, sweep
-from ..jsonl import FileChanged, Fingerprint, iter_jsonl, iter_same_lines
+from ..jsonl import (READ_BUFFER, FileChanged, Fingerprint, dumps, iter_jsonl,
+                     iter_same_lines, parse_strict_verbatim, parse_verbatim)
 from ..schema import Response, Status
 from .summary import GradeSummary
 
@@ -53,38 +56,69 @@ def check_out_file(out: str) -> None:
 
 def grade_file(responses: str, out: str, grader: Any, *, progress: bool = False) -> GradeResult:
     """Grade `responses` into `out` with `grader` (a benchmark's grader: `pairing` for the
-    checks, `grade(stream, path=, checked=, progress=)` for the verdicts, `policy`)."""
+    checks, `grade(stream, path=, checked=, progress=)` for the verdicts, `policy`, and
+    `uses_judge`: False when grading asks no judge, so costs nothing but time)."""
     check_out_file(out)
     if not os.path.isfile(responses):
         raise UserError(f"{responses}: no such file")
 
-    # Pass 1: every line checked before anything is graded or written.
-    fingerprint = Fingerprint()
-    count = 0
-    for n, d in iter_jsonl(responses, fingerprint=fingerprint):
-        grader.pairing.pair(Response.from_dict(d, path=responses, line=n), path=responses,
-                            line=n)
-        count += 1
-    if count == 0:
-        raise UserError(f"{responses}: no responses in the file")
+    fingerprint: Fingerprint | None = None
+    if getattr(grader, "uses_judge", True):
+        # Pass 1: every line checked before anything is graded or written, so a bad line
+        # stops the grade before any judge call is paid for.
+        fingerprint = Fingerprint()
+        count = 0
+        for n, d in iter_jsonl(responses, fingerprint=fingerprint):
+            grader.pairing.pair(Response.from_dict(d, path=responses, line=n),
+                                path=responses, line=n)
+            count += 1
+        if count == 0:
+            raise UserError(f"{responses}: no responses in the file")
+        # Pass 2 rereads exactly those lines (or stops: FileChanged).
+        lines = iter_same_lines(responses, fingerprint, parse_verbatim)
+    else:
+        # Nothing to pay for: each line is checked as it is read and graded from that one
+        # read (a bad line still stops the grade, and nothing is written).
+        count = _count_rows(responses) if progress else None
+        lines = iter_jsonl(responses, reader=parse_strict_verbatim)
+    checking = fingerprint is None
 
     out_path = Path(out)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
+    created = _make_folders(out_path.parent)
     # What a killed grade of this output left (its process gone): removed before writing.
     sweep(str(out_path.parent), _tmp_pattern(out_path.name))
     tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.tmp")
     summary = GradeSummary()
+    graded = 0
     writer = None
+    done = False
     try:
         writer = _TmpWriter(tmp, out_path)
-        stream = (Response.from_dict(d, path=responses, line=n)
-                  for n, d in iter_same_lines(responses, fingerprint))
-        for g in grader.grade(_Sized(stream, count), path=responses, checked=True,
-                              progress=progress):
-            writer.write(json.dumps(g.to_dict(), ensure_ascii=False) + "\n")
+        # The JSON text of each long string (the response, the reasoning) as the line held
+        # it, for the rows in flight: the graded row writes it back without encoding it
+        # again (jsonl.dumps; the same bytes json.dumps would write).
+        verbatim: dict[tuple[str, int], Mapping[str, tuple[str, str]]] = {}
+
+        def stream() -> Iterator[Response]:
+            for n, (d, strings) in lines:
+                r = Response.from_dict(d, path=responses, line=n)
+                if checking:
+                    grader.pairing.pair(r, path=responses, line=n)
+                if strings:
+                    verbatim[(r.id, r.run)] = strings   # (id, run) is unique: checked
+                yield r
+
+        rows = _Sized(stream(), count) if count is not None else stream()
+        for g in grader.grade(rows, path=responses, checked=True, progress=progress):
+            strings = verbatim.pop((g.response.id, g.response.run), None)
+            writer.write(dumps(g.to_dict(), strings, end="\n"))
             summary.add(g)
+            graded += 1
+        if graded == 0:
+            raise UserError(f"{responses}: no responses in the file")
         writer.finish()
         os.replace(tmp, out_path)
+        done = True
     except FileChanged as exc:
         raise UserError(f"{exc}; nothing was written: rerun once nothing rewrites it") from None
     finally:
@@ -92,11 +126,40 @@ def grade_file(responses: str, out: str, grader: Any, *, progress: bool = False)
             writer.close()
         if tmp.exists():
             tmp.unlink()
+        if not done:
+            _remove_empty(created)
     notes = []
-    if fingerprint.grew:
-        notes.append(f"{responses} grew while it was graded; the {count} responses it held "
+    if fingerprint is not None and fingerprint.grew:
+        notes.append(f"{responses} grew while it was graded; the {graded} responses it held "
                      "when grading began are graded (rerun to grade the rest)")
-    return GradeResult(responses, str(out_path), count, grader.policy, summary, notes)
+    return GradeResult(responses, str(out_path), graded, grader.policy, summary, notes)
+
+
+def _count_rows(path: str) -> int:
+    """The non-blank lines of `path` (for the progress bar's total): a quick read."""
+    with open(path, "rb", buffering=READ_BUFFER) as f:
+        return sum(not raw.isspace() for raw in f)
+
+
+def _make_folders(folder: Path) -> list[Path]:
+    """mkdir -p `folder`; the folders it made, outermost first."""
+    missing = []
+    while not folder.exists() and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    if missing:
+        missing[0].mkdir(parents=True, exist_ok=True)
+    return missing[::-1]
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Take back the folders _make_folders made, deepest first, where still empty: a grade
+    that stopped leaves nothing behind."""
+    for folder in reversed(folders):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def _tmp_pattern(name: str) -> re.Pattern[str]:

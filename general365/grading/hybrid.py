@@ -15,6 +15,7 @@ gets the chunk's judged rows in one batch. Verdicts come out in input order.
 from __future__ import annotations
 
 import sys
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from itertools import islice
 from typing import Any, Iterable, Iterator, Mapping
@@ -31,6 +32,7 @@ from .rule import RuleResult, grade_fast
 
 POLICIES = ("paper", "cascade", "rule")
 CHUNK_SIZE = 1000
+MAX_IN_FLIGHT = 4   # chunks read ahead while the oldest waits for the pool (see grade_iter)
 _EXTRACTED_MAX = 1000  # judged rows with no candidate record the start of their region
 
 
@@ -66,8 +68,21 @@ class HybridGrader:
         check_timeout(timeout)
         check_workers(workers)
         self.judge, self.workers, self.timeout = judge, workers, timeout
+        self.uses_judge = self.policy != "rule"   # grade_file: one read of the file if not
         self.golds = GoldCache()
         self.pairing = make_pairing(problem_lookup(problems), self.golds, dataset)
+        # A file with number or interval answers almost always has some that only
+        # math-verify reads: the pool's server starts at the first such problem the checks
+        # meet (grade_file's first pass), so its imports overlap the checks, not the grading.
+        checks = self.pairing.prepare
+
+        def prepare(p: Problem) -> None:
+            checks(p)
+            if p.answer_type.is_rule_graded and self.pairing.prepare is not checks:
+                self.pairing.prepare = checks
+                shared_pool(workers).prewarm()
+
+        self.pairing.prepare = prepare
 
     def grade(self, responses: Iterable, *, path: str | None = None, checked: bool = False,
               progress: bool = False) -> Iterator[Graded]:
@@ -104,7 +119,8 @@ def grade_iter(responses: Iterable, problems=None, *, policy: str | None = None,
                golds: GoldCache | None = None, pairing: Pairing | None = None,
                checked: bool = False) -> Iterator[Graded]:
     """Grade a stream of responses chunk by chunk, yielding `Graded` rows in input order.
-    Holds at most two chunks at a time, so a file of any length grades in flat memory.
+    Holds at most MAX_IN_FLIGHT chunks at a time (two, unless the pool lags), so a file of
+    any length grades in flat memory.
 
     Every response is checked as it is paired with its problem (pairing.py); `checked=True`
     says a first pass over the same rows with the same `pairing` already did that."""
@@ -116,61 +132,82 @@ def grade_iter(responses: Iterable, problems=None, *, policy: str | None = None,
     if pairing is None:
         pairing = make_pairing(problem_lookup(problems), golds)
     bar = None
-    if progress:
-        from tqdm import tqdm
-
-        total = len(responses) if hasattr(responses, "__len__") else None
-        bar = tqdm(total=total, unit="resp", desc="grading", file=sys.stderr, dynamic_ncols=True)
-    # Two chunks in flight: while the pool grades one chunk's math-verify answers (on a
-    # helper thread that only waits on the workers' pipes; math-verify itself runs in the
-    # worker processes), this thread extracts and fast-grades the next chunk. So the pool's
-    # start and its work overlap with the cheap part.
+    total = len(responses) if hasattr(responses, "__len__") else None
+    # Chunks in flight: while the pool grades one chunk's math-verify answers (on a helper
+    # thread that only waits on the workers' pipes; math-verify itself runs in the worker
+    # processes), this thread reads, extracts and fast-grades the next. Two normally; up to
+    # MAX_IN_FLIGHT while the oldest still waits for the pool (its server's start: seconds,
+    # on a busy machine more), so the start overlaps the cheap part instead of stalling it.
     helper = ThreadPoolExecutor(1, thread_name_prefix="general365-pool")
     try:
         rows = _resolve(responses, pairing, path, checked)
-        pending, carried = None, {}
-        while True:
-            chunk = list(islice(rows, chunk_size))
-            current = None
-            if chunk:
+        window: deque = deque()   # (chunk, work, unique tasks, future), oldest first
+        verdicts: dict[RuleTask, RuleResult] = {}   # the pool's, for the window's chunks
+        more = True
+        while more or window:
+            if more and (len(window) < 2 or (len(window) < MAX_IN_FLIGHT
+                                             and not _ready(window[0]))):
+                chunk = list(islice(rows, chunk_size))
+                if progress and bar is None:
+                    # Drawn once the first chunk is read (and so checked, where the reading
+                    # checks, as grade_file's single read does): a bad line there is then
+                    # one error line, not a bar and an error.
+                    from tqdm import tqdm
+
+                    bar = tqdm(total=total, unit="resp", desc="grading", file=sys.stderr,
+                               dynamic_ncols=True)
+                if not chunk:
+                    more = False
+                    continue
                 work = _Chunk(chunk, golds, policy)
                 # Each distinct (gold, candidate) goes to the pool once: many responses to
-                # one problem give the same answer (those in flight for the previous chunk
-                # are carried over from it).
-                in_flight = set(pending[2]) if pending is not None else set()
+                # one problem give the same answer (those already sent for a chunk in the
+                # window are taken from its results).
+                sent = {t for w in window for t in w[2]}
                 unique = [t for t in dict.fromkeys(t for _, t in work.rule_tasks)
-                          if t not in in_flight]
+                          if t not in sent]
                 future = None
                 if unique:
                     p = pool if pool is not None else shared_pool(workers)
                     future = helper.submit(p.map, unique, timeout)
-                current = (chunk, work, unique, future)
-            if pending is not None:
-                graded, carried = _finish(pending, carried, golds, judge)
-                yield from graded
-                if bar is not None:
-                    bar.update(len(graded))
-            if current is None:
-                return
-            pending = current
+                window.append((chunk, work, unique, future))
+                continue
+            graded = _finish(window.popleft(), verdicts, golds, judge)
+            # Keep only the verdicts a chunk still in the window may need.
+            needed = {t for w in window for _, t in w[1].rule_tasks}
+            for t in [t for t in verdicts if t not in needed]:
+                del verdicts[t]
+            yield from graded
+            if bar is not None:
+                bar.update(len(graded))
+    except BaseException:
+        if bar is not None:
+            bar.leave = False   # stopped by an error: the error, not a half bar, stays
+        raise
     finally:
         helper.shutdown(wait=True)
         if bar is not None:
             bar.close()
 
 
-def _finish(pending, carried: dict, golds: "GoldCache", judge) -> tuple[list[Graded], dict]:
-    """One chunk's verdicts completed (pool results, then the judge); also returns the
-    pool's results, which the next chunk may be waiting on."""
-    chunk, work, unique, future = pending
-    found = dict(zip(unique, future.result())) if future is not None else {}
-    if work.rule_tasks:
+def _ready(entry) -> bool:
+    future = entry[3]
+    return future is None or future.done()
+
+
+def _finish(entry, verdicts: dict, golds: "GoldCache", judge) -> list[Graded]:
+    """One chunk's verdicts completed (pool results, then the judge). Its pool results go
+    into `verdicts`, where the chunks after it find the answers they share with it."""
+    chunk, work, unique, future = entry
+    if future is not None:
+        found = dict(zip(unique, future.result()))
         golds.remember(found)
-        work.finish_rule([found.get(t) or carried[t] for _, t in work.rule_tasks])
+        verdicts.update(found)
+    if work.rule_tasks:
+        work.finish_rule([verdicts[t] for _, t in work.rule_tasks])
     if work.judge_rows:
         work.finish_judge(judge)
-    graded = [Graded(resp, verdict, prob) for (resp, prob), verdict in zip(chunk, work.verdicts)]
-    return graded, found
+    return [Graded(resp, verdict, prob) for (resp, prob), verdict in zip(chunk, work.verdicts)]
 
 
 # --- inputs -------------------------------------------------------------------------
@@ -202,11 +239,35 @@ def make_pairing(lookup: Mapping[str, Problem] | None, golds: "GoldCache",
         if p.answer_type.is_rule_graded:
             golds.rule(p)
 
+    # Every run of a problem carries the same inline gold: built (and checked) once per
+    # distinct set of inline fields, not once per row and pass.
+    built: dict[tuple, Problem] = {}
+
     def from_inline(r: Response, *, path=None, line=None) -> Problem | None:
-        return r.inline_problem(path=path, line=line)
+        key = _inline_key(r)
+        try:
+            prob = built.get(key)
+        except TypeError:   # a value that is not plain JSON (unhashable): never cached
+            key = prob = None
+        if prob is None:
+            prob = r.inline_problem(path=path, line=line)
+            if key is not None and prob is not None:
+                if len(built) >= 5_000:  # a bound for streams of ever new problems
+                    built.clear()
+                built[key] = prob
+        return prob
 
     return Pairing(lookup, from_inline=from_inline, agrees=inline_agrees, prepare=prepare,
                    dataset=dataset)
+
+
+def _inline_key(r: Response) -> tuple:
+    """The response's id and inline fields as a key, each value with its type (`1`, `1.0`
+    and `true` never share a key: they do not check alike). A list (categories) is keyed by
+    its items: a valid one holds strings, which equal no other type. Unhashable when a value
+    is not plain JSON."""
+    return (r.id, tuple((k, type(v), tuple(v) if type(v) is list else v)
+                        for k, v in r.inline.items()))
 
 
 def check_workers(workers) -> None:
@@ -221,6 +282,10 @@ def check_timeout(timeout) -> None:
         raise OptionError("timeout", f"must be a positive number of seconds (got {timeout!r})")
 
 
+_UNKNOWN = object()
+_FAST_KEY_MAX = 1000   # longer answers are rare and not worth holding as keys
+
+
 class GoldCache:
     """Each problem's gold parsed once (keyed by the gold itself, so inline golds repeated
     on every response of a problem are parsed once too)."""
@@ -229,9 +294,23 @@ class GoldCache:
         self._rule: dict[tuple, GoldAnswer] = {}
         self._letters: dict[str, frozenset[str] | None] = {}
         self._verdicts: dict[RuleTask, RuleResult] = {}  # math-verify verdicts already paid for
+        self._fast: dict[tuple, RuleResult | None] = {}   # grade_fast's, by gold and answer
 
     def known(self, gold: GoldAnswer, candidate: str) -> RuleResult | None:
         return self._verdicts.get(RuleTask(gold, candidate))
+
+    def fast(self, gold: GoldAnswer, candidate: str) -> RuleResult | None:
+        """grade_fast(gold, candidate), remembered: the runs of a problem mostly give the
+        same few answers (a pure function of the two; None: math-verify must decide)."""
+        if len(candidate) > _FAST_KEY_MAX:
+            return grade_fast(gold, candidate)
+        key = (gold.key, candidate)
+        res = self._fast.get(key, _UNKNOWN)
+        if res is _UNKNOWN:
+            if len(self._fast) > 10_000:
+                self._fast.clear()
+            res = self._fast[key] = grade_fast(gold, candidate)
+        return res
 
     def remember(self, found: dict[RuleTask, RuleResult]) -> None:
         if len(self._verdicts) > 10_000:
@@ -300,7 +379,7 @@ class _Chunk:
                 self._verdict(i, Status.NO_ANSWER, Method.RULE, ex.detail)
                 self._maybe_cascade(i)
                 return
-            fast = grade_fast(gold, ex.candidate) or golds.known(gold, ex.candidate)
+            fast = golds.fast(gold, ex.candidate) or golds.known(gold, ex.candidate)
             if fast is None:
                 self.rule_tasks.append((i, RuleTask(gold, ex.candidate)))
             else:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Sequence
 
-from ..schema import Status
+from ..schema import AnswerType, Status
 from . import pool_server as wire
 from ..answers.gold import GoldAnswer
 from .rule import RuleResult
@@ -49,8 +49,10 @@ class RuleTask:
 
 
 class _Worker:
-    def __init__(self, pid: int, fd: int, old_exitcode: int | None = None):
+    def __init__(self, pid: int, fd: int, old_exitcode: int | None = None,
+                 warm: frozenset[str] = frozenset()):
         self.pid = pid
+        self.warm = warm  # the kinds its server had warmed when it forked it
         self.old_exitcode = old_exitcode  # of the worker it replaces
         self.sock = socket.socket(fileno=fd)
         self.index: int | None = None   # the item in flight
@@ -96,6 +98,7 @@ class _ServerLink:
             if dup is not None:
                 os.close(dup)
         self.answered = False  # has it forked a worker yet (else: it failed to start)
+        self.warmed: set[str] = set()   # kinds warmed on request (_warm.WARMERS)
 
     def request(self, msg) -> tuple[int, int, int | None]:
         try:
@@ -113,6 +116,25 @@ class _ServerLink:
         self.answered = True
         return reply[1], fd, reply[2]
 
+    def warm(self, kind: str) -> None:
+        """Have the server build what `kind` answers need, for the workers it forks next."""
+        try:
+            wire.send(self.control, ("warm", kind))
+            reply, fd = wire.recv_with_fd(self.control)
+        except TimeoutError:
+            self.abandon()
+            raise RuntimeError(f"the rule-grading server did not answer in {START_TIMEOUT:g} s")
+        except (EOFError, OSError) as exc:
+            raise _ServerGone(self._exitcode()) from exc
+        if fd is not None:
+            os.close(fd)
+        if reply[0] == "error":
+            self.abandon()
+            raise RuntimeError("the rule-grading server could not import what grading needs "
+                               "(its traceback follows):\n" + reply[1])
+        self.answered = True
+        self.warmed.add(kind)
+
     def _exitcode(self) -> int | None:
         try:
             return self.proc.wait(5)
@@ -125,6 +147,11 @@ class _ServerLink:
         self.proc.wait()
 
     def close(self) -> None:
+        if not self.answered:
+            # Started ahead of need (RulePool.prewarm) and never asked for a worker: it has
+            # none to wind down, and it would read "stop" only once its imports are done.
+            self.abandon()
+            return
         try:
             wire.send(self.control, ("stop",))
         except OSError:
@@ -172,6 +199,7 @@ class RulePool:
         self._interrupted = False
         self.replaced = 0  # workers killed and replaced (timeouts, crashes)
         self.graded = 0    # items sent to the workers
+        self._wanted: set[str] = set()   # kinds its items have needed warm (_warm.WARMERS)
         _POOLS.add(self)
 
     # --- workers ------------------------------------------------------------------------
@@ -182,6 +210,8 @@ class RulePool:
             if self._server is None:
                 self._server = _ServerLink()
             try:
+                for kind in sorted(self._wanted - self._server.warmed):
+                    self._server.warm(kind)
                 pid, fd, old_exit = self._server.request(msg)
             except RuntimeError:
                 self._server = None
@@ -197,7 +227,7 @@ class RulePool:
                 if msg[0] == "replace":  # the new server does not know the old worker
                     msg = ("fork", self.memory_limit_mb)
                 continue
-            return _Worker(pid, fd, old_exit)
+            return _Worker(pid, fd, old_exit, frozenset(self._server.warmed))
         raise AssertionError("unreachable")
 
     def _ensure_started(self) -> None:
@@ -206,14 +236,27 @@ class RulePool:
         while len(self._workers) < self.size:
             self._workers.append(self._request(("fork", self.memory_limit_mb)))
 
-    def _replace(self, w: _Worker) -> int | None:
+    def _replace(self, w: _Worker, *, failed: bool = True) -> int | None:
         """Kill `w` (through the server, which reaps it) and put a fresh worker in its
-        place; returns the old worker's exit code."""
+        place; returns the old worker's exit code. `failed`: counted in `replaced`
+        (timeouts, crashes), unlike a worker swapped for a warmer one."""
         w.sock.close()
         new = self._request(("replace", w.pid, self.memory_limit_mb))
         self._workers[self._workers.index(w)] = new
-        self.replaced += 1
+        self.replaced += failed
         return new.old_exitcode
+
+    def prewarm(self) -> None:
+        """Start the fork server now, without waiting for it: its imports (math-verify,
+        sympy: seconds) then run beside the caller's own work, and the first `map` finds it
+        ready. Never blocks: a pool already started or mapping is left as it is."""
+        if self._owner != os.getpid() or not self._lock.acquire(blocking=False):
+            return
+        try:
+            if self._server is None:
+                self._server = _ServerLink()
+        finally:
+            self._lock.release()
 
     # --- grading ------------------------------------------------------------------------
 
@@ -225,7 +268,14 @@ class RulePool:
 
     def _map(self, tasks: Sequence[RuleTask], timeout: float) -> list[RuleResult]:
         results: list[RuleResult | None] = [None] * len(tasks)
+        if "interval" not in self._wanted and any(
+                t.gold.answer_type is AnswerType.INTERVAL for t in tasks):
+            self._wanted.add("interval")
         self._ensure_started()
+        # A worker forked before its server warmed a kind these items need is replaced by
+        # one forked after (the server warms on the first request that follows).
+        for w in [w for w in self._workers if self._wanted - w.warm]:
+            self._replace(w, failed=False)
         if self._interrupted:
             # The last map ended early (Ctrl-C, an error): a worker may still be grading
             # its item, or a message may be half read. Fresh workers, so no stale answer

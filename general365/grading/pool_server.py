@@ -11,7 +11,9 @@ timeout kill costs a fork (milliseconds), not an interpreter start.
 Channels (all AF_UNIX stream sockets, framed as a 4-byte length then a pickle):
 - control, caller <-> server: strict request then reply. `("fork", memory_mb)` and
   `("replace", pid, memory_mb)` are answered `("forked", pid, old_exitcode)` with the
-  caller's end of the new worker's socket attached (SCM_RIGHTS). The server only reaps
+  caller's end of the new worker's socket attached (SCM_RIGHTS); `("warm", kind)` (build
+  what one kind of answer needs, `_warm.WARMERS`, in the server, for the workers forked
+  after it) is answered `("warmed", kind, None)`. The server only reaps
   its children when asked, so a pid it kills cannot have been reused by another process.
 - worker, caller <-> one worker: `(index, gold, candidate)` in, `(index, status, detail)`
   out, `("ready", None, None)` first. `gold` is a GoldAnswer, or any picklable object
@@ -203,6 +205,18 @@ class _Server:
                 return  # the caller is gone (or closed the pool)
             if msg[0] == "stop":
                 return
+            if msg[0] == "warm":
+                try:
+                    from . import _warm
+
+                    _warm.WARMERS[msg[1]]()
+                except Exception:  # the items themselves will report what fails
+                    pass
+                try:
+                    send(self.control, ("warmed", msg[1], None))
+                except OSError:
+                    return
+                continue
             old = self.reap(msg[1]) if msg[0] == "replace" else None
             pid, ours = self.fork(msg[-1])
             try:

@@ -15,10 +15,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-import numpy as np
-
 from ..schema import Status
 from ..schema import Graded
+
+# numpy is imported in the functions that use it: `general365 grade` loads this module (a
+# benchmark names its report kind) and uses none of them; numpy is a third of its start-up.
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -93,6 +94,7 @@ class Interval:
 def family_counts(rows: Iterable[Graded]) -> tuple[np.ndarray, np.ndarray]:
     """(correct, graded) per seed family, families in sorted order so that the result does
     not depend on the order of the rows."""
+    import numpy as np
     fam: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for r in rows:
         if r.graded:
@@ -109,6 +111,7 @@ def bootstrap_interval(rows: Sequence[Graded], *, resamples: int = BOOTSTRAP_RES
                        level: float = BOOTSTRAP_LEVEL) -> Interval | None:
     """Percentile interval of pooled accuracy, resampling whole seed families (a seed with
     all its variants and runs) with replacement. None when nothing is graded."""
+    import numpy as np
     correct, graded = family_counts(rows)
     n = len(graded)
     if n == 0:
@@ -146,6 +149,7 @@ class Stability:
 
 
 def stability(rows: Sequence[Graded]) -> Stability:
+    import numpy as np
     by_run: dict[int, list[Graded]] = defaultdict(list)
     by_problem: dict[str, list[bool]] = defaultdict(list)
     for r in rows:
@@ -188,6 +192,7 @@ class Consistency:
 
 
 def consistency(rows: Sequence[Graded]) -> Consistency:
+    import numpy as np
     per_run: dict[int, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     for r in rows:
         if r.graded:
@@ -235,6 +240,7 @@ class Tokens:
 
 
 def tokens(rows: Sequence[Graded]) -> Tokens:
+    import numpy as np
     out = [r.output_tokens for r in rows if r.output_tokens is not None]
     rea = [r.reasoning_tokens for r in rows if r.reasoning_tokens is not None]
     fin = [r.finish_reason for r in rows if r.finish_reason is not None]

@@ -54,5 +54,7 @@ class Benchmark(Protocol):
                workers: int | None, timeout: float, dataset: str | None = None) -> Any:
         """A grader: `.pairing.pair(response, path=, line=)` checks and pairs one response,
         `.grade(responses, path=, checked=, progress=)` yields schema.Graded rows in input
-        order, `.policy` names the policy, `.close()` ends it."""
+        order, `.policy` names the policy, `.close()` ends it; `.uses_judge` (optional,
+        True if absent) False when it asks no judge: grade_file then checks and grades the
+        file in one read instead of checking it all first."""
         ...
