@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from ..schema import Status
 from ..schema import Graded
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # numpy is imported in the functions that use it: `general365 grade` loads this module (a
 # benchmark names its report kind) and uses none of them; numpy is a third of its start-up.
