@@ -269,7 +269,8 @@ class RulePool:
     def _map(self, tasks: Sequence[RuleTask], timeout: float) -> list[RuleResult]:
         results: list[RuleResult | None] = [None] * len(tasks)
         if "interval" not in self._wanted and any(
-                t.gold.answer_type is AnswerType.INTERVAL for t in tasks):
+                getattr(t.gold, "answer_type", None) is AnswerType.INTERVAL for t in tasks):
+        # (a benchmark's own gold, CFE-Bench's formula, has no answer_type: nothing to warm)
             self._wanted.add("interval")
         self._ensure_started()
         # A worker forked before its server warmed a kind these items need is replaced by
