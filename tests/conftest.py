@@ -10,4 +10,5 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-pytest_plugins = ["support.models", "support.servers", "support.runner_cases", "support.cfe_data"]
+pytest_plugins = ["support.models", "support.servers", "support.runner_cases", "support.cfe_data",
+                  "support.browser"]

@@ -8,15 +8,12 @@ from __future__ import annotations
 import base64
 import io
 import json
-import shutil
-import tempfile
-import time
 
 import pytest
 
 from general365.cli import main
 from support.templated import write_templated
-from test_report_browser import CHROMIUM, DevTools, click, evaluate
+from support.browser import click, evaluate, open_page
 
 pytestmark = pytest.mark.browser
 
@@ -34,19 +31,6 @@ def page_dir(tmp_path_factory):
     return out
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.skip("Chromium not found; scripts/test.sh installs Debian's `chromium`")
-    profile = tempfile.mkdtemp(prefix="g365-chromium-")
-    dt = DevTools(CHROMIUM, profile)
-    try:
-        yield dt
-    finally:
-        dt.close()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
 def _column(dt, session, name):
     return evaluate(dt, session, f"""(() => {{
         const t = document.getElementById('datasets');
@@ -57,18 +41,7 @@ def _column(dt, session, name):
 
 
 def test_analysis_page_in_headless_chromium(browser, page_dir):
-    target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-    session = browser.call("Target.attachToTarget",
-                           {"targetId": target, "flatten": True})["sessionId"]
-    browser.call("Network.enable", {}, session)
-    browser.call("Page.enable", {}, session)
-    browser.call("Page.navigate", {"url": (page_dir / "index.html").resolve().as_uri()},
-                 session)
-    deadline = time.monotonic() + 60
-    while evaluate(browser, session, "document.documentElement && "
-                   "document.documentElement.getAttribute('data-ready')") != "1":
-        assert time.monotonic() < deadline, "the page's script never ran"
-        time.sleep(0.2)
+    session = open_page(browser, page_dir / "index.html")
 
     assert evaluate(browser, session, "document.title") == "General365 benchmark analysis"
     assert evaluate(browser, session, "document.scripts.length") == 1   # ours only

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 import time
 
 import pytest
 
 from general365.cli import main
 from test_audit import graded_row, read_jsonl, write_jsonl
-from test_report_browser import CHROMIUM, DevTools, click, evaluate
+from support.browser import click, evaluate, open_page, wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -37,29 +35,6 @@ def review_dir(tmp_path_factory):
     out = folder / "review"
     assert main(["audit", "sample", graded, "--n", "5", "--out", str(out)]) == 0
     return out
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.skip("Chromium not found (looked for $CHROMIUM, chromium, chromium-browser, "
-                    "google-chrome, /usr/bin/chromium); scripts/test.sh installs Debian's "
-                    "`chromium`")
-    profile = tempfile.mkdtemp(prefix="g365-audit-chromium-")
-    dt = DevTools(CHROMIUM, profile)
-    try:
-        yield dt
-    finally:
-        dt.close()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def wait_ready(dt, session):
-    deadline = time.monotonic() + 60
-    while evaluate(dt, session, "document.documentElement && "
-                                "document.documentElement.getAttribute('data-ready')") != "1":
-        assert time.monotonic() < deadline, "the page's script never ran"
-        time.sleep(0.1)
 
 
 def item_of(dt, session, rid: str) -> int:
@@ -85,12 +60,7 @@ def test_mark_export_reload_and_score(browser, review_dir, tmp_path):
     downloads.mkdir()
     browser.call("Browser.setDownloadBehavior", {"behavior": "allow",
                                                  "downloadPath": str(downloads)})
-    target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-    s = browser.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-    browser.call("Network.enable", {}, s)
-    browser.call("Page.enable", {}, s)
-    browser.call("Page.navigate", {"url": (review_dir / "review.html").resolve().as_uri()}, s)
-    wait_ready(browser, s)
+    s = open_page(browser, review_dir / "review.html")
 
     review = read_jsonl(review_dir / "review.jsonl")
     assert evaluate(browser, s, "document.querySelectorAll('section.item').length") == len(review)

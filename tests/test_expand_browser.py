@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 import time
 
 import pytest
@@ -18,8 +16,7 @@ import pytest
 from general365.cli import main
 from support.expansion import expansion_script, sample_families
 from support.servers import Behaviour, FaultServer
-from test_audit_browser import wait_ready
-from test_report_browser import CHROMIUM, DevTools, click, evaluate
+from support.browser import click, evaluate, open_page, wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -49,20 +46,6 @@ def folder(tmp_path_factory):
     return out
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.skip("Chromium not found (looked for $CHROMIUM, chromium, chromium-browser, "
-                    "google-chrome, /usr/bin/chromium)")
-    profile = tempfile.mkdtemp(prefix="g365-expand-chromium-")
-    dt = DevTools(CHROMIUM, profile)
-    try:
-        yield dt
-    finally:
-        dt.close()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
 def item(dt, s, candidate: int) -> int:
     return evaluate(dt, s, f"parseInt(document.querySelector('article.cand[data-candidate="
                            f"\"{candidate}\"]').getAttribute('data-item'))")
@@ -86,12 +69,7 @@ def test_accept_reject_edit_export_and_select(browser, folder, tmp_path):
     downloads.mkdir()
     browser.call("Browser.setDownloadBehavior", {"behavior": "allow",
                                                  "downloadPath": str(downloads)})
-    target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-    s = browser.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-    browser.call("Network.enable", {}, s)
-    browser.call("Page.enable", {}, s)
-    browser.call("Page.navigate", {"url": (folder / "review.html").resolve().as_uri()}, s)
-    wait_ready(browser, s)
+    s = open_page(browser, folder / "review.html")
 
     assert evaluate(browser, s, "document.querySelectorAll('section.family').length") == 1
     assert evaluate(browser, s, "document.querySelectorAll('article.cand').length") == 4

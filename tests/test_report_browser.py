@@ -11,102 +11,16 @@ from __future__ import annotations
 import base64
 import io
 import json
-import os
-import select
-import shutil
-import subprocess
-import sys
-import tempfile
-import time
 
 import pytest
 
 from general365.cli import main
+from support.browser import click, evaluate, open_page
 from test_report_cases import alpha_rows, mixed_rows, write_jsonl
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = next((p for p in (os.environ.get("CHROMIUM"), shutil.which("chromium"),
-                             shutil.which("chromium-browser"), shutil.which("google-chrome"),
-                             "/usr/bin/chromium") if p and os.path.isfile(p)), None)
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--window-size=1400,1000", "--remote-debugging-pipe"]
 EVIL = '<img src=x onerror="document.title=\'pwned\'">Evil & "Co"'
-
-
-def _high_fd(fd: int) -> int:
-    import fcntl
-
-    high = fcntl.fcntl(fd, fcntl.F_DUPFD, 10)
-    os.close(fd)
-    return high
-
-
-class DevTools:
-    """A minimal DevTools-protocol client over Chromium's debugging pipe."""
-
-    def __init__(self, binary: str, profile: str):
-        to_child_r, self._w = os.pipe()
-        self._r, from_child_w = os.pipe()
-        # The child's ends must not be 3 or 4 themselves, or one dup2 below would overwrite
-        # the other before it is used.
-        to_child_r, from_child_w = (_high_fd(to_child_r), _high_fd(from_child_w))
-        # A tiny Python step puts the pipe ends on 3 and 4 and becomes Chromium (the shell
-        # cannot: dash takes only one-digit descriptors in redirections).
-        step = ("import os, sys; os.dup2(int(sys.argv[1]), 3); os.dup2(int(sys.argv[2]), 4); "
-                "os.execv(sys.argv[3], sys.argv[3:])")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", step, str(to_child_r), str(from_child_w), binary, *FLAGS,
-             f"--user-data-dir={profile}", "about:blank"],
-            pass_fds=(to_child_r, from_child_w), stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
-        os.close(to_child_r)
-        os.close(from_child_w)
-        self._buf = b""
-        self._next = 0
-        self.events: list[dict] = []
-
-    def _read(self, timeout: float) -> dict:
-        deadline = time.monotonic() + timeout
-        while b"\0" not in self._buf:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self._r], [], [], left)[0]:
-                raise TimeoutError("no answer from Chromium")
-            chunk = os.read(self._r, 1 << 20)
-            if not chunk:
-                raise RuntimeError("Chromium closed the debugging pipe")
-            self._buf += chunk
-        msg, self._buf = self._buf.split(b"\0", 1)
-        return json.loads(msg)
-
-    def call(self, method: str, params: dict | None = None, session: str | None = None,
-             timeout: float = 60.0) -> dict:
-        self._next += 1
-        msg = {"id": self._next, "method": method, "params": params or {}}
-        if session:
-            msg["sessionId"] = session
-        os.write(self._w, json.dumps(msg).encode() + b"\0")
-        while True:
-            reply = self._read(timeout)
-            if reply.get("id") == self._next:
-                if "error" in reply:
-                    raise RuntimeError(f"{method}: {reply['error']}")
-                return reply.get("result", {})
-            self.events.append(reply)
-
-    def close(self) -> None:
-        try:
-            self.call("Browser.close", timeout=10)
-        except Exception:
-            pass
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        os.close(self._w)
-        os.close(self._r)
 
 
 @pytest.fixture(scope="module")
@@ -120,41 +34,6 @@ def page_dir(tmp_path_factory):
     return out
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.skip("Chromium not found (looked for $CHROMIUM, chromium, chromium-browser, "
-                    "google-chrome, /usr/bin/chromium); scripts/test.sh installs Debian's "
-                    "`chromium`")
-    profile = tempfile.mkdtemp(prefix="g365-chromium-")
-    dt = DevTools(CHROMIUM, profile)
-    try:
-        yield dt
-    finally:
-        dt.close()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def evaluate(dt: DevTools, session: str, expr: str):
-    r = dt.call("Runtime.evaluate", {"expression": expr, "returnByValue": True,
-                                     "awaitPromise": True}, session)
-    if "exceptionDetails" in r:
-        raise AssertionError(f"page script failed: {r['exceptionDetails']}")
-    return r["result"].get("value")
-
-
-def click(dt: DevTools, session: str, selector: str) -> None:
-    box = evaluate(dt, session, f"""(() => {{
-        const el = document.querySelector({json.dumps(selector)});
-        el.scrollIntoView({{block: 'center'}});
-        const r = el.getBoundingClientRect();
-        return {{x: r.left + r.width / 2, y: r.top + r.height / 2}};
-    }})()""")
-    for kind in ("mousePressed", "mouseReleased"):
-        dt.call("Input.dispatchMouseEvent", {"type": kind, "x": box["x"], "y": box["y"],
-                                             "button": "left", "clickCount": 1}, session)
-
-
 def column(dt, session, name):
     return evaluate(dt, session, f"""(() => {{
         const t = document.getElementById('leaderboard');
@@ -164,18 +43,7 @@ def column(dt, session, name):
 
 
 def test_page_in_headless_chromium(browser, page_dir):
-    url = (page_dir / "index.html").resolve().as_uri()
-    target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-    session = browser.call("Target.attachToTarget",
-                           {"targetId": target, "flatten": True})["sessionId"]
-    browser.call("Network.enable", {}, session)
-    browser.call("Page.enable", {}, session)
-    browser.call("Page.navigate", {"url": url}, session)
-    deadline = time.monotonic() + 60
-    while evaluate(browser, session,
-                   "document.documentElement && document.documentElement.getAttribute('data-ready')") != "1":
-        assert time.monotonic() < deadline, "the page's script never ran"
-        time.sleep(0.2)
+    session = open_page(browser, page_dir / "index.html")
 
     # user text stays text: no injected element ran, the name shows as written
     assert evaluate(browser, session, "document.title") == "General365 leaderboard"
