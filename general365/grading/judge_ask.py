@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import signal
 import threading
 from typing import Any, Awaitable, Callable, Sequence
 
+from ..interrupts import can_route_sigint, route_sigint
 from .judge_cache import CachedAnswer, answer_key
 from .judge_task import JudgeTask, TaskAnswer
 
@@ -44,24 +44,14 @@ def run_blocking(make: Callable[[], Awaitable[Any]], *, name: str) -> Any:
 
 
 def _run_interruptible(make: Callable[[], Awaitable[Any]]) -> Any:
-    """`asyncio.run(make())`, where Ctrl-C wakes the loop at once however it lands.
-
-    asyncio.run's own SIGINT handler is a plain Python handler: it runs only when the main
-    thread next executes bytecode. A SIGINT that arrives just before the loop blocks in
-    epoll (or that the kernel hands to another thread) leaves the loop asleep until its
-    next timer: the judge's whole-request timeout, a minute by default, with every request
-    hanging. `loop.add_signal_handler` also sets the signal wakeup fd, so the signal's C
-    handler writes to the loop's self-pipe and the loop wakes whatever it was doing. The
-    first Ctrl-C cancels the batch (every verdict already decided is in the cache); the
-    caller sees KeyboardInterrupt, as with asyncio.run. Only on the main thread and with
-    Python's default SIGINT handler, as asyncio.run itself: a caller's own handler stays."""
-    if threading.current_thread() is not threading.main_thread() \
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    """`asyncio.run(make())`, where Ctrl-C wakes the loop at once however it lands
+    (general365.interrupts). The first Ctrl-C cancels the batch (every verdict already
+    decided is in the cache); the caller sees KeyboardInterrupt, as with asyncio.run."""
+    if not can_route_sigint():
         return asyncio.run(make())
     interrupted = []
 
     async def main() -> Any:
-        loop = asyncio.get_running_loop()
         task = asyncio.current_task()
 
         def on_sigint() -> None:
@@ -71,13 +61,11 @@ def _run_interruptible(make: Callable[[], Awaitable[Any]]) -> Any:
                 return
             raise KeyboardInterrupt()   # a second Ctrl-C: out of the loop now
 
-        loop.add_signal_handler(signal.SIGINT, on_sigint)
+        undo = route_sigint(asyncio.get_running_loop(), on_sigint, allowed=True)
         try:
             return await make()
         finally:
-            # Restores Python's default handler (and clears the wakeup fd): from here a
-            # Ctrl-C raises KeyboardInterrupt wherever the main thread is.
-            loop.remove_signal_handler(signal.SIGINT)
+            undo()
 
     try:
         return asyncio.run(main())

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Iterable, Iterator, TypeVar
 
 from ..errors import MissingExtra, OptionError, UserError
+from ..interrupts import raise_interrupt, route_sigint
 from ..redact import Redactor
 from ..retry import backoff_delay, retry_after_seconds
 from .base import Generation, GenerationRequest
@@ -292,20 +293,28 @@ class OpenAIRunner:
         # One worker per slot of every endpoint: the dispatcher holds a worker back while
         # its endpoints are full or down, so a dead endpoint's slots stay unused.
         slots = sum(ep.limit for ep in self.endpoints)
+        # Ctrl-C wakes the loop wherever it lands (general365.interrupts), instead of
+        # waiting for the next request's timeout; the caller sees KeyboardInterrupt.
+        undo_sigint = route_sigint(loop, raise_interrupt)
         loop.run_until_complete(dispatcher.start())
         workers = [loop.create_task(worker()) for _ in range(min(slots, len(requests)))]
+        waiting = None
         try:
             # The loop runs only while we wait for the next result; handing a result to the
             # caller (a store append) takes microseconds, so in-flight requests barely stall.
             for _ in range(len(requests)):
-                result = loop.run_until_complete(done.get())
+                waiting = loop.create_task(done.get())
+                result = loop.run_until_complete(waiting)
                 if isinstance(result, Exception):
                     raise result
                 yield result
         finally:
-            for w in workers:
-                w.cancel()
-            loop.run_until_complete(asyncio.gather(*workers, return_exceptions=True))
+            undo_sigint()
+            for w in [*workers, waiting]:
+                if w is not None:
+                    w.cancel()
+            loop.run_until_complete(asyncio.gather(*workers, *[waiting] if waiting else [],
+                                                   return_exceptions=True))
             loop.run_until_complete(dispatcher.close())
             loop.run_until_complete(_close_all(clients.values()))
             loop.close()
