@@ -46,6 +46,10 @@ STATUSES = tuple(s.value for s in Status) + (INVALID_REFERENCE, ERROR)
 
 _MEMO_MAX = 100_000  # verdicts kept per reward function (a few MB)
 
+# warm_up()'s batch: answers only math-verify reads (a number, an interval), and a letter.
+_WARM_UP = (["</think>\\boxed{\\sqrt{4}}", "</think>\\boxed{0 < x \\le 1}", "</think>\\boxed{B}"],
+            ["2", "(0, 1]", "B"], ["number", "interval", "single_choice"])
+
 
 @dataclass(frozen=True)
 class RewardResult:
@@ -136,14 +140,15 @@ class AccuracyReward:
         import threading
 
         def start() -> None:
-            from .grading.pool import DEFAULT_TIMEOUT, RuleTask, shared_pool
-            from .answers.gold import parse_gold
-
-            try:
-                task = RuleTask(parse_gold("2", AnswerType.NUMBER), "\\sqrt{4}")
-                shared_pool(self.workers).map([task], self.timeout or DEFAULT_TIMEOUT)
-            except Exception as exc:  # the first reward call will say it again, and score 0
-                log.warning("general365 reward: the rule-grading pool did not start: %s", exc)
+            # A small batch through the whole path: the grader's modules are imported, the
+            # pool's server warms what number and interval answers need, and its workers
+            # are forked warm. A throwaway reward, so this one's results and caches are
+            # untouched; the pool is the shared one that this reward's calls use.
+            probe = AccuracyReward(timeout=self.timeout, workers=self.workers)
+            results = probe.score(_WARM_UP[0], answer=_WARM_UP[1], answer_type=_WARM_UP[2])
+            if any(r.status == ERROR for r in results):   # the first real call says it again
+                log.warning("general365 reward: the rule-grading pool did not start: %s",
+                            next(r.detail for r in results if r.status == ERROR))
 
         if wait:
             start()

@@ -213,7 +213,11 @@ def test_a_math_verify_timeout_is_a_zero_not_a_crash():
 def test_warm_up_starts_the_shared_pool():
     reward = AccuracyReward()
     reward.warm_up(wait=True)
-    assert shared_pool().server_pid is not None and shared_pool().pids()
+    pool = shared_pool()
+    assert pool.server_pid is not None and pool.pids()
+    # interval answers' machinery is warm too, in every worker (a first mixed batch after
+    # warm_up() would otherwise wait for it and for the workers' replacement)
+    assert pool._workers and all("interval" in w.warm for w in pool._workers)
 
 
 def test_threads_grade_their_own_batches():
