@@ -47,6 +47,8 @@ import tempfile
 import time
 from collections import Counter
 
+from prose import fraction, product, prose
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
@@ -58,30 +60,15 @@ WORDS = ("we consider the constraint so the total becomes and therefore each cas
 
 def thinking(rng: random.Random, chars: int) -> str:
     """Reasoning prose with the math a model writes while it works."""
-    parts, n = [], 0
-    while n < chars:
-        r = rng.random()
-        if r < 0.10:
-            w = f"${rng.randint(2, 99)} \\times {rng.randint(2, 99)} = {rng.randint(100, 9999)}$"
-        elif r < 0.14:
-            w = f"$\\frac{{{rng.randint(1, 50)}}}{{{rng.randint(2, 50)}}}$"
-        elif r < 0.16:
-            w = f"\\[ x_{{{rng.randint(1, 9)}}} = \\sqrt{{{rng.randint(2, 99)}}} + {rng.randint(1, 9)} \\]"
-        elif r < 0.163:
-            w = f"so tentatively \\boxed{{{rng.randint(1, 999)}}}"
-        else:
-            w = rng.choice(WORDS)
-        parts.append(w)
-        n += len(w) + 1
-        if rng.random() < 0.05:
-            parts.append("\n\n")
-    return " ".join(parts)
+    return prose(rng, chars, WORDS, (
+        (0.10, product), (0.14, fraction(50)),
+        (0.16, lambda rng: f"\\[ x_{{{rng.randint(1, 9)}}} = \\sqrt{{{rng.randint(2, 99)}}} + "
+                           f"{rng.randint(1, 9)} \\]"),
+        (0.163, lambda rng: f"so tentatively \\boxed{{{rng.randint(1, 999)}}}")), paragraph=0.05)
 
 
 def _other_notation(p, rng: random.Random) -> str | None:
     """The gold's value written another way a careful grader accepts, or None."""
-    from fractions import Fraction
-
     from general365.answers.exact import plain_intervals, plain_number
 
     a = p.answer

@@ -37,6 +37,8 @@ import subprocess
 import sys
 import time
 
+from prose import fraction, product, prose
+
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, REPO)
 
@@ -47,22 +49,10 @@ WORDS = ("so the count of cases is then consider each arrangement where the cons
 
 
 def reasoning(rng: random.Random, chars: int) -> str:
-    parts, n = [], 0
-    while n < chars:
-        r = rng.random()
-        if r < 0.10:
-            w = f"${rng.randint(2, 99)} \\times {rng.randint(2, 99)} = {rng.randint(100, 9999)}$"
-        elif r < 0.14:
-            w = f"$\\frac{{{rng.randint(1, 60)}}}{{{rng.randint(2, 60)}}}$"
-        elif r < 0.145:
-            w = f"tentatively \\boxed{{{rng.randint(1, 500)}}} but let me verify"
-        else:
-            w = rng.choice(WORDS)
-        parts.append(w)
-        n += len(w) + 1
-        if rng.random() < 0.04:
-            parts.append("\n\n")
-    return " ".join(parts)
+    return prose(rng, chars, WORDS, (
+        (0.10, product), (0.14, fraction(60)),
+        (0.145, lambda rng: f"tentatively \\boxed{{{rng.randint(1, 500)}}} but let me verify")),
+        paragraph=0.04)
 
 
 def _wrong_number(gold: str, rng: random.Random) -> str:
