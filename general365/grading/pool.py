@@ -101,6 +101,18 @@ class _ServerLink:
         self.warmed: set[str] = set()   # kinds warmed on request (_warm.WARMERS)
 
     def request(self, msg) -> tuple[int, int, int | None]:
+        reply, fd = self._exchange(msg)
+        return reply[1], fd, reply[2]
+
+    def warm(self, kind: str) -> None:
+        """Have the server build what `kind` answers need, for the workers it forks next."""
+        _, fd = self._exchange(("warm", kind))
+        if fd is not None:
+            os.close(fd)
+        self.warmed.add(kind)
+
+    def _exchange(self, msg) -> tuple[tuple, int | None]:
+        """Send `msg` to the server and read its reply (and the descriptor it passes)."""
         try:
             wire.send(self.control, msg)
             reply, fd = wire.recv_with_fd(self.control)
@@ -110,30 +122,13 @@ class _ServerLink:
         except (EOFError, OSError) as exc:
             raise _ServerGone(self._exitcode()) from exc
         if reply[0] == "error":
+            if fd is not None:
+                os.close(fd)
             self.abandon()
             raise RuntimeError("the rule-grading server could not import what grading needs "
                                "(its traceback follows):\n" + reply[1])
         self.answered = True
-        return reply[1], fd, reply[2]
-
-    def warm(self, kind: str) -> None:
-        """Have the server build what `kind` answers need, for the workers it forks next."""
-        try:
-            wire.send(self.control, ("warm", kind))
-            reply, fd = wire.recv_with_fd(self.control)
-        except TimeoutError:
-            self.abandon()
-            raise RuntimeError(f"the rule-grading server did not answer in {START_TIMEOUT:g} s")
-        except (EOFError, OSError) as exc:
-            raise _ServerGone(self._exitcode()) from exc
-        if fd is not None:
-            os.close(fd)
-        if reply[0] == "error":
-            self.abandon()
-            raise RuntimeError("the rule-grading server could not import what grading needs "
-                               "(its traceback follows):\n" + reply[1])
-        self.answered = True
-        self.warmed.add(kind)
+        return reply, fd
 
     def _exitcode(self) -> int | None:
         try:
