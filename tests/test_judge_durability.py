@@ -9,12 +9,12 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from support.interrupt import ctrl_c_off_the_main_thread
 from support.servers import Behaviour
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,36 +112,20 @@ def test_a_ctrl_c_that_lands_off_the_main_thread_still_stops_the_batch_at_once(
     # the loop sleeping until its next timer. Now the signal wakes the loop itself.
     from general365.grading.judge import Judge, JudgeItem
 
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        pytest.skip("the test runner has its own SIGINT handler")
     answered, concurrency = 3, 2
     fault_server.set_script(lambda req, n: Behaviour.reply(TRUE) if n < answered
                             else Behaviour.slow(600, content=TRUE))
     judge = Judge("durable-judge", base_url=fault_server.base_url, cache=tmp_path / "j.sqlite",
                   concurrency=concurrency, timeout=600, max_retries=0)
     items = [JudgeItem(f"Capital, asked {i} times?", "Paris", "Paris") for i in range(8)]
-    finished = threading.Event()
-    rescued = []
-
-    def interrupter() -> None:
-        wait_for("the hanging requests", lambda: len(fault_server.requests)
-                 >= answered + concurrency and cached(tmp_path / "j.sqlite") == answered)
-        signal.pthread_kill(threading.get_ident(), signal.SIGINT)   # caught on this thread
-        # A guard, not a measure: on the old loop the signal waited for the 600 s timeout,
-        # so after a generous grace the main thread is interrupted directly, and the test
-        # fails instead of hanging.
-        if not finished.wait(30):
-            rescued.append(True)
-            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
-
-    helper = threading.Thread(target=interrupter, daemon=True)
-    helper.start()
     try:
-        with pytest.raises(KeyboardInterrupt):
-            judge.judge_batch(items)
+        # Once the answered verdicts are cached and the next requests hang in flight.
+        with ctrl_c_off_the_main_thread(lambda: len(fault_server.requests) >= answered
+                                        + concurrency and cached(tmp_path / "j.sqlite")
+                                        == answered) as rescued:
+            with pytest.raises(KeyboardInterrupt):
+                judge.judge_batch(items)
     finally:
-        finished.set()
-        helper.join(40)
         judge.close()
     assert not rescued, "the Ctrl-C was not seen until the main thread was signalled"
     assert cached(tmp_path / "j.sqlite") == answered      # every verdict received is kept

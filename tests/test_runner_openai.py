@@ -14,6 +14,7 @@ import pytest
 from general365.errors import UserError
 from general365.runners.base import GenerationRequest, preset, run_seed
 from general365.runners.openai_api import OpenAIRunner, RetryPolicy
+from support.interrupt import ctrl_c_off_the_main_thread
 from support.servers import Behaviour, sequence
 
 FAST = RetryPolicy(max_attempts=4, base_delay=0.01, max_delay=0.05)
@@ -477,34 +478,16 @@ def test_a_ctrl_c_that_lands_off_the_main_thread_stops_generation_at_once(fault_
     # loop and stop at once, with KeyboardInterrupt as from a plain Ctrl-C.
     import signal
 
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        pytest.skip("the test runner has its own SIGINT handler")
     fault_server.set_script(lambda r, n: Behaviour.reply("hi") if n < 2
                             else Behaviour.slow(600, content="late"))
     runner = runner_for(fault_server, request_timeout=600, concurrency=2)
-    finished, rescued, got = threading.Event(), [], []
-
-    def interrupter() -> None:
-        deadline = time.monotonic() + 60
-        while len(fault_server.requests) < 4 or len(got) < 2:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
-        signal.pthread_kill(threading.get_ident(), signal.SIGINT)   # caught on this thread
-        # A guard, not a measure: unfixed, the signal waits for the 600 s timeout, so after
-        # a generous grace the main thread is signalled directly and the test fails.
-        if not finished.wait(30):
-            rescued.append(True)
-            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
-
-    helper = threading.Thread(target=interrupter, daemon=True)
-    helper.start()
-    try:
+    got = []
+    # Once two replies are in and the next two requests hang in flight.
+    with ctrl_c_off_the_main_thread(lambda: len(fault_server.requests) >= 4
+                                    and len(got) >= 2) as rescued:
         with pytest.raises(KeyboardInterrupt):
             for g in runner.generate([req(f"p{i}") for i in range(6)]):
                 got.append(g)
-    finally:
-        finished.set()
-        helper.join(40)
     assert not rescued, "the Ctrl-C was not seen until the main thread was signalled"
     assert [g.response for g in got] == ["hi", "hi"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
