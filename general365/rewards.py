@@ -116,7 +116,7 @@ class AccuracyReward:
         self._reset()
 
     def _reset(self) -> None:
-        self._golds = None                      # grading.hybrid.GoldCache, made on first use
+        self._golds = None                      # grading.gold_cache.GoldCache, made on first use
         self._problems: dict[tuple, Problem] = {}
         self._ids = itertools.count()           # distinct problem ids, also across threads
         self._memo: dict[tuple, tuple] = {}     # (gold, type, float_round, candidate) -> verdict
@@ -244,7 +244,7 @@ class AccuracyReward:
             found, key = None, None
         if found is not None:
             return found
-        from .grading.hybrid import GoldCache
+        from .grading.gold_cache import GoldCache
 
         if self._golds is None:
             self._golds = GoldCache()

@@ -20,15 +20,15 @@ from concurrent.futures import ThreadPoolExecutor
 from itertools import islice
 from typing import Any, Iterable, Iterator, Mapping
 
-from ..errors import DataError, OptionError
+from ..errors import OptionError
 from ..schema import (AnswerType, Graded, Method, Problem, Response, Status, Verdict,
                       index_problems)
 from . import choice
 from .pairing import Pairing, inline_agrees
 from .extract import Extraction, extract, usable_for
 from .pool import DEFAULT_TIMEOUT, RulePool, RuleTask, shared_pool
-from ..answers.gold import GoldAnswer, parse_gold
-from .rule import RuleResult, grade_fast
+from .gold_cache import GoldCache
+from .rule import RuleResult
 
 POLICIES = ("paper", "cascade", "rule")
 CHUNK_SIZE = 1000
@@ -195,7 +195,7 @@ def _ready(entry) -> bool:
     return future is None or future.done()
 
 
-def _finish(entry, verdicts: dict, golds: "GoldCache", judge) -> list[Graded]:
+def _finish(entry, verdicts: dict, golds: GoldCache, judge) -> list[Graded]:
     """One chunk's verdicts completed (pool results, then the judge). Its pool results go
     into `verdicts`, where the chunks after it find the answers they share with it."""
     chunk, work, unique, future = entry
@@ -231,7 +231,7 @@ def _resolve(responses: Iterable, pairing: Pairing, path: str | None,
         yield r, pairing.pair(r, path=path, line=line, check=not checked)
 
 
-def make_pairing(lookup: Mapping[str, Problem] | None, golds: "GoldCache",
+def make_pairing(lookup: Mapping[str, Problem] | None, golds: GoldCache,
                  dataset: str | None = None) -> Pairing:
     """General365's checks before grading: inline golds, agreement with the dataset, and
     each number/interval gold parsed (once, into `golds`)."""
@@ -280,64 +280,6 @@ def check_timeout(timeout) -> None:
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0 \
             or timeout != timeout or timeout == float("inf"):
         raise OptionError("timeout", f"must be a positive number of seconds (got {timeout!r})")
-
-
-_UNKNOWN = object()
-_FAST_KEY_MAX = 1000   # longer answers are rare and not worth holding as keys
-
-
-class GoldCache:
-    """Each problem's gold parsed once (keyed by the gold itself, so inline golds repeated
-    on every response of a problem are parsed once too)."""
-
-    def __init__(self):
-        self._rule: dict[tuple, GoldAnswer] = {}
-        self._letters: dict[str, frozenset[str] | None] = {}
-        self._verdicts: dict[RuleTask, RuleResult] = {}  # math-verify verdicts already paid for
-        self._fast: dict[tuple, RuleResult | None] = {}   # grade_fast's, by gold and answer
-
-    def known(self, gold: GoldAnswer, candidate: str) -> RuleResult | None:
-        return self._verdicts.get(RuleTask(gold, candidate))
-
-    def fast(self, gold: GoldAnswer, candidate: str) -> RuleResult | None:
-        """grade_fast(gold, candidate), remembered: the runs of a problem mostly give the
-        same few answers (a pure function of the two; None: math-verify must decide)."""
-        if len(candidate) > _FAST_KEY_MAX:
-            return grade_fast(gold, candidate)
-        key = (gold.key, candidate)
-        res = self._fast.get(key, _UNKNOWN)
-        if res is _UNKNOWN:
-            if len(self._fast) > 10_000:
-                self._fast.clear()
-            res = self._fast[key] = grade_fast(gold, candidate)
-        return res
-
-    def remember(self, found: dict[RuleTask, RuleResult]) -> None:
-        if len(self._verdicts) > 10_000:
-            self._verdicts.clear()
-        for task, res in found.items():
-            if res.status is not Status.TIMEOUT:  # a timeout may pass on a calmer machine
-                self._verdicts[task] = res
-
-    def rule(self, p: Problem) -> GoldAnswer:
-        key = (p.answer, p.answer_type, p.float_round)
-        gold = self._rule.get(key)
-        if gold is None:
-            try:
-                gold = parse_gold(p.answer, p.answer_type, p.float_round)
-            except ValueError as exc:
-                raise DataError(f"the gold answer does not parse: {exc}", row_id=p.id,
-                                field="answer", value=p.answer,
-                                expected=f"a valid {p.answer_type.value} answer") from None
-            if len(self._rule) > 5_000:  # a bound for streams of inline golds
-                self._rule.clear()
-            self._rule[key] = gold
-        return gold
-
-    def letters(self, p: Problem) -> frozenset[str] | None:
-        if p.answer not in self._letters:
-            self._letters[p.answer] = choice.gold_letters(p.answer)
-        return self._letters[p.answer]
 
 
 # --- one chunk ----------------------------------------------------------------------
