@@ -9,7 +9,11 @@ refused here, as one DataError naming the file, the line and the field:
   that parsed a little below that limit overflows the stack when it is written back out;
 - an integer of more than 4,300 digits: json raises a bare ValueError (CPython's limit);
 - a lone surrogate escape (`"\\ud800"`): json makes a str that cannot be encoded as UTF-8,
-  so every later write of it (a parquet file, a graded row) would crash.
+  so every later write of it (a parquet file, a graded row) would crash;
+- `NaN`, `Infinity`, `-Infinity`, and a number too large for a float (`1e999`, read as
+  infinity): not JSON (RFC 8259), yet json reads them and writes them back as `NaN`, so a
+  graded file that carries the field on is one that jq, JavaScript or any strict reader
+  refuses.
 
 Kept cheap, since grade reads every row of a big file this way: one parse (the C parser,
 with a hook that sees each object's key/value pairs before they become a dict), then one
@@ -21,7 +25,9 @@ key tokens in the text, to parse without the hook, measured slower than the hook
 from __future__ import annotations
 
 import json
+import os
 import re
+import time
 import zlib
 from array import array
 from typing import Any, Callable, Iterator, Mapping
@@ -60,7 +66,22 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return d
 
 
-_EXACT = json.JSONDecoder(object_pairs_hook=_pairs)
+class _NonFinite:
+    """What a NaN or an infinity parses to here: a marker that the walk over the value
+    (_check) reports with its field. (Raised from the parse hook, the error could not name
+    the field.)"""
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+def _finite_float(text: str) -> float | _NonFinite:
+    x = float(text)
+    return x if x - x == 0.0 else _NonFinite(text)   # False for inf and nan only
+
+
+_EXACT = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_NonFinite,
+                          parse_float=_finite_float)
 
 
 def _bad_text(s: str) -> bool:
@@ -74,8 +95,8 @@ def _bad_text(s: str) -> bool:
 
 
 def _check(value: Any) -> tuple[str, str | None] | None:
-    """(problem, top-level field) for the first container deeper than MAX_DEPTH or lone
-    surrogate (in a key or a string) in `value`, or None. Iterative: a deep value cannot
+    """(problem, top-level field) for the first container deeper than MAX_DEPTH, lone
+    surrogate (in a key or a string) or NaN/infinity in `value`, or None. Iterative: a deep value cannot
     overflow the stack here."""
     stack: list[tuple[Any, int, str | None]] = [(value, 1, None)]
     while stack:
@@ -93,6 +114,8 @@ def _check(value: Any) -> tuple[str, str | None] | None:
                         return "surrogate", field
                 elif t is dict or t is list:
                     stack.append((x, depth + 1, field))
+                elif t is _NonFinite:
+                    return "nonfinite", field
         else:
             for x in v:
                 t = type(x)
@@ -101,6 +124,8 @@ def _check(value: Any) -> tuple[str, str | None] | None:
                         return "surrogate", top
                 elif t is dict or t is list:
                     stack.append((x, depth + 1, top))
+                elif t is _NonFinite:
+                    return "nonfinite", top
     return None
 
 
@@ -138,6 +163,8 @@ def _checked(value: Any, where: dict[str, Any]) -> Any:
         bad = _check(value)
     elif t is str and _bad_text(value):
         bad = ("surrogate", None)
+    elif t is _NonFinite:
+        bad = ("nonfinite", None)
     else:
         bad = None
     if bad is not None:
@@ -145,6 +172,10 @@ def _checked(value: Any, where: dict[str, Any]) -> Any:
         if kind == "deep":
             raise DataError("JSON nested too deeply", field=field,
                             expected=f"at most {MAX_DEPTH} levels of objects and arrays",
+                            **where)
+        if kind == "nonfinite":
+            raise DataError("NaN or an infinite number (not JSON)", field=field,
+                            expected="finite numbers (write a missing value as null)",
                             **where)
         raise DataError("a lone surrogate escape (\\ud800-\\udfff not in a pair) in a string",
                         field=field, expected="text that is valid Unicode", **where)
@@ -166,7 +197,8 @@ class Fingerprint:
 
 def iter_jsonl(path: str, *, errors: list[DataError] | None = None,
                fingerprint: Fingerprint | None = None,
-               reader: Callable[..., Any] = parse) -> Iterator[tuple[int, Any]]:
+               reader: Callable[..., Any] = parse,
+               unchanged: bool = False) -> Iterator[tuple[int, Any]]:
     """(line number, parsed value) for each non-blank line of `path`.
 
     A line that is not UTF-8 or not (strict) JSON raises a DataError naming the file and
@@ -176,10 +208,23 @@ def iter_jsonl(path: str, *, errors: list[DataError] | None = None,
     an earlier one). With `fingerprint`, the CRC-32 of each raw line, blank lines included,
     is recorded in it: `iter_same_lines` later rereads exactly these lines. `reader`:
     parse, or parse_strict_verbatim (the same checks, and the value's long strings).
+
+    `unchanged=True` (for a reader whose single pass is all it reads: grade's rule policy):
+    once the end is reached, FileChanged is raised if the lines read are not the file's
+    lines then, so that what was read is one version of the file, never the head of one and
+    the tail of another (a rewrite in place, a truncation, while it was read). Appending
+    is fine: the lines added before the end are read. Checked cheaply: the file's status
+    against what it was when opened, and only when that changed (or the file had just been
+    written then: timestamps move in clock ticks) are the lines read again and compared.
     """
+    if unchanged and fingerprint is None:
+        fingerprint = Fingerprint()
     crcs = fingerprint.crcs if fingerprint is not None else None
     with open(path, "rb", buffering=READ_BUFFER) as f:
+        opened, opened_at = os.fstat(f.fileno()), time.time_ns()
+        size = 0
         for n, raw in enumerate(f, start=1):
+            size += len(raw)
             if crcs is not None:
                 crcs.append(zlib.crc32(raw))
             try:
@@ -198,8 +243,15 @@ def iter_jsonl(path: str, *, errors: list[DataError] | None = None,
                     yield n, value
                     continue
             if errors is None:
+                if unchanged:   # a line cut by a rewrite is the rewrite's error, not the line's
+                    _check_same(f, crcs, path)
                 raise err
             errors.append(err)
+        if unchanged and crcs is not None:
+            now = os.fstat(f.fileno())
+            if (now.st_size != size or _changed(opened, now)
+                    or opened_at - opened.st_mtime_ns < _TICK_MARGIN_NS):
+                _check_same(f, crcs, path)
 
 
 def split_lines(text: str) -> list[str]:
@@ -262,6 +314,35 @@ def iter_same_lines(path: str, fingerprint: Fingerprint,
 
 
 _UNCHANGED = "a file that nothing rewrites while it is read (appending is fine)"
+
+# A file modified less than this before it was opened may be modified again within the
+# same timestamp tick (kernels stamp files with a coarse clock): its status cannot prove it
+# unchanged.
+_TICK_MARGIN_NS = 2_000_000_000
+
+
+def _changed(before: os.stat_result, after: os.stat_result) -> bool:
+    return ((before.st_mtime_ns, before.st_ctime_ns)
+            != (after.st_mtime_ns, after.st_ctime_ns))
+
+
+def _check_same(f: Any, crcs: array, path: str) -> None:
+    """Read the open file `f` again from its start: FileChanged unless its first lines are
+    the ones whose CRCs `crcs` holds (lines after them, appended since, are not read)."""
+    last = len(crcs)
+    f.seek(0)
+    n = 0
+    for n, raw in enumerate(f, start=1):
+        if n > last:
+            return
+        if zlib.crc32(raw) != crcs[n - 1] and not (
+                n == last and raw.endswith(b"\n") and zlib.crc32(raw[:-1]) == crcs[-1]):
+            # (The last line read had no newline then; rows were appended since.)
+            raise FileChanged("the file changed while it was being read (this line is not "
+                              "the one read)", path=path, line=n, expected=_UNCHANGED)
+    if n < last:
+        raise FileChanged("the file changed while it was being read (it is now shorter)",
+                          path=path, line=n + 1, expected=_UNCHANGED)
 
 
 # --- long strings passed through verbatim ---------------------------------------------

@@ -108,6 +108,12 @@ def test_dataset_sample(tmp_path, capsys):
     ('{"id": "z", "run": 0, "response": "x"}', "r.jsonl:3, id 'z', field 'answer'"),
     ('{"id": "z", "run": 0, "response": "x", "answer": "[2,5", "answer_type": "interval"}',
      "r.jsonl:3, id 'z', field 'answer'"),
+    # Not JSON, though Python's json reads them: the graded row would carry them on, and
+    # be a line jq or JavaScript refuses.
+    ('{"id": "z", "run": 0, "response": "x", "answer": "1", "answer_type": "number", '
+     '"score": NaN}', "r.jsonl:3, field 'score': NaN or an infinite number"),
+    ('{"id": "z", "run": 0, "response": "x", "answer": "1", "answer_type": "number", '
+     '"usage": {"t": 1e999}}', "r.jsonl:3, field 'usage': NaN or an infinite number"),
 ])
 def test_bad_line_is_one_error_and_nothing_is_written(tmp_path, capsys, bad_line, needle):
     src = write_jsonl(tmp_path / "r.jsonl", INLINE[:2], [bad_line] + [json.dumps(INLINE[2])])

@@ -247,3 +247,85 @@ def test_a_live_grades_temporary_is_kept_and_sigterm_cleans_up(tmp_path, fault_s
     finally:
         if slow.poll() is None:
             slow.kill()
+
+
+# --- the rule policy's single read: a file changed while read --------------------------
+
+
+def rule_rows(n: int, answer: int) -> list[dict]:
+    return [{"id": f"r{i:05d}", "run": 0, "response": f"\\boxed{{{answer}}}", "answer": "1",
+             "answer_type": "number"} for i in range(n)]
+
+
+def grade_with_a_writer(tmp_path, monkeypatch, change) -> tuple[int, Path]:
+    """Grade 6,000 rows under the rule policy (one read); `change(src)` runs when the
+    reader reaches row 3,000, as a writer would meanwhile. The trigger is the reading of
+    that row (a subclass of the record type that calls `change` once), so the moment is
+    exact: the first half is read, the rest is not."""
+    import general365.grading.files as files
+
+    src = write_jsonl(tmp_path / "responses.jsonl", rule_rows(6000, 1))
+    base = files.Response
+
+    class Reading(base):
+        fired = False
+
+        @classmethod
+        def from_dict(cls, d, **where):
+            if d["id"] == "r03000" and not Reading.fired:
+                Reading.fired = True
+                change(src)
+            return super().from_dict(d, **where)
+
+    monkeypatch.setattr(files, "Response", Reading)
+    out = tmp_path / "out" / "graded.jsonl"
+    code = main(["grade", str(src), "--policy", "rule", "--out", str(out), "--no-progress",
+                 "--workers", "1"])
+    assert Reading.fired
+    return code, out
+
+
+def rewrite_in_place(src: Path) -> None:
+    # Same length, other answers: the rest of the read lands on line boundaries of the
+    # new version, so only a check of the whole read can tell the versions apart.
+    with open(src, "r+", encoding="utf-8") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in rule_rows(6000, 2)))
+
+
+def truncate_at_a_line(src: Path) -> None:
+    size = len(json.dumps(rule_rows(1, 1)[0])) + 1
+    with open(src, "r+b") as f:
+        f.truncate(size * 100)
+
+
+@pytest.mark.parametrize("change,needle", [
+    (rewrite_in_place, "responses.jsonl:1: the file changed while it was being read"),
+    (truncate_at_a_line, "responses.jsonl:101: the file changed while it was being read "
+                         "(it is now shorter)"),
+])
+def test_the_rule_policy_never_grades_two_versions_of_a_file_spliced(
+        tmp_path, capsys, monkeypatch, change, needle):
+    # One read, no second pass to compare against: unchecked, the graded file held the old
+    # first half and the new second half (3,523 correct and 2,477 incorrect), exit 0, or a
+    # silently short file after a truncation.
+    code, out = grade_with_a_writer(tmp_path, monkeypatch, change)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0] and "nothing was written" in lines[0], err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["responses.jsonl"]
+
+
+def test_the_rule_policy_grades_rows_appended_while_it_reads(tmp_path, capsys, monkeypatch):
+    late = {"id": "late", "run": 0, "response": "\\boxed{1}", "answer": "1",
+            "answer_type": "number"}
+
+    def append(src: Path) -> None:
+        with open(src, "a", encoding="utf-8") as f:
+            f.write(json.dumps(late) + "\n")
+
+    code, out = grade_with_a_writer(tmp_path, monkeypatch, append)
+    assert code == 0, capsys.readouterr().err
+    graded = read_jsonl(out)
+    assert [r["id"] for r in graded] == [r["id"] for r in rule_rows(6000, 1)] + ["late"]
+    assert {r["status"] for r in graded} == {"correct"}

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from general365.errors import DataError
-from general365.jsonl import iter_jsonl
+from general365.jsonl import iter_jsonl, parse, parse_strict_verbatim
 
 
 def test_rows_with_their_line_numbers(tmp_path):
@@ -150,3 +150,24 @@ def test_dumps_with_verbatim_fields_first_middle_or_last(row):
     value, verbatim = parse_verbatim(json.dumps(row, ensure_ascii=False))
     assert set(verbatim) == {k for k in ("response", "reasoning") if k in row}
     assert dumps(value, verbatim, end="\n") == json.dumps(row, ensure_ascii=False) + "\n"
+
+
+@pytest.mark.parametrize("value,field", [
+    ("NaN", "score"), ("Infinity", "score"), ("-Infinity", "score"), ("1e999", "score"),
+    ("-1e400", "score"), ("[1, {\"x\": NaN}]", "score")])
+def test_nan_and_infinities_are_refused_with_their_field(tmp_path, value, field):
+    # Not JSON (RFC 8259): json reads them and json.dumps writes them back as NaN/Infinity,
+    # so a row carried on (into a graded file) would be one that strict readers refuse.
+    p = tmp_path / "a.jsonl"
+    p.write_text('{"a": 1}\n{"id": "x", "score": ' + value + "}\n")
+    with pytest.raises(DataError) as exc:
+        list(iter_jsonl(str(p)))
+    assert exc.value.line == 2 and exc.value.field == field
+    assert "NaN or an infinite number" in str(exc.value)
+    with pytest.raises(DataError, match="NaN or an infinite number"):
+        parse_strict_verbatim('{"id": "x", "run": 0, "response": "r", "s": ' + value + "}")
+
+
+def test_finite_floats_still_read_exactly():
+    assert parse('{"a": 1.5, "b": -0.0, "c": 1e308, "d": 5e-324, "e": [2.5e10]}') == {
+        "a": 1.5, "b": -0.0, "c": 1e308, "d": 5e-324, "e": [2.5e10]}

@@ -133,3 +133,57 @@ def test_torn_line_recovery_is_reported_by_the_command(fault_server, tmp_path):
     assert "written 1, already done" in second.stdout
     assert responses.read_bytes().split(b"\n")[:-1] [:-1] == lines[:-1]
     assert len(list(iter_records(str(responses)))) == len(lines)
+
+
+def _as_from_a_terminal() -> None:
+    # Ctrl-C in a terminal reaches a process whose SIGINT is at its default; a test run in
+    # the background has it ignored, and the child would inherit that.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_ctrl_c_stops_generate_at_once_keeps_every_answer_and_the_rerun_asks_the_rest(
+        fault_server, tmp_path):
+    # 12 problems x 6 runs = 72 requests. The first ANSWERED are answered at once; the rest
+    # hang for ten minutes (the request timeout is longer), so the Ctrl-C lands with exactly
+    # ANSWERED answers received and CONCURRENCY requests in flight.
+    answered, concurrency, total = 20, 4, 12 * RUNS
+    fault_server.set_script(lambda req, n: Behaviour.reply(f"seed={req['seed']}")
+                            if n < answered else Behaviour.slow(600, content="late"))
+    out = tmp_path / "run"
+    responses = out / "responses.jsonl"
+    env = {**os.environ, "OPENAI_API_KEY": "test-key"}
+    cmd = generate_cmd(fault_server.base_url, fault_server.model, out)
+    cmd[cmd.index("--max-attempts") + 1] = "1"
+    cmd += ["--request-timeout", "900"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, preexec_fn=_as_from_a_terminal)
+    try:
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and not (
+                count_lines(responses) >= answered
+                and len(fault_server.requests) >= answered + concurrency):
+            assert time.monotonic() < deadline, "the answered requests never all landed"
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signal.SIGINT)
+        # At once: the hanging requests are 10 minutes from their timeout.
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in err
+    assert [ln for ln in err.splitlines() if "interrupted" in ln] == [
+        "general365 generate: interrupted"], err[-2000:]
+    kept = list(iter_records(str(responses)))
+    assert len(kept) == answered and all(r["response"].startswith("seed=") for r in kept)
+
+    fault_server.reset()
+    fault_server.set_script(lambda req, n: Behaviour.reply(f"seed={req['seed']}"))
+    final = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert final.returncode == 0, final.stderr[-2000:]
+    assert len(fault_server.requests) == total - answered      # only what was missing
+    records = list(iter_records(str(responses)))
+    keys = collections.Counter((r["id"], r["run"]) for r in records)
+    assert len(keys) == total and set(keys.values()) == {1}

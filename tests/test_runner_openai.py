@@ -491,3 +491,33 @@ def test_a_ctrl_c_that_lands_off_the_main_thread_stops_generation_at_once(fault_
     assert not rescued, "the Ctrl-C was not seen until the main thread was signalled"
     assert [g.response for g in got] == ["hi", "hi"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_ctrl_c_while_the_caller_holds_a_result_is_not_swallowed(fault_server):
+    # Between results the generator is suspended in its caller's code: a caller that works
+    # on each result for long, or stops iterating and keeps the generator (a `break` out of
+    # `for g in gen`). The Ctrl-C routing must not outlive the loop's run: routed to a loop
+    # that is not running, the signal was queued there and never seen (KeyboardInterrupt
+    # only if the generator was resumed, never if it was abandoned).
+    import os
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        pytest.skip("the test runner has its own SIGINT handler")
+    fault_server.set_script(lambda r, n: Behaviour.reply("hi"))
+    runner = runner_for(fault_server, concurrency=2)
+    gen = runner.generate([req(f"p{i}") for i in range(4)])
+    try:
+        for g in gen:
+            assert g.response == "hi"
+            break
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(100):   # the handler runs at the next bytecode boundaries
+                time.sleep(0.01)
+        # The generator still works after that, and routes the next wait again.
+        assert next(gen).response == "hi"
+    finally:
+        gen.close()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

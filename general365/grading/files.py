@@ -7,7 +7,8 @@ line stops the grade with nothing written. Where grading asks a judge (it costs 
 the file is read twice: the first pass checks every line, so a bad line stops the grade
 before any judge call is paid for; the second rereads exactly the lines the first pass
 checked (each line's CRC is kept; see jsonl.iter_same_lines). Where it asks none (the rule
-policy), each line is checked and graded from one read. Graded rows are written as they
+policy), each line is checked and graded from one read, and the file is checked unchanged
+at its end (appending aside). Graded rows are written as they
 come, to a temporary file locked by this process, fsynced and renamed over the output at
 the end.
 """
@@ -78,9 +79,11 @@ def grade_file(responses: str, out: str, grader: Any, *, progress: bool = False)
         lines = iter_same_lines(responses, fingerprint, parse_verbatim)
     else:
         # Nothing to pay for: each line is checked as it is read and graded from that one
-        # read (a bad line still stops the grade, and nothing is written).
+        # read (a bad line still stops the grade, and nothing is written). A file rewritten
+        # or cut short while read stops it too (FileChanged, at the end of the read): the
+        # rows graded are then one version of the file, never two spliced.
         count = _count_rows(responses) if progress else None
-        lines = iter_jsonl(responses, reader=parse_strict_verbatim)
+        lines = iter_jsonl(responses, reader=parse_strict_verbatim, unchanged=True)
     checking = fingerprint is None
 
     out_path = Path(out)

@@ -293,9 +293,6 @@ class OpenAIRunner:
         # One worker per slot of every endpoint: the dispatcher holds a worker back while
         # its endpoints are full or down, so a dead endpoint's slots stay unused.
         slots = sum(ep.limit for ep in self.endpoints)
-        # Ctrl-C wakes the loop wherever it lands (general365.interrupts), instead of
-        # waiting for the next request's timeout; the caller sees KeyboardInterrupt.
-        undo_sigint = route_sigint(loop, raise_interrupt)
         loop.run_until_complete(dispatcher.start())
         workers = [loop.create_task(worker()) for _ in range(min(slots, len(requests)))]
         waiting = None
@@ -304,12 +301,11 @@ class OpenAIRunner:
             # caller (a store append) takes microseconds, so in-flight requests barely stall.
             for _ in range(len(requests)):
                 waiting = loop.create_task(done.get())
-                result = loop.run_until_complete(waiting)
+                result = _run_interruptibly(loop, waiting)
                 if isinstance(result, Exception):
                     raise result
                 yield result
         finally:
-            undo_sigint()
             for w in [*workers, waiting]:
                 if w is not None:
                     w.cancel()
@@ -427,3 +423,17 @@ class OpenAIRunner:
 
 async def _close_all(clients: Iterable[Any]) -> None:
     await asyncio.gather(*(c.close() for c in clients))
+
+
+def _run_interruptibly(loop: asyncio.AbstractEventLoop, waiting: Any) -> Any:
+    """loop.run_until_complete(waiting), a Ctrl-C meanwhile waking the loop wherever it
+    lands (general365.interrupts) instead of waiting for the next request's timeout; the
+    caller sees KeyboardInterrupt. Routed only while the loop runs: between results the
+    generator is suspended in its caller's code (which may hold a result for long, or stop
+    iterating and keep the generator), and a Ctrl-C routed to a loop that is not running
+    is never seen: Python's own handler is back in place there."""
+    undo = route_sigint(loop, raise_interrupt)
+    try:
+        return loop.run_until_complete(waiting)
+    finally:
+        undo()
