@@ -369,14 +369,15 @@ def verbatim_string(token: str, text: str) -> bool:
     is exactly json.dumps(text, ensure_ascii=False); False when it may not be.
 
     json.dumps writes every character as itself except `"`, `\\` and the control
-    characters: \\" \\\\ \\b \\f \\n \\r \\t, else \\u00XX. A token decodes to the same
-    text with other spellings only through \\uXXXX escapes and \\/. The \\uXXXX escapes show
-    in the lengths: a 2-character escape lengthens the token by one character and holds
-    one backslash more than the text does (\\\\ holds two, its text one), a \\uXXXX
-    lengthens it by five (eleven for a surrogate pair) and holds one (two). So the backslash
-    counts explain the extra length exactly when there is no \\uXXXX; then a missing \\/
-    leaves only json.dumps' own spellings. (A control character that json.dumps itself
-    writes as \\u00XX gives False too: only the fast way is lost, it is rare.) At most
+    characters: \\" \\\\ \\b \\f \\n \\r \\t, else a six-character \\u escape (\\u
+    and four hex digits). A token decodes to the same text with other spellings only
+    through \\u escapes and \\/. The \\u escapes show in the lengths: a 2-character
+    escape lengthens the token by one character and holds one backslash more than the text
+    does (\\\\ holds two, its text one), a \\u escape lengthens it by five (eleven for a
+    surrogate pair) and holds one (two). So the backslash counts explain the extra length
+    exactly when there is no \\u escape; then a missing \\/ leaves only json.dumps' own
+    spellings. (A control character that json.dumps itself writes as a \\u escape gives
+    False too: only the fast way is lost, it is rare.) At most
     three scans at C speed, no encoding; mostly two."""
     if "\\u" not in token and "\\/" not in token:
         # Neither spelling can be there (each contains its pair of characters); a \\\\
