@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import argparse
 import math
-import multiprocessing
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -24,7 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from general365.grading.judge import Judge, JudgeItem  # noqa: E402
 from general365.schema import Status  # noqa: E402
-from support.servers import Behaviour, FaultServer  # noqa: E402
+from served import report_against_server  # noqa: E402
+from support.servers import Behaviour  # noqa: E402
 
 
 def _script(latency: float):
@@ -33,14 +32,6 @@ def _script(latency: float):
         verdict = "true" if pred.endswith("B") else "false"
         return Behaviour.slow(latency, content=f'{{"accuracy": {verdict}}}')
     return script
-
-
-def _serve(latency: float, conn, stop) -> None:
-    # Its own process: the fake server's CPU is not charged to the client's GIL.
-    with FaultServer(script=_script(latency)) as server:
-        conn.send(server.base_url)
-        stop.wait()
-        conn.send(len(server.requests))
 
 
 def timed(judge: Judge, items: list[JudgeItem]) -> tuple[float, list]:
@@ -101,23 +92,8 @@ def main() -> int:
     ap.add_argument("--baseline-items", type=int, default=10)
     a = ap.parse_args()
 
-    ctx = multiprocessing.get_context("fork")
-    conn, child = ctx.Pipe()
-    stop = ctx.Event()
-    proc = ctx.Process(target=_serve, args=(a.latency, child, stop), daemon=True)
-    proc.start()
-    try:
-        base_url = conn.recv()
-        with tempfile.TemporaryDirectory() as tmp:
-            lines = measure(a, base_url, Path(tmp) / "judge.sqlite")
-    finally:
-        stop.set()
-        served = conn.recv() if proc.is_alive() else "?"
-        proc.join(timeout=10)
-    print("\n".join(lines))
-    print(f"  (the server saw {served} requests in all; load average now "
-          f"{', '.join(f'{x:.1f}' for x in __import__('os').getloadavg())})")
-    return 0
+    return report_against_server(_script(a.latency),
+                                 lambda url, cache: measure(a, url, cache))
 
 
 if __name__ == "__main__":
