@@ -306,11 +306,10 @@ class OpenAIRunner:
                     raise result
                 yield result
         finally:
-            for w in [*workers, waiting]:
-                if w is not None:
-                    w.cancel()
-            loop.run_until_complete(asyncio.gather(*workers, *[waiting] if waiting else [],
-                                                   return_exceptions=True))
+            pending = workers + ([waiting] if waiting is not None else [])
+            for task in pending:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
             loop.run_until_complete(dispatcher.close())
             loop.run_until_complete(_close_all(clients.values()))
             loop.close()
