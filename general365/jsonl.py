@@ -287,27 +287,40 @@ def iter_same_lines(path: str, fingerprint: Fingerprint,
     The check is what keeps this cheap: the line was already strictly parsed and checked
     by the first pass, so here the plain parser suffices (`decode`: json.loads, or
     parse_verbatim)."""
-    crcs = fingerprint.crcs
-    last = len(crcs)
-    n = 0
     with open(path, "rb", buffering=READ_BUFFER) as f:
-        for n, raw in enumerate(f, start=1):
-            if n > last:
+        for n, raw, appended in _snapshot_lines(f, fingerprint.crcs, path,
+                                                "this line differs from the first pass"):
+            if appended:
                 fingerprint.grew = True
+            if raw is None:
                 return
-            if zlib.crc32(raw) != crcs[n - 1]:
-                if n == last and raw.endswith(b"\n") and zlib.crc32(raw[:-1]) == crcs[-1]:
-                    # The first pass met this last line without its newline (the end of the
-                    # file then); rows were appended since: the same line, now ended.
-                    raw = raw[:-1]
-                    fingerprint.grew = True
-                else:
-                    raise FileChanged("the file changed while it was being read (this line "
-                                      "differs from the first pass)", path=path, line=n,
-                                      expected=_UNCHANGED)
             text = raw.decode("utf-8")
             if text.strip():
                 yield n, decode(text)
+
+
+def _snapshot_lines(f: Any, crcs: array, path: str,
+                    differs: str) -> Iterator[tuple[int, bytes | None, bool]]:
+    """The lines of the open file `f`, from where it stands, checked against `crcs` (the
+    CRC-32 of each line an earlier read met): (n, raw, appended) for each line that
+    matches. FileChanged at a line that differs (`differs` says how), or when the file is
+    now shorter. `appended`: rows were added since; the first line past the snapshot comes
+    as (n, None, True) and ends the lines (the snapshot is what is read)."""
+    last = len(crcs)
+    n = 0
+    for n, raw in enumerate(f, start=1):
+        if n > last:
+            yield n, None, True
+            return
+        if zlib.crc32(raw) == crcs[n - 1]:
+            yield n, raw, False
+        elif n == last and raw.endswith(b"\n") and zlib.crc32(raw[:-1]) == crcs[-1]:
+            # The earlier read met this last line without its newline (the end of the file
+            # then); rows were appended since: the same line, now ended.
+            yield n, raw[:-1], True
+        else:
+            raise FileChanged(f"the file changed while it was being read ({differs})",
+                              path=path, line=n, expected=_UNCHANGED)
     if n < last:
         raise FileChanged("the file changed while it was being read (it is now shorter)",
                           path=path, line=n + 1, expected=_UNCHANGED)
@@ -329,20 +342,9 @@ def _changed(before: os.stat_result, after: os.stat_result) -> bool:
 def _check_same(f: Any, crcs: array, path: str) -> None:
     """Read the open file `f` again from its start: FileChanged unless its first lines are
     the ones whose CRCs `crcs` holds (lines after them, appended since, are not read)."""
-    last = len(crcs)
     f.seek(0)
-    n = 0
-    for n, raw in enumerate(f, start=1):
-        if n > last:
-            return
-        if zlib.crc32(raw) != crcs[n - 1] and not (
-                n == last and raw.endswith(b"\n") and zlib.crc32(raw[:-1]) == crcs[-1]):
-            # (The last line read had no newline then; rows were appended since.)
-            raise FileChanged("the file changed while it was being read (this line is not "
-                              "the one read)", path=path, line=n, expected=_UNCHANGED)
-    if n < last:
-        raise FileChanged("the file changed while it was being read (it is now shorter)",
-                          path=path, line=n + 1, expected=_UNCHANGED)
+    for _ in _snapshot_lines(f, crcs, path, "this line is not the one read"):
+        pass
 
 
 # --- long strings passed through verbatim ---------------------------------------------
