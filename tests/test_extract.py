@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from general365.grading.extract import (EMPTY_BOX, NO_CANDIDATE, NO_REGION, extract, final_region,
-                                       is_blank, last_boxed)
+                                       OPEN_BOX, is_blank, last_boxed)
 from general365.markers import REASONING_MARKERS
 
 
@@ -34,8 +34,9 @@ def test_last_boxed_wins_and_braces_balance():
     assert last_boxed(r"\boxed{1} then \boxed{\frac{1}{2}}") == r"\frac{1}{2}"
     assert last_boxed(r"\boxed{\{1,2\}}") == r"\{1,2\}"
     assert last_boxed(r"\boxed{[2,5)}") == "[2,5)"
-    # An unclosed last \boxed{ (cut off) falls back to the last complete one.
-    assert last_boxed(r"\boxed{3} and \boxed{\frac{1}{2}") == "3"
+    # An unclosed last \boxed{ (cut off) states nothing; an earlier box does not stand in
+    # for it (issue 18: a policy could leave a box open after a guess).
+    assert last_boxed(r"\boxed{3} and \boxed{\frac{1}{2}") is None
 
 
 @pytest.mark.parametrize("text,want", [
@@ -151,10 +152,11 @@ def test_no_usable_statement_falls_back_to_the_last_one():
     assert extract("The answer is seven.").candidate == "seven"
 
 
-def test_last_non_empty_box_counts():
-    assert extract(r"\boxed{7}\boxed{}").candidate == "7"
-    assert extract(r"\boxed{7} and \boxed{ }").candidate == "7"
-    assert extract(r"\boxed{}").candidate is None
+def test_the_last_box_decides_even_when_empty():
+    # Issue 18: an empty last box states nothing, and no earlier box stands in for it.
+    for text in (r"\boxed{7}\boxed{}", r"\boxed{7} and \boxed{ }", r"\boxed{}"):
+        ex = extract(text)
+        assert ex.candidate is None and ex.source == "empty_box", text
 
 
 @pytest.mark.parametrize("text", [
@@ -171,11 +173,13 @@ def test_an_empty_final_box_is_no_answer_and_says_so(text):
         assert ex.detail == EMPTY_BOX
 
 
-def test_an_empty_box_does_not_hide_a_stated_answer():
-    assert extract(r"Final answer: 7. \boxed{}", NUMBER).candidate == "7"
-    assert extract(r"\boxed{7} then \boxed{\text{}}").candidate == "7"
-    # An unclosed box is not an empty one.
-    assert extract(r"so \boxed{12").detail == NO_CANDIDATE
+def test_an_empty_or_open_last_box_is_no_answer_whatever_came_before():
+    # Issue 18: a box states the answer; an empty one states that there is none, also
+    # after a statement (`Final answer: 7. \boxed{}`), and an unclosed one was cut off.
+    assert extract(r"Final answer: 7. \boxed{}", NUMBER).candidate is None
+    assert extract(r"\boxed{7} then \boxed{\text{}}").candidate is None
+    assert extract(r"so \boxed{12").detail == OPEN_BOX
+    assert extract(r"\boxed{7} so \boxed{12").detail == OPEN_BOX
 
 
 @pytest.mark.parametrize("text,blank", [

@@ -216,7 +216,7 @@ REVIEW = [
 ("single_choice","C",0,r"\boxed{C — Paris}","correct"),
 ("single_choice","C",0,r"\boxed{C\text{ (42)}}","correct"),
 # 10
-("number","7",0,r"\boxed{7}\boxed{}","correct"),
+("number","7",0,r"\boxed{7}\boxed{}","no_answer"),   # the last box decides (issue 18)
 # 11
 ("number","1.6\\times10^{-19}",2,r"\boxed{2\times10^{-19}}","incorrect"),
 ("number","6.02\\times10^{23}",2,r"\boxed{6.0221\times10^{23}}","correct"),

@@ -1,11 +1,10 @@
-"""Exact values of plain answers, without sympy: the rule grader's fast path.
+"""Exact comparisons without sympy, and intervals: the rule grader's fast path.
 
-Most answers are a plain integer, decimal or fraction (`12`, `-3.75`, `\\frac{15}{4}`,
-`1.2\\times10^{4}`, `3,600 seconds`, `25\\%`) or an interval union with plain endpoints
-(`(-\\infty,3)\\cup(4,+\\infty)`). These are read here into `Fraction`s and compared
-exactly. Anything else returns None and goes to math-verify in a worker process. The fast
-path must never claim a verdict math-verify would not give, so it accepts only shapes
-whose meaning is unambiguous; when in doubt it declines.
+Numbers are read by reader.py; here they are rounded (`round_half_up`, `numbers_match`).
+Intervals are read here: `interval_text` is the interval shape's reading of a candidate
+(no thousands separators, ever: a comma separates endpoints), and `plain_intervals` the
+union of plain-endpoint intervals it states, merged into canonical form, as `Span`s.
+Anything else returns None and goes to math-verify in a worker process.
 """
 
 from __future__ import annotations
@@ -14,35 +13,10 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .notation import normalize, qualifier, value_items  # noqa: F401  (the shared entries)
+from .reader import plain_fraction
+from .surface import Unreadable, clean
 
-# Candidates longer than this never take the fast path (and exponents are bounded), so
-# that nothing here can be slow: a 10^(10^6) literal is math-verify's problem, in a worker
-# with a time limit.
-MAX_FAST_LEN = 120
-MAX_EXPONENT = 400
-MAX_RAW_LEN = 8 * MAX_FAST_LEN  # before normalisation (`\\text{}` and spacing take room)
-
-_ASSIGN = re.compile(r"^\s*[A-Za-z](?:_\{?\w+\}?)?\s*(?:=|:=|\\approx(?![A-Za-z]))\s*")
-
-
-# --- numbers ------------------------------------------------------------------------
-
-_DEC = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
-_NUM_RE = re.compile(rf"^({_DEC})(?:[eE]([+-]?\d+))?$")
-_SLASH_RE = re.compile(r"^([+-]?\d+)\s*/\s*(\d+)$")
-_FRAC_RE = re.compile(r"^([+-]?)\s*\\frac\s*(?:\{\s*([+-]?\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))$")
-_SCI_RE = re.compile(rf"^({_DEC})\s*\\times\s*10\s*\^\s*(?:\{{\s*([+-]?\d+)\s*\}}|(\d))$")
-_PCT_RE = re.compile(r"\s*(?:\\%|%|\\text\{\s*%\s*\}|percent)$")
-# A unit is one or more plain words after the number. Single letters that are usually
-# mathematics rather than units (e, i, x, n, ...) are not taken as units.
-# Words joined by exactly one space or slash (normalize() has collapsed whitespace): each
-# repetition starts with a separator, so the regex cannot backtrack exponentially.
-_UNIT_WORD = r"[A-Za-z\u00b0\u00b5\u03a9]+(?:\^\{?-?[123]\}?|[23\u00b2\u00b3])?"
-# The unit may be wrapped in parentheses (`7 (cm)`); the number may carry a percent sign
-# (`70% chance`).
-_UNIT_RE = re.compile(rf"^(.*?(?:\d\.?|%)) ?(\(?{_UNIT_WORD}(?:(?: ?/ ?| ){_UNIT_WORD})*\)?)$")
-_NOT_UNITS = {"e", "i", "j", "x", "y", "z", "n", "k", "pi", "E", "I"}
+MAX_FAST_LEN = 480
 
 
 @dataclass(frozen=True)
@@ -52,95 +26,10 @@ class PlainNumber:
 
 
 def _fraction(text: str) -> Fraction | None:
-    m = _NUM_RE.match(text)
-    if m:
-        exp = int(m.group(2) or 0)
-        if abs(exp) > MAX_EXPONENT:
-            return None
-        return Fraction(m.group(1)) * Fraction(10) ** exp
-    m = _SLASH_RE.match(text)
-    if m:
-        return None if int(m.group(2)) == 0 else Fraction(int(m.group(1)), int(m.group(2)))
-    m = _FRAC_RE.match(text)
-    if m:
-        num, den = int(m.group(2) or m.group(3)), int(m.group(4) or m.group(5))
-        if den == 0:
-            return None
-        q = Fraction(num, den)
-        return -q if m.group(1) == "-" else q
-    m = _SCI_RE.match(text)
-    if m:
-        exp = int(m.group(2) or m.group(3))
-        if abs(exp) > MAX_EXPONENT:
-            return None
-        return Fraction(m.group(1)) * Fraction(10) ** exp
-    return None
-
-
-def plain_number(text: str, *, allow_units: bool = True) -> PlainNumber | None:
-    """The exact value of a plain number answer, or None when it is anything else."""
-    if len(text) > MAX_RAW_LEN:  # normalize() itself stays on short text in the parent
+    try:
+        return plain_fraction(text)
+    except Unreadable:
         return None
-    s = normalize(text)
-    if len(s) > MAX_FAST_LEN:
-        return None
-    s = _ASSIGN.sub("", s)
-    percent = False
-    m = _PCT_RE.search(s)
-    if m:
-        percent, s = True, s[: m.start()].strip()
-    q = _fraction(s)
-    if q is None and allow_units and not percent:
-        m = _UNIT_RE.match(s)
-        if m and m.group(2).startswith("(") != m.group(2).endswith(")"):
-            m = None
-        if m and not set(m.group(2).strip("()").split()) & _NOT_UNITS:
-            head = m.group(1).strip()
-            pm = _PCT_RE.search(head)
-            if pm:
-                percent, head = True, head[: pm.start()].strip()
-            q = _fraction(head.rstrip("."))
-    if q is None:
-        return None
-    return PlainNumber(q, percent)
-
-
-def sci_exponent(text: str) -> int | None:
-    """The power of ten of a number written in scientific notation (`6.02\\times10^{23}`,
-    `1.6e-19`), else None."""
-    if len(text) > MAX_RAW_LEN:
-        return None
-    s = normalize(text)
-    if len(s) > MAX_FAST_LEN:
-        return None
-    m = _SCI_RE.match(s)
-    if m:
-        return int(m.group(2) or m.group(3))
-    m = _NUM_RE.match(s)
-    if m and m.group(2):
-        return int(m.group(2))
-    return None
-
-
-def plain_values(text: str) -> tuple[PlainNumber, ...] | None:
-    """A plain number as a 1-tuple; the plain values an answer lists (`1,2,2`,
-    `\\{-1, 3\\}`, `-1 \\text{ or } 3`, `\\pm 3`: notation.value_items) as a tuple in
-    order; else None."""
-    one = plain_number(text)
-    if one is not None:
-        return (one,)
-    if len(text) > MAX_RAW_LEN:
-        return None
-    items = value_items(text)
-    if len(items) == 1 and "\\{" not in text:
-        return None  # nothing was unwrapped (only set braces can be): plain_number said no
-    out = []
-    for item in items:
-        v = plain_number(item)
-        if v is None:
-            return None
-        out.append(v)
-    return tuple(out)
 
 
 def round_half_up(q: Fraction, k: int) -> Fraction:
@@ -194,22 +83,121 @@ def _endpoint(text: str, lower: bool):
     return _fraction(t)
 
 
-def plain_intervals(text: str) -> tuple[Span, ...] | None:
-    """A union of intervals with plain endpoints, merged into canonical form, or None."""
+# --- reading an interval answer -------------------------------------------------------
+
+_LEAD = re.compile(r"^(?:[A-Za-z](?:_\{?\w{1,8}\}?)?|[A-Z]{1,3})\s*(?:\\in(?![A-Za-z])|=)\s*")
+_REALS = r"(?:\\mathbb\s*\{?R\}?|\\R(?![A-Za-z])|\\mathbf\s*\{?R\}?)"
+_IN_REALS = re.compile(rf"^[A-Za-z]\s*\\in\s*{_REALS}\s*(?:,|;| and | such that |\\mid|:|\|)\s*")
+_COMPLEMENT = re.compile(rf"^{_REALS}\s*(?:\\setminus|\\backslash|\\smallsetminus|-)\s*(.+)$")
+_NEQ = re.compile(r"^([A-Za-z])\s*(?:\\neq|\\ne(?![A-Za-z])|!=)\s*([^,;]+)$")
+_WORD_INF = re.compile(r"(?<![A-Za-z\\])(?:infinity|inf|oo)(?![A-Za-z])", re.IGNORECASE)
+_DISJUNCTS = re.compile(r" or |\\lor(?![A-Za-z])|\\vee(?![A-Za-z])|,|;")
+_SET_BUILDER = re.compile(r"^\\\{\s*[A-Za-z]\s*(?:\\in\s*" + _REALS + r"\s*)?"
+                          r"(?:\\mid(?![A-Za-z])|\||:)\s*(.+)\\\}$")
+# What an interval answer may hold beyond numbers and brackets (for math-verify's path).
+_INTERVAL_MACROS = frozenset("""
+frac sqrt pi infty cup cap in le ge lt gt neq ne mathbb R emptyset varnothing setminus
+backslash mid cdot times ln log exp lor land vee wedge bigcup
+""".split())
+_INTERVAL_TOKEN = re.compile(r"\\[{}|]|\\[A-Za-z]+|[A-Za-z]+|\d+|[+\-*/^_(){}\[\],;.<>=|:!\s]|.", re.DOTALL)
+
+
+def interval_text(text: str) -> str:
+    """An interval answer as the interval shape reads it: `x \\in` dropped, `inf` and
+    `U` spelled as LaTeX, `[2;5]` as `[2,5]`, ISO open brackets (`]a,b[`), set-builder
+    sets as their condition, `x \\in (..) or x \\in (..)` as a union, `x \\in
+    \\mathbb{R}, x > 0` as its condition. `Unreadable` when it holds anything but numbers,
+    one variable, brackets, relations and set operations (a word, an unknown macro)."""
     if len(text) > MAX_FAST_LEN * 4:
-        return None
-    s = normalize(text)
-    if len(s) > MAX_FAST_LEN * 4:
-        return None
-    s = re.sub(r"^[A-Za-z]\s*\\in\s*", "", s)
-    if s in ("\\emptyset", "\\varnothing", "\\{\\}"):
+        raise Unreadable("the answer is too long to be an interval")
+    s = clean(text, numeric=False)
+    s = _WORD_INF.sub(r"\\infty ", s)
+    s = re.sub(r"(?<![A-Za-z\\])U(?![A-Za-z])", r"\\cup ", s)
+    m = _SET_BUILDER.match(s)
+    if m:
+        s = m.group(1).strip()
+    s = _IN_REALS.sub("", s)
+    parts = _split_outside(s, _DISJUNCTS)
+    if len(parts) > 1 and all(_LEAD.match(p) for p in parts):
+        stripped = [_LEAD.sub("", p) for p in parts]
+        if all(p[:1] in "[(]" for p in stripped):
+            s = " \\cup ".join(stripped)
+    s = _LEAD.sub("", s) if not _is_relation_chain(s) else s
+    if ";" in s and "," not in s:
+        s = s.replace(";", ",")
+    if s.startswith("]"):  # ISO 31-11: `]a,b[` is (a,b), `[a,b[` is [a,b)
+        s = "(" + s[1:]
+    if s.endswith("[") and "," in s:
+        s = s[:-1] + ")"
+    s = re.sub(r"(\\cup\s*)\]", r"\1(", s)
+    s = re.sub(r"\[(\s*\\cup)", r")\1", s)
+    _gate_interval(s)
+    return s.strip()
+
+
+def _is_relation_chain(s: str) -> bool:
+    return bool(re.match(r"^[A-Za-z]\s*(?:<|>|\\l|\\g|\\n)", s))
+
+
+def _split_outside(s: str, sep: re.Pattern) -> list[str]:
+    from .reader import split_top_level
+
+    return split_top_level(s, sep)
+
+
+def _gate_interval(s: str) -> None:
+    variables = set()
+    for m in _INTERVAL_TOKEN.finditer(s):
+        tok = m.group(0)
+        if tok.startswith("\\"):
+            if tok[1:] not in _INTERVAL_MACROS and tok not in ("\\{", "\\}", "\\|"):
+                raise Unreadable(f"{tok} is not something the grader reads in an interval")
+        elif tok[0].isalpha():
+            if tok in ("or", "and", "e", "R"):
+                continue
+            if len(tok) == 1:
+                variables.add(tok)
+                if len(variables) > 1:
+                    raise Unreadable("an interval answer in two variables")
+                continue
+            raise Unreadable(f"{tok!r} does not belong in an interval answer")
+        elif not (tok.isdigit() or tok in "+-*/^_(){}[],;.<>=|:! " or tok.isspace()):
+            raise Unreadable(f"{tok!r} does not belong in an interval answer")
+
+
+def plain_intervals(text: str) -> tuple[Span, ...] | None:
+    """A union of intervals with plain endpoints, merged into canonical form, or None
+    (then math-verify reads `interval_text(text)`). `Unreadable` propagates."""
+    s = interval_text(text)
+    return _plain_spans(s)
+
+
+def _plain_spans(s: str) -> tuple[Span, ...] | None:
+    if s in ("\\emptyset", "\\varnothing", "\\{\\}", "\\{ \\}"):
         return ()
-    if s in ("\\mathbb{R}", "\\mathbb R", "\\R"):
+    if re.fullmatch(_REALS, s):
         return (Span(None, False, None, False),)
+    m = _COMPLEMENT.match(s)
+    if m:
+        inner = m.group(1).strip()
+        removed = _finite_set(inner)
+        if removed is None:
+            removed = _plain_spans(inner)
+        if removed is None:
+            return None
+        return complement(removed)
+    m = _NEQ.match(s)
+    if m:
+        q = _fraction(m.group(2).replace(" ", ""))
+        return None if q is None else complement((Span(q, True, q, True),))
     if "<" in s or ">" in s or "\\l" in s or "\\g" in s:
         return plain_inequalities(s)
     spans = []
     for part in _UNION_SPLIT.split(s):
+        finite = _finite_set(part)
+        if finite is not None:
+            spans.extend((sp.lo, True, sp.hi, True) for sp in finite)
+            continue
         m = _INTERVAL_RE.match(part)
         if not m:
             return None
@@ -223,6 +211,37 @@ def plain_intervals(text: str) -> tuple[Span, ...] | None:
             hi, hi_closed = INF, False
         spans.append((lo, lo_closed, hi, hi_closed))
     return canonical_spans(spans)
+
+
+def _finite_set(s: str) -> tuple[Span, ...] | None:
+    """`\\{2\\}`, `\\{1, 3\\}` as degenerate spans, or None."""
+    s = s.strip()
+    if not (s.startswith("\\{") and s.endswith("\\}")):
+        return None
+    out = []
+    for item in s[2:-2].split(","):
+        q = _fraction(item.replace(" ", ""))
+        if q is None:
+            return None
+        out.append(Span(q, True, q, True))
+    return tuple(out)
+
+
+def complement(spans: tuple[Span, ...]) -> tuple[Span, ...]:
+    """The real line minus a canonical union."""
+    out, lo, lo_closed = [], None, False
+    for sp in spans:
+        if sp.lo is None:
+            lo, lo_closed = sp.hi, not sp.hi_closed
+            if sp.hi is None:
+                return ()
+            continue
+        out.append((lo, lo_closed, sp.lo, not sp.lo_closed))
+        if sp.hi is None:
+            return canonical_spans(out)
+        lo, lo_closed = sp.hi, not sp.hi_closed
+    out.append((lo, lo_closed, None, False))
+    return canonical_spans(out)
 
 
 _OPS = {"<": ("<", False), "\\lt": ("<", False), "\\le": ("<", True),

@@ -1,9 +1,9 @@
-"""A problem's gold answer, read once: its exact form where it is plain, its math-verify
-(sympy) form otherwise.
+"""A problem's gold answer, read once into its shape (reader.py): values, a time, a ratio
+or an interval union; and its sympy form (built once per process) for math-verify's path.
 
 Below both the dataset layer (which parses every number/interval gold when it loads, so a
 gold that does not parse is a data error naming the row) and the grader (which compares
-answers with it). The sympy form is built once per process and cached by the gold.
+answers with it).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..schema import AnswerType
-from . import exact
-from .exact import PlainNumber, Span
-from .notation import split_top_level
+from . import exact, reader
+from .exact import Span
+from .reader import Clock, Piece, Shape, Unreadable
 
 # math-verify warns once that its timeout is off; the grader's pool enforces time, so that is
 # intended.
@@ -25,24 +25,36 @@ logging.getLogger("math_verify").setLevel(logging.ERROR)
 
 @dataclass(frozen=True)
 class GoldAnswer:
-    """A problem's gold answer, parsed once. `number`/`spans` are set when the gold takes
-    the fast path; the math-verify form is built on demand in the worker."""
+    """A problem's gold answer, parsed once. For a number gold, `values` holds one piece
+    per value (a list gold has several: a multiset); `clock` or `ratio` for a time or a
+    ratio; `spans` for an interval gold with plain endpoints (else its `interval` text is
+    read by math-verify)."""
 
     text: str
     answer_type: AnswerType
     float_round: int = 0
-    number: PlainNumber | None = None
+    shape: Shape = Shape.SCALAR
+    values: tuple[Piece, ...] | None = None
     spans: tuple[Span, ...] | None = None
-    numbers: tuple[PlainNumber, ...] | None = None  # a list gold (`1,2,2`): a multiset
+    clock: Clock | None = None
+    ratio: tuple | None = None
+    interval: str | None = None
     exponent: int = 0  # a gold in scientific notation: float_round applies to its mantissa
 
     @property
     def key(self) -> tuple[str, str, int]:
         return (self.text, self.answer_type.value, self.float_round)
 
+    @property
+    def exact(self) -> bool:
+        """Every value is a plain number: answers that are plain too need no math-verify."""
+        if self.values is not None:
+            return all(v.exact is not None for v in self.values)
+        return self.spans is not None or self.clock is not None or self.ratio is not None
+
 
 def parse_gold(answer: str, answer_type: AnswerType, float_round: int = 0) -> GoldAnswer:
-    """Parse a number or interval gold; `ValueError(reason)` when it does not parse."""
+    """Parse a gold into its shape; `ValueError(reason)` when it does not parse."""
     answer_type = AnswerType(answer_type)
     if not isinstance(answer, str) or not answer.strip():
         raise ValueError("the gold answer is empty")
@@ -50,20 +62,36 @@ def parse_gold(answer: str, answer_type: AnswerType, float_round: int = 0) -> Go
         raise ValueError(f"float_round must be a non-negative integer, got {float_round!r}")
     if not answer_type.is_rule_graded:
         return GoldAnswer(answer, answer_type, float_round)
-    if answer_type is AnswerType.NUMBER:
-        exponent = exact.sci_exponent(answer) or 0
-        values = exact.plain_values(answer)
-        if values is not None and len(values) == 1:
-            return GoldAnswer(answer, answer_type, float_round, number=values[0], exponent=exponent)
-        if values is not None:
-            return GoldAnswer(answer, answer_type, float_round, numbers=values)
-    else:
-        spans = exact.plain_intervals(answer)
-        if spans is not None:
-            return GoldAnswer(answer, answer_type, float_round, spans=spans)
-    gold = GoldAnswer(answer, answer_type, float_round)
-    sympy_gold(gold)  # raises ValueError when math-verify cannot read it either
+    try:
+        gold = _read_gold(answer, answer_type, float_round)
+    except Unreadable as exc:
+        kind = "an interval" if answer_type is AnswerType.INTERVAL else "a number"
+        raise ValueError(f"the gold {answer!r} is not {kind} answer: {exc}") from None
+    if not gold.exact:
+        sympy_gold(gold)  # raises ValueError when math-verify cannot read it either
     return gold
+
+
+def _read_gold(answer: str, answer_type: AnswerType, k: int) -> GoldAnswer:
+    if answer_type is AnswerType.INTERVAL:
+        text = exact.interval_text(answer)
+        spans = exact.plain_intervals(answer)
+        return GoldAnswer(answer, answer_type, k, Shape.INTERVAL, spans=spans, interval=text)
+    shape = reader.gold_shape(answer)
+    if shape is Shape.CLOCK:
+        return GoldAnswer(answer, answer_type, k, shape, clock=reader.read_clock(answer))
+    if shape is Shape.RATIO:
+        return GoldAnswer(answer, answer_type, k, shape, ratio=reader.read_ratio(answer))
+    values = reader.read_values(answer)
+    pieces = []
+    for value in values:
+        firm = [p for p in value.pieces if not p.approx] or list(value.pieces)
+        if len(firm) != 1:
+            raise Unreadable("a gold value must be stated once")
+        pieces.append(firm[0])
+    shape = Shape.LIST if len(pieces) > 1 else Shape.SCALAR
+    return GoldAnswer(answer, answer_type, k, shape, values=tuple(pieces),
+                      exponent=reader.sci_exponent(answer) if len(pieces) == 1 else 0)
 
 
 _GOLD_CACHE: dict[tuple, Any] = {}
@@ -78,10 +106,15 @@ def mv_parse(latex: str) -> list:
     return parse(f"${latex}$", parsing_timeout=None)
 
 
+def mv_value(latex: str):
+    """The first sympy object math-verify reads from `latex`, or None."""
+    return next((p for p in mv_parse(latex) if not isinstance(p, str)), None)
+
+
 def sympy_gold(gold: GoldAnswer):
-    """The gold as a sympy object, parsed once per process."""
-    built = gold.number is not None or gold.spans is not None or gold.numbers is not None
-    ck = (*gold.key, built)  # parsed vs built
+    """The gold as a sympy object (a number, a Tuple of numbers for a list, a Set for an
+    interval), built once per process."""
+    ck = gold.key
     hit = _GOLD_CACHE.get(ck)
     if hit is not None:
         return hit
@@ -89,55 +122,50 @@ def sympy_gold(gold: GoldAnswer):
 
     if len(_GOLD_CACHE) >= _GOLD_CACHE_MAX:
         _GOLD_CACHE.clear()
-    if built:
-        # Already read exactly by the fast path: build the sympy form, no LaTeX parse.
-        if gold.number is not None:
-            value = sets.from_number(gold.number)
-        elif gold.numbers is not None:
-            value = sets.from_numbers(gold.numbers)
-        else:
+    if gold.answer_type is AnswerType.INTERVAL:
+        if gold.spans is not None:
             value = sets.from_spans(gold.spans)
-        _GOLD_CACHE[ck] = (value, [value])
-        return value, [value]
-    if gold.answer_type is AnswerType.INTERVAL:
-        joined = joined_relations(gold.text)  # "and" intersects in a gold too
-        if joined is not None:
-            _GOLD_CACHE[ck] = (joined, [joined])
-            return joined, [joined]
-    parsed = mv_parse(exact.normalize(gold.text))
-    expr = next((p for p in parsed if not isinstance(p, str)), None)
-    if expr is None:
-        raise ValueError(f"math-verify cannot read the gold {gold.text!r} as {gold.answer_type}")
-    if gold.answer_type is AnswerType.INTERVAL:
-        value = sets.to_set(expr)
-        if value is None:
-            raise ValueError(f"the gold {gold.text!r} is not an interval or set")
-    else:
-        value = sets.unwrap_value(expr)
-        if value.free_symbols:
+        else:
+            value = joined_relations(gold.interval or gold.text)
+            if value is None:
+                expr = mv_value(gold.interval or gold.text)
+                value = sets.to_set(expr) if expr is not None else None
+            if value is None:
+                raise ValueError(f"math-verify cannot read the gold {gold.text!r} as an "
+                                 "interval or set: it is not an interval")
+    elif gold.values is not None:
+        items = [sets.piece_value(p) for p in gold.values]
+        if any(v is None for v in items):
+            raise ValueError(f"math-verify cannot read the gold {gold.text!r} as a number")
+        if any(getattr(v, "free_symbols", None) for v in items):
             raise ValueError(f"the gold {gold.text!r} is not a number")
-    _GOLD_CACHE[ck] = (value, parsed)
-    return value, parsed
+        from sympy import Tuple
+
+        value = items[0] if len(items) == 1 else Tuple(*items)
+    else:
+        raise ValueError(f"the gold {gold.text!r} has no sympy form")
+    _GOLD_CACHE[ck] = value
+    return value
 
 
 _OR = re.compile(r" or |\\lor(?![A-Za-z])|\\vee(?![A-Za-z])|[,;]")
 _AND = re.compile(r" and |\\land(?![A-Za-z])|\\wedge(?![A-Za-z])")
 
 
-def joined_relations(candidate: str):
+def joined_relations(text: str):
     """`x \\ge \\sqrt{2} \\text{ and } x < 5` as the set it describes: "and" intersects,
     "or" unites, as on the fast path (math-verify alone reads "and" like "or"). None when
-    the answer has no top-level "and" or a part is not a relation or set."""
+    the answer has no top-level "and" or a part is not a relation or set. `text` is an
+    interval reading (exact.interval_text)."""
     from . import symbolic as sets
 
-    s = exact.normalize(candidate)
-    if not _AND.search(s):
+    if not _AND.search(text):
         return None
     union = None
-    for disjunct in split_top_level(s, _OR):
+    for disjunct in reader.split_top_level(text, _OR):
         both = None
-        for part in split_top_level(disjunct, _AND):
-            expr = next((p for p in mv_parse(part) if not isinstance(p, str)), None)
+        for part in reader.split_top_level(disjunct, _AND):
+            expr = mv_value(part)
             one = sets.to_set(expr) if expr is not None else None
             if one is None:
                 return None

@@ -28,14 +28,24 @@ def exactify(expr):
     return expr.xreplace({f: Rational(str(f)) for f in floats})
 
 
-def from_number(num: exact.PlainNumber):
-    value = Rational(num.value.numerator, num.value.denominator)
-    return Mul(value, _PCT, evaluate=False) if num.percent else value
+def piece_value(piece, *, parse_plain: bool = False):
+    """A read piece (reader.Piece) as a sympy number: its exact value, or what math-verify
+    reads from its cleaned LaTeX (`parse_plain`: a plain number is parsed too, so the
+    tests can check both paths agree). A percent sign stays a factor of 1/100 kept apart
+    (`_split_percent`). None when math-verify reads nothing."""
+    from .gold import mv_value
 
-
-def from_numbers(nums) -> Tuple:
-    """A list gold, kept in order with its repeats (a Tuple, not a set)."""
-    return Tuple(*[from_number(n) for n in nums])
+    if piece.exact is not None and not (parse_plain and piece.latex):  # (latex None: misread)
+        q = piece.exact
+        value = Rational(q.numerator, q.denominator)
+    else:
+        if not piece.latex:
+            return None
+        expr = mv_value(piece.latex)
+        if expr is None:
+            return None
+        value = unwrap_value(expr)
+    return Mul(value, _PCT, evaluate=False) if piece.percent else value
 
 
 def from_spans(spans) -> Set:
@@ -123,19 +133,41 @@ def _values(expr):
     return out
 
 
+def percent_readings(g, g_pct: bool, p, p_pct: bool) -> tuple[list, list]:
+    """The values each side may mean. A percent sign on one side only: that side's written
+    number or its hundredth (gold `25`: `25\\%`; gold `0.25`: `25\\%`; gold `25\\%`:
+    `25` and `0.25`). On both sides: the written numbers alone, so `0.25\\%` is not
+    `25\\%`."""
+    if g_pct and p_pct:
+        return [g], [p]
+    return ([g, g / 100] if g_pct else [g]), ([p, p / 100] if p_pct else [p])
+
+
 def _one_equal(g, g_pct, p, p_pct, k, exponent=0):
     gq, pq = _exact_real(g, k), _exact_real(p, k)
     if gq is not None and pq is not None:
-        golds = [gq, gq / 100] if g_pct else [gq]
-        preds = [pq, pq / 100] if p_pct else [pq]
+        golds, preds = percent_readings(gq, g_pct, pq, p_pct)
         return any(exact.numbers_match(a, b, k, exponent) for a in golds for b in preds)
     if k > 0:
         return None
-    # Exact equivalence of irrational constants (k = 0): sqrt(8) = 2 sqrt(2).
+    # Exact equivalence of irrational constants (k = 0): sqrt(8) = 2 sqrt(2). A numeric
+    # check first: unequal values are told apart at once, and sympy's simplify (slow on
+    # reordered radicals) is only asked to confirm values that agree to 50 digits.
+    golds, preds = percent_readings(g, g_pct, p, p_pct)
+    return any(_same_constant(a, b) for a in golds for b in preds)
+
+
+def _same_constant(a, b) -> bool | None:
     try:
-        golds = [g, g / 100] if g_pct else [g]
-        preds = [p, p / 100] if p_pct else [p]
-        return any(sympy.simplify(a - b) == 0 for a in golds for b in preds)
+        diff = (a - b)
+        if not isinstance(diff, sympy.Expr) or diff.free_symbols:
+            return None
+        approx = diff.evalf(60)
+        if approx.is_Number and abs(approx) > sympy.Float("1e-45", 60):
+            return False
+        if diff.equals(0):
+            return True
+        return sympy.simplify(diff) == 0
     except Exception:
         return None
 

@@ -6,8 +6,7 @@ asked by the pool before its first interval item; workers forked before that are
 
 from __future__ import annotations
 
-from ..answers.gold import GoldAnswer
-from .rule import grade_slow
+from .rule import grade_slow, parse_gold
 from ..schema import AnswerType
 
 # Each form's first use costs sympy tens of milliseconds (a product of powers 90 ms, pi
@@ -18,14 +17,15 @@ _NUMBER_FORMS = (("2", "\\sqrt{4}"), ("24", "2^{3}\\cdot 3"), ("7", "\\frac{14}{
                  ("0.71", "\\frac{\\sqrt{2}}{2}"), ("8", "\\left(2\\right)^3"),
                  ("120", "5!"), ("10", "\\binom{5}{2}"))
 for _gold, _answer in _NUMBER_FORMS:
-    grade_slow(GoldAnswer(_gold, AnswerType.NUMBER, 2 if "." in _gold else 0), _answer,
+    grade_slow(parse_gold(_gold, AnswerType.NUMBER, 2 if "." in _gold else 0), _answer,
                fast=False)
 
 
 def warm_intervals() -> None:
     # (further interval forms were tried: their cost is each input's own inequality
     # solving, not a first use, so warming them saved nothing)
-    grade_slow(GoldAnswer("[2,5)", AnswerType.INTERVAL, 0), "2\\le x<5", fast=False)
+    grade_slow(parse_gold("[2,5)", AnswerType.INTERVAL, 0), "x \\ge \\sqrt{4} \\text{ and } x<5",
+               fast=False)
 
 
 WARMERS = {"interval": warm_intervals}

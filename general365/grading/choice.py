@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from ..schema import Status
-from ..answers.exact import normalize
+from ..answers.surface import Unreadable, clean
 
 _PREFIX = re.compile(r"^(?:(?:the\s+)?(?:correct\s+)?(?:options?|choices?|answers?)\s*(?:is|are)?\s*[:\-]?\s*)?(?:both\s+)?",
                      re.IGNORECASE)
@@ -35,6 +35,27 @@ _LEADING_RE = re.compile(r"^(?:\(([A-Z])\)|([A-Z])(?:[.):]|\s+[-\u2013\u2014:]|(
 _SEPARATORS = (("\\&", "&"), ("\u3001", ","), ("\uff0c", ","), ("\uff1b", ";"))
 
 
+def normalize(text: str) -> str:
+    """The candidate as shown (surface.clean), or "" when it hides part of itself."""
+    try:
+        return clean(text, numeric=False)
+    except Unreadable:
+        return ""
+
+
+# Words that, in the text after an option letter, take the letter back or hedge it:
+# `B (or C)`, `B. is wrong`, `(B) is false; the answer is C`.
+_OPTION_TEXT_STOP = re.compile(
+    r"\b(?:or|nor|not|no|wrong|false|incorrect|untrue|maybe|perhaps|possibly|probably|unless|"
+    r"except|either|neither|but|is|are|isn't|aren't|answer|option|choice)\b", re.IGNORECASE)
+_ONLY = re.compile(r"^(?:only\s+)|(?:\s+only)$", re.IGNORECASE)
+
+
+def _option_text_ok(text: str) -> bool:
+    """The text after an option letter is that option's text, not a comment on it."""
+    return not _OPTION_TEXT_STOP.search(text) and not _MENTION_RE.search(text)
+
+
 def letters(candidate: str | None) -> frozenset[str] | None:
     """The option letters a candidate names, or None when it names none."""
     if not candidate or len(candidate) > 400:  # a list of letters is short
@@ -43,6 +64,7 @@ def letters(candidate: str | None) -> frozenset[str] | None:
     for a, b in _SEPARATORS:
         s = s.replace(a, b)
     s = _PREFIX.sub("", s).strip().rstrip(".").strip()
+    s = _ONLY.sub("", s).strip()
     if not s or len(s) > 200:  # a list of letters is short; bounds the regex work too
         return None
     for left, right in (("\\{", "\\}"), ("{", "}"), ("[", "]")):
@@ -60,7 +82,7 @@ def letters(candidate: str | None) -> frozenset[str] | None:
     if _RUN_RE.match(s) and len(set(s)) == len(s):
         return frozenset(s)  # "BD": distinct capitals run together
     m = _LEADING_RE.match(s) or _LOWER_LEADING_RE.match(s)
-    if m:
+    if m and _option_text_ok(s[m.end() - 1:]):
         return frozenset((m.group(1) or m.group(2)).upper())
     return None
 
@@ -88,7 +110,7 @@ def _options_with_text(s: str) -> frozenset[str] | None:
     found = []
     for part in parts:
         m = _LEADING_RE.match(part)
-        if not m:
+        if not m or not _option_text_ok(part[m.end() - 1:]):
             return None
         found.append(m.group(1) or m.group(2))
     return frozenset(found)

@@ -2,9 +2,13 @@
 
 Step 1: after the last reasoning close marker (markers.final_part: the one list the
 runners use too); a reasoning block opened and never closed has no final answer.
-Step 2: the last non-empty `\\boxed{...}` (or `\\fbox{...}`, `\\boxed 5`) with balanced
-braces; else, of all explicit statements ("Final answer: X", "The answer is X", "**Answer:**
-X"...), the last one whose X is usable for the answer type (docs/grading.md); else no answer.
+Step 2: the last `\\boxed{...}` (or `\\fbox{...}`, `\\boxed 5`) as a reader sees it (an
+HTML comment or a LaTeX `%` comment hides what it holds); an empty or unclosed last box
+states nothing, and an earlier box never stands in for it. Else, of all explicit statements
+("Final answer: X", "The answer is X", "**Answer:** X"...), the last one whose X is usable
+for the answer type. A hedge or a retraction right after the answer (`12 (or maybe 13)`,
+`\\boxed{12}. No wait, it's 13.`) stays with it, so the reader sees an answer that is not
+one value (docs/grading.md).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from ..markers import final_part
 NO_REGION = "the reasoning block was opened and never closed (cut off): no final answer"
 NO_CANDIDATE = "no \\boxed{} answer and no final-answer statement"
 EMPTY_BOX = "the final \\boxed{} is empty: no answer is stated"
+OPEN_BOX = "the final \\boxed{ is never closed: no answer is stated"
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,8 @@ class Extraction:
         if self.region is None:
             return NO_REGION
         if self.candidate is None:
+            if self.source == "open_box":
+                return OPEN_BOX
             return EMPTY_BOX if self.source == "empty_box" else NO_CANDIDATE
         return None
 
@@ -78,24 +85,71 @@ def braced(text: str, start: int) -> str | None:
 
 
 def last_boxed(region: str) -> str | None:
-    """The content of the last complete `\\boxed{...}` in `region`."""
-    starts = [m.end() for m in _BOX_RE.finditer(region)]
-    # Each try may scan to the end of the region: a bounded number of tries keeps a text of
-    # thousands of unclosed boxes linear.
-    for end in reversed(starts[-MAX_BOX_TRIES:]):
+    """The content of the last `\\boxed{...}` in `region`, or None when there is none or
+    the last one is empty or never closed (an earlier box does not stand in for it)."""
+    found = _last_box(region)
+    if found is None or found[0] in ("", None):
+        return None
+    return found[0]
+
+
+def _last_box(region: str) -> tuple[str | None, int] | None:
+    """(content, end) of the last box: content None when it is never closed, "" when it
+    is blank; None when the region has no box."""
+    for m in reversed(list(_BOX_RE.finditer(region))[-MAX_BOX_TRIES:]):
+        end = m.end()
         rest = region[end:]
         stripped = rest.lstrip()
         if stripped.startswith("{"):
-            content = braced(region, end + (len(rest) - len(stripped)))
-            # `\boxed{}` states nothing (is_blank, inlined: this runs on every response)
-            if content is not None and _BLANK_RE.fullmatch(content) is None:
-                return content.strip()
-        elif rest[:1] in (" ", "\t"):
+            start = end + (len(rest) - len(stripped))
+            content = braced(region, start)
+            if content is None:
+                return None, len(region)
+            if _BLANK_RE.fullmatch(content) is not None:
+                return "", start + len(content) + 2
+            return content.strip(), start + len(content) + 2
+        if rest[:1] in (" ", "\t"):
             # `\boxed 5`: TeX takes the next token as the argument.
-            m = re.match(r"\s+([^\s$\\{}]+|\\[A-Za-z]+)", rest)
-            if m:
-                return m.group(1).strip()
+            t = re.match(r"\s+([^\s$\\{}]+|\\[A-Za-z]+)", rest)
+            if t:
+                return t.group(1).strip(), end + t.end()
+        # `\boxed` followed by nothing it can take: not a box
     return None
+
+
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+
+
+def _visible(region: str) -> str:
+    """The region as it is shown: HTML comments (`<!-- \\boxed{12} -->`, an unclosed one to
+    the end) are hidden in Markdown, and a LaTeX `%` comment hides the rest of its line when
+    a box stands before it (`\\boxed{13} % \\boxed{12}` shows 13)."""
+    if "<!--" in region:
+        region = _HTML_COMMENT.sub(" ", region)
+    if "%" in region and "box" in region:
+        region = _LATEX_COMMENT.sub(r"\1", region)
+    return region
+
+
+# A `%` not escaped and not right after a digit (`25%`), after a closed box on its line.
+_LATEX_COMMENT = re.compile(r"(\\(?:boxed|fbox)\s*\{[^\n%]*\}[^\n%]*?)(?<![\\\d])%[^\n]*")
+
+# What right after an answer takes it back or hedges it: `(or maybe 13)`, `or 13`,
+# `. No wait, it's 13.` (not `or equivalently`, a restatement).
+_HEDGE_AFTER = re.compile(
+    r"^[ \t$*_)\].,;:!]*\(?\s*(?:or(?!\s+(?:equivalently|simply|in\s+other\s+words|written|"
+    r"expressed|as\s+a\s+(?:decimal|fraction|percent(?:age)?)))\b|maybe|perhaps|possibly|"
+    r"probably|not\s+sure|unless|no,?\s+wait|wait|hmm+|oops|correction|scratch\s+that|"
+    r"i\s+mean|either)\b",
+    re.IGNORECASE)
+
+
+def _hedge_after(region: str, end: int) -> str:
+    """The rest of the answer's line when it opens with a hedge or a retraction, else ""."""
+    line = region[end:end + 4 * MAX_CANDIDATE].split("\n", 1)[0]
+    if _HEDGE_AFTER.match(line):
+        return line.strip()
+    return ""
 
 
 # Explicit final-answer statements, in the forms models actually write. Only the statement
@@ -106,7 +160,9 @@ _VERB = r"(?:is|are|will\s+be|would\s+be|should\s+be|must\s+be)"
 _STATEMENT_RE = re.compile(
     r"\b(?:final|correct|best|right)\s+answer" + _B + r"(?:\s+" + _VERB + r")?" + _B
     + r"[ \t]*[:\uff1a]?" + _B +
-    r"|\b(?:the|my|our)\s+answer\s+" + _VERB + _B + r"[ \t]*[:\uff1a]?" + _B +
+    r"|\b(?:the|my|our)\s+answers?\s+" + _VERB + _B + r"[ \t]*[:\uff1a]?" + _B +
+    r"|\b(?:the\s+)?correct\s+(?:options?|choices?)" + _B + r"(?:\s+" + _VERB + r")?" + _B
+    + r"[ \t]*[:\uff1a]?" + _B +
     r"|(?:^|\n)[ \t>#*_]*answer" + _B + r"[ \t]*[:\uff1a]" + _B +
     # a heading alone on its line ("**Answer**" then the answer below it)
     r"|(?:^|\n)[ \t>#*_]*answer[ \t*_]*(?=\n)"
@@ -151,7 +207,8 @@ _CUT_RE = re.compile(
     r"|\s+[\u2014\u2013]\s+|\s+-\s+(?=[a-z])")
 # "The minimum value is 7": the sentence's lead-in is not the answer.
 _LEAD_IN_RE = re.compile(
-    r"^(?:the|its|it|this|that|our|we\s+get|so)\b[^$\\\d=\n]{0,80}?\s(?:is|are|equals|was|=)\s+",
+    r"^(?:the|its|it|this|that|our|we\s+get|so)\b(?:[^$\\\d=\n]|\$[A-Za-z](?:_\{?\w{1,6}\}?)?\$)"
+    r"{0,80}?\s(?:is|are|equals|was|=)\s+",
     re.IGNORECASE)
 
 
@@ -167,22 +224,34 @@ def _candidate_after(region: str, end: int, depth: int = 0) -> str:
             close = x.find(right, len(left))
             if close > len(left):
                 inner = x[len(left): close].strip()
+                after = close + len(right)
                 if left in ("**", "__"):  # bold: the answer may still be math inside it
-                    return _candidate_after(inner, 0, depth + 1) if inner else ""
-                return inner
+                    inner = _candidate_after(inner, 0, depth + 1) if inner else ""
+                return _with_hedge(inner, x, after)
     if x[:2] in ("**", "__"):  # an unpaired bold mark
         return _candidate_after(x[2:], 0, depth + 1)
     line = x.split("\n", 1)[0][:MAX_CANDIDATE]
+    cut = len(line)
     m = _CUT_RE.search(line)
     if m:
-        line = line[: m.start()]
-    line = line.strip().strip("*_").strip()
-    m = _LEAD_IN_RE.match(line)
-    if m and m.end() < len(line):
-        line = line[m.end():]
-        if line[:1] in ("$", "\\", "*"):
-            return _candidate_after(line, 0, depth + 1)
-    return line.strip().rstrip(".").strip()
+        cut = m.start()
+    head = line[:cut].strip().strip("*_").strip()
+    m = _LEAD_IN_RE.match(head)
+    if m and m.end() < len(head):
+        head = head[m.end():]
+        if head[:1] in ("$", "\\", "*"):
+            inner = _candidate_after(head, 0, depth + 1)
+            return _with_hedge(inner, line, cut)
+    return _with_hedge(head.strip().rstrip(".").strip(), line, cut)
+
+
+def _with_hedge(candidate: str, text: str, end: int) -> str:
+    """The candidate with the hedge or retraction that follows it, if one does (so the
+    reader sees `12 (or maybe 13)`, not `12`)."""
+    if not candidate:
+        return candidate
+    hedge = _hedge_after(text, end)
+    return f"{candidate} {hedge}" if hedge else candidate
 
 
 def extract(text: str, usable: Callable[[str], bool] | None = None) -> Extraction:
@@ -191,28 +260,19 @@ def extract(text: str, usable: Callable[[str], bool] | None = None) -> Extractio
     region = final_region(text)
     if region is None:
         return Extraction(None, None)
-    boxed = last_boxed(region)
-    if boxed:
-        return Extraction(region, boxed, "boxed")
-    stated = last_statement(region, usable)
+    shown = _visible(region) if ("<!--" in region or "%" in region) else region
+    box = _last_box(shown)
+    if box is not None:
+        content, end = box
+        if content is None:
+            return Extraction(region, None, "open_box")
+        if not content:
+            return Extraction(region, None, "empty_box")
+        return Extraction(region, _with_hedge(content, shown, end), "boxed")
+    stated = last_statement(shown, usable)
     if stated:
         return Extraction(region, stated, "statement")
-    if _BOX_RE.search(region) and any(is_blank(c) for c in _box_contents(region)):
-        return Extraction(region, None, "empty_box")
     return Extraction(region, None)
-
-
-def _box_contents(region: str) -> list[str]:
-    """The contents of the region's last complete boxes (only for the rare no-answer case)."""
-    out = []
-    for m in list(_BOX_RE.finditer(region))[-MAX_BOX_TRIES:]:
-        rest = region[m.end():]
-        stripped = rest.lstrip()
-        if stripped.startswith("{"):
-            content = braced(region, m.end() + (len(rest) - len(stripped)))
-            if content is not None:
-                out.append(content)
-    return out
 
 
 _VALUE_START = set("0123456789+-.\\$([{]\u2212\u221e\u03c0\u221a\u2205\uff0d\u00b1")

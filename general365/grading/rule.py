@@ -1,18 +1,19 @@
-"""The rule grader for `number` and `interval` answers (../../docs GRADING.md steps 3-4).
+"""The rule grader for `number` and `interval` answers (docs/grading.md, steps 3-4).
 
-Two paths with the same verdicts:
+Every candidate is read by the answer reader (general365/answers/reader.py) for the shape
+its gold calls for; what cannot be read as that shape is incorrect, with the reason, and
+never reaches math-verify. Two paths then give the same verdicts:
 
-- the fast path (`exact.py`): plain numbers and interval unions compared as `Fraction`s,
-  run in the parent process, microseconds per answer;
-- the math-verify path: everything else is parsed by math-verify (`parse`), then compared
-  by this module where the contract fixes the rule (the problem's `float_round`, percent
-  signs, sets of intervals) and by math-verify's `verify(gold, pred)` (gold first) for the
-  rest. This path runs in a worker of `pool.py` that is killed past its time limit, so
-  math-verify's own SIGALRM timeouts are switched off (they break outside the main thread).
+- the fast path: plain values, times, ratios and interval unions compared exactly (as
+  `Fraction`s), in the parent process, microseconds per answer;
+- the math-verify path: values the reader passed on as expressions (`\\frac{\\sqrt{3}}{2}`,
+  `9\\pi`) are parsed by math-verify from the reader's cleaned LaTeX and compared by
+  answers/symbolic.py, where the contract fixes the rule (the problem's `float_round`,
+  percent signs, sets of intervals). This path runs in a worker of `pool.py` that is
+  killed past its time limit, so math-verify's own SIGALRM timeouts are switched off.
 
 Gold answers are read by general365.answers.gold, once per problem: `parse_gold` in the
-parent (the dataset layer calls it too, to validate), and `sympy_gold` once per worker
-process (a cache keyed by the gold).
+parent (the dataset layer calls it too, to validate), and `sympy_gold` once per worker.
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..answers import exact
+from ..answers import exact, reader
 from ..answers.exact import Span
-from ..answers.gold import (GoldAnswer, joined_relations, mv_parse, parse_gold,  # noqa: F401
+from ..answers.gold import (GoldAnswer, joined_relations, mv_value, parse_gold,  # noqa: F401
                             sympy_gold)  # (parse_gold: the grader's entry for callers)
+from ..answers.reader import Piece, Shape, Unreadable, Value
 from ..schema import AnswerType, Status
 
 
@@ -33,41 +35,49 @@ class RuleResult:
     detail: str | None = None
 
 
+_CORRECT = RuleResult(Status.CORRECT)
+_INCORRECT = RuleResult(Status.INCORRECT)
+
+
+def _verdict(ok: bool, detail: str | None = None) -> RuleResult:
+    if ok:
+        return _CORRECT
+    return RuleResult(Status.INCORRECT, detail) if detail else _INCORRECT
+
+
 # --- the fast path (parent process) -------------------------------------------------
 
 
 def grade_fast(gold: GoldAnswer, candidate: str) -> RuleResult | None:
-    """The verdict when both sides are plain, else None (then the worker decides)."""
-    if gold.number is not None or gold.numbers is not None:
-        qualified = qualified_result(gold, candidate)
-        if qualified is not None:
-            return qualified
-        preds = exact.plain_values(candidate)
-        if preds is None:
-            return None
-        golds = (gold.number,) if gold.number is not None else gold.numbers
-        if len(golds) != len(preds):
-            return RuleResult(Status.INCORRECT, count_mismatch(len(golds), len(preds)))
-        ok = _multisets_agree(golds, preds, gold.float_round, gold.exponent)
-        return RuleResult(Status.CORRECT if ok else Status.INCORRECT)
-    if gold.spans is not None:
-        pred_spans = exact.plain_intervals(candidate)
-        if pred_spans is None:
-            return None
-        ok = _round_spans(gold.spans, gold.float_round) == _round_spans(pred_spans, gold.float_round)
-        return RuleResult(Status.CORRECT if ok else Status.INCORRECT)
-    return None
+    """The verdict when the reader settles it (a plain answer, or one that cannot be read
+    as the gold's shape), else None (then the worker decides)."""
+    try:
+        return _fast(gold, candidate)
+    except Unreadable as exc:
+        return RuleResult(Status.INCORRECT, str(exc))
 
 
-def qualified_result(gold: GoldAnswer, candidate: str) -> RuleResult | None:
-    """`7 or more`, `at most 7`, `7 squared` state a bound or an operation, not the value:
-    incorrect for a number gold, on both paths (math-verify would read the 7)."""
-    if gold.answer_type is not AnswerType.NUMBER:
+def _fast(gold: GoldAnswer, candidate: str) -> RuleResult | None:
+    if gold.shape is Shape.CLOCK:
+        return _verdict(reader.clocks_agree(gold.clock, reader.read_clock(candidate)))
+    if gold.shape is Shape.RATIO:
+        return _verdict(reader.ratios_agree(gold.ratio, reader.read_ratio(candidate)))
+    if gold.shape is Shape.INTERVAL:
+        spans = exact.plain_intervals(candidate)
+        if spans is None or gold.spans is None:
+            return None
+        k = gold.float_round
+        return _verdict(_round_spans(gold.spans, k) == _round_spans(spans, k))
+    values = reader.read_values(candidate, expect=len(gold.values))
+    if len(values) != len(gold.values):
+        return RuleResult(Status.INCORRECT, count_mismatch(len(gold.values), len(values)))
+    currency = _currency_clash(gold.values, values)
+    if currency:
+        return RuleResult(Status.INCORRECT, currency)
+    if not gold.exact or not all(v.exact for v in values):
         return None
-    words = exact.qualifier(candidate)
-    if words is None:
-        return None
-    return RuleResult(Status.INCORRECT, f"{words!r} makes the answer a bound or an operation, not a value")
+    return _verdict(_multisets_agree(gold.values, values, gold.float_round, gold.exponent,
+                                     _plain_agree))
 
 
 def count_mismatch(golds: int, preds: int) -> str:
@@ -76,15 +86,33 @@ def count_mismatch(golds: int, preds: int) -> str:
     return f"the answer gives {said} where the gold has {golds}"
 
 
-def _multisets_agree(golds, preds, k: int, exponent: int) -> bool:
+def _currency_clash(golds: tuple[Piece, ...], values: tuple[Value, ...]) -> str | None:
+    want = {g.currency for g in golds} - {None}
+    for v in values:
+        for p in v.pieces:
+            if p.currency is not None and want and p.currency not in want:
+                return f"the answer is in {p.currency}, the gold in {'/'.join(sorted(want))}"
+    return None
+
+
+def _relevant(value: Value, k: int) -> tuple[Piece, ...]:
+    """The pieces that must agree with the gold: all of them, except that an
+    approximation after `\\approx` does not count against an exact gold (k = 0) when an
+    exact piece precedes it (`2\\sqrt{3} \\approx 3.46`)."""
+    firm = tuple(p for p in value.pieces if not p.approx)
+    if k == 0 and firm:
+        return firm
+    return value.pieces
+
+
+def _multisets_agree(golds, values, k: int, exponent: int, agree) -> bool:
     """Lists compare as multisets (`1,2,2` is not `1,2`), any order, each element by the
-    number rule. Greedy matching is exact: rounding both sides to k places is an equivalence."""
-    if len(golds) != len(preds):
-        return False
-    rest = list(preds)
+    number rule, every piece of a value's chain agreeing. Greedy matching is exact:
+    rounding both sides to k places is an equivalence."""
+    rest = list(values)
     for g in golds:
-        for i, p in enumerate(rest):
-            if _numbers_agree(g.value, g.percent, p.value, p.percent, k, exponent):
+        for i, v in enumerate(rest):
+            if all(agree(g, p, k, exponent) for p in _relevant(v, k)):
                 del rest[i]
                 break
         else:
@@ -92,13 +120,10 @@ def _multisets_agree(golds, preds, k: int, exponent: int) -> bool:
     return True
 
 
-def _numbers_agree(g: Fraction, g_pct: bool, p: Fraction, p_pct: bool, k: int,
-                   exponent: int = 0) -> bool:
-    # A percent sign on either side: the written number or its hundredth both count
-    # (gold 25 vs 25%, gold 0.25 vs 25%, gold 25% vs 25): the same quantity, a careful
-    # human grader accepts each.
-    golds = [g, g / 100] if g_pct else [g]
-    preds = [p, p / 100] if p_pct else [p]
+def _plain_agree(g: Piece, p: Piece, k: int, exponent: int) -> bool:
+    from ..answers.symbolic import percent_readings
+
+    golds, preds = percent_readings(g.exact, g.percent, p.exact, p.percent)
     return any(exact.numbers_match(a, b, k, exponent) for a in golds for b in preds)
 
 
@@ -115,73 +140,73 @@ def _round_spans(spans: tuple[Span, ...], k: int) -> tuple[Span, ...]:
 
 def grade_slow(gold: GoldAnswer, candidate: str, *, fast: bool = True) -> RuleResult:
     """The verdict through math-verify (call in a worker: it may take long). `fast=False`
-    skips the fast path (the tests use it to check that both paths agree)."""
+    reads plain numbers through math-verify too (the tests use it to check that both
+    paths agree; the pool's warm-up to build the parser)."""
     if fast:
         quick = grade_fast(gold, candidate)
         if quick is not None:
             return quick
-    from math_verify import verify
+    try:
+        if gold.shape in (Shape.CLOCK, Shape.RATIO):
+            return grade_fast(gold, candidate)
+        if gold.shape is Shape.INTERVAL:
+            return _slow_interval(gold, candidate)
+        return _slow_values(gold, candidate, parse_plain=not fast)
+    except Unreadable as exc:
+        return RuleResult(Status.INCORRECT, str(exc))
 
+
+def _slow_interval(gold: GoldAnswer, candidate: str) -> RuleResult:
     from ..answers import symbolic as sets
 
-    qualified = qualified_result(gold, candidate)
-    if qualified is not None:
-        return qualified
-    if not fast:
-        gold = GoldAnswer(gold.text, gold.answer_type, gold.float_round, exponent=gold.exponent)
-    gold_value, gold_parsed = sympy_gold(gold)
-    k = gold.float_round
-    if gold.answer_type is AnswerType.NUMBER:
-        listed = _list_verdict(gold, gold_value, candidate)
-        if listed is not None:
-            return listed
-    if gold.answer_type is AnswerType.INTERVAL:
-        joined = joined_relations(candidate)
-        if joined is not None:
-            ok = sets.sets_equal(gold_value, joined, k)
-            return RuleResult(Status.CORRECT if ok else Status.INCORRECT)
-    parsed = mv_parse(exact.normalize(candidate))
-    pred = next((p for p in parsed if not isinstance(p, str)), None)
+    gold_value = sympy_gold(gold)
+    text = exact.interval_text(candidate)
+    pred = joined_relations(text)
     if pred is None:
-        return RuleResult(Status.INCORRECT, "math-verify could not read the answer")
-    if gold.answer_type is AnswerType.INTERVAL:
-        pred_set = sets.to_set(pred)
-        if pred_set is not None:
-            ok = sets.sets_equal(gold_value, pred_set, k)
-            return RuleResult(Status.CORRECT if ok else Status.INCORRECT)
-    else:
-        ok = sets.numbers_equal(gold_value, sets.unwrap_value(pred), k, gold.exponent)
-        if ok is not None:
-            return RuleResult(Status.CORRECT if ok else Status.INCORRECT)
-    # Neither side reduced to a number or a set: math-verify's own comparison, exact
-    # values (floats made rational so its 6-place float rounding does not apply).
-    ok = verify([sets.exactify(g) for g in gold_parsed if not isinstance(g, str)],
-                [sets.exactify(pred)], timeout_seconds=None)
-    return RuleResult(Status.CORRECT if ok else Status.INCORRECT)
+        expr = mv_value(text)
+        pred = sets.to_set(expr) if expr is not None else None
+    if pred is None:
+        return RuleResult(Status.INCORRECT, "math-verify could not read the answer as an interval")
+    return _verdict(sets.sets_equal(gold_value, pred, gold.float_round))
 
 
-def _list_verdict(gold: GoldAnswer, gold_value, candidate: str) -> RuleResult | None:
-    """Lists as multisets on the math-verify path too: math-verify reads `1,2,2` as the set
-    {1, 2}, so each item is parsed on its own. None when neither side is a list."""
-    from sympy import Tuple
-
+def _slow_values(gold: GoldAnswer, candidate: str, *, parse_plain: bool) -> RuleResult:
     from ..answers import symbolic as sets
 
-    g_items, p_items = exact.value_items(gold.text), exact.value_items(candidate)
-    if len(g_items) < 2 and len(p_items) < 2:
-        return None
-    if len(g_items) != len(p_items):
-        return RuleResult(Status.INCORRECT, count_mismatch(len(g_items), len(p_items)))
-    values = []
-    for items in (g_items, p_items):
-        row = []
-        for item in items:
-            expr = next((p for p in mv_parse(item) if not isinstance(p, str)), None)
-            if expr is None:
-                return RuleResult(Status.INCORRECT, "math-verify could not read the answer")
-            row.append(sets.unwrap_value(expr))
-        values.append(Tuple(*row))
-    ok = sets.numbers_equal(values[0], values[1], gold.float_round)
-    if ok is None:
-        return None
-    return RuleResult(Status.CORRECT if ok else Status.INCORRECT)
+    values = reader.read_values(candidate, expect=len(gold.values))
+    if len(values) != len(gold.values):
+        return RuleResult(Status.INCORRECT, count_mismatch(len(gold.values), len(values)))
+    clash = _currency_clash(gold.values, values)
+    if clash:
+        return RuleResult(Status.INCORRECT, clash)
+    gold_value = sympy_gold(gold)
+    gold_items = list(gold_value.args) if len(gold.values) > 1 else [gold_value]
+    read: dict[int, object] = {}
+
+    def sympy_of(p: Piece):
+        key = id(p)
+        if key not in read:
+            read[key] = sets.piece_value(p, parse_plain=parse_plain)
+        return read[key]
+
+    undecided = []
+
+    def agree(g_index_piece, p: Piece, k: int, exponent: int) -> bool:
+        g_expr = gold_items[g_index_piece]
+        pv = sympy_of(p)
+        if pv is None:
+            raise Unreadable("math-verify could not read the answer")
+        res = sets.numbers_equal(g_expr, pv, k, exponent)
+        if res is None:
+            undecided.append(1)
+            return False
+        return res
+
+    ok = _multisets_agree(range(len(gold_items)), values, gold.float_round, gold.exponent, agree)
+    if not ok and undecided:
+        return RuleResult(Status.INCORRECT, "the answer is not a number the grader can compare")
+    return _verdict(ok)
+
+
+__all__ = ["RuleResult", "grade_fast", "grade_slow", "parse_gold", "count_mismatch",
+           "Fraction"]

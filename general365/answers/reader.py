@@ -1,0 +1,667 @@
+"""The answer reader: a candidate is read for the shape its gold calls for, and nothing
+else.
+
+A gold is parsed once into a shape (`Shape`): a scalar (an integer, decimal, fraction or
+an expression with constants, possibly a percentage or an amount of money), a list of
+values (a multiset; a `\\pm` pair is two values), a time of day or a duration, a ratio, or
+an interval union (read by `interval_text` and exact.py). A prediction is then read for
+that shape only, and every rewrite runs only where the shape calls for it: thousands
+separators in scalars and lists, never between an interval's endpoints; a time is never a
+ratio.
+
+The rule of the reader: **when the whole candidate cannot be read as the gold's shape,
+the answer is not correct**: `Unreadable(reason)`. It never falls back to a number found
+inside the candidate. A scalar is `[label =] [hedge] [sign] [currency] core [%] [units]`,
+where the units are words that words.kind() accepts and the core is a plain number (read
+here exactly, as a `Fraction`) or an expression made only of numbers, operators, known
+functions and the constants e and pi (handed to math-verify as the cleaned LaTeX in
+`Piece.latex`, never as the raw text).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+from fractions import Fraction
+
+from . import words
+from .surface import Unreadable, clean
+
+MAX_LEN = 1000        # longer candidates are not read (a final answer is short)
+MAX_EXPONENT = 400    # 10^400 and beyond: not a plain number (bounded work)
+MAX_DIGITS = 4000
+
+
+class Shape(str, Enum):
+    SCALAR = "scalar"
+    LIST = "list"
+    CLOCK = "clock"
+    RATIO = "ratio"
+    INTERVAL = "interval"
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One reading of a value: `exact` when it is a plain number, else `latex`, the
+    cleaned expression for math-verify. `approx`: stated after `\\approx` (an
+    approximation of the piece before it)."""
+
+    exact: Fraction | None
+    latex: str | None = None     # for math-verify: the expression, or the plain number as read
+    percent: bool = False
+    currency: str | None = None
+    approx: bool = False
+
+
+@dataclass(frozen=True)
+class Value:
+    """One value of an answer: the pieces of its equality chain (`x = \\frac{12}{4} = 3`
+    has two), every one of which must agree with the gold."""
+
+    pieces: tuple[Piece, ...]
+
+    @property
+    def exact(self) -> bool:
+        return all(p.exact is not None for p in self.pieces)
+
+
+# --- splitting ------------------------------------------------------------------------
+
+
+def split_top_level(s: str, separator: re.Pattern) -> list[str]:
+    """`s` cut at the matches of `separator` that stand outside any bracket, each piece
+    stripped. One pass for the depths, one `finditer`: linear."""
+    matches = list(separator.finditer(s))
+    if not matches:
+        return [s.strip()]
+    depths, depth = [], 0
+    for c in s:
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        depths.append(depth)
+    items, start = [], 0
+    for m in matches:
+        if depths[m.start()] == 0:
+            items.append(s[start:m.start()].strip())
+            start = m.end()
+    items.append(s[start:].strip())
+    return items
+
+
+# --- qualifiers -----------------------------------------------------------------------
+
+# Words that make a number a bound or an operation, not a value: `7 or more`, `at most 7`.
+_QUALIFIER = re.compile(
+    r"\b(?:or\s+(?:more|fewer|less|greater|higher|lower|above|below|so)|at\s+(?:most|least)"
+    r"|up\s+to|(?:more|less|fewer|greater|higher|lower)\s+than|no\s+(?:more|less|fewer)"
+    r"|squared|cubed|to\s+the\s+power)\b", re.IGNORECASE)
+
+
+def qualifier(text: str) -> str | None:
+    """The qualifying words of a number answer (`or more`, `at most`...), or None."""
+    if len(text) > MAX_LEN:
+        return None
+    m = _QUALIFIER.search(text)
+    return m.group(0) if m else None
+
+
+def _check_qualifier(s: str) -> None:
+    words_ = qualifier(s)
+    if words_ is not None:
+        raise Unreadable(f"{words_!r} makes the answer a bound or an operation, not a value")
+
+
+# --- plain numbers --------------------------------------------------------------------
+
+_NUM = r"(?:\d+(?:\.\d*)?|\.\d+)"
+_EXP = r"(?:\{\s*([+-]?\d+)\s*\}|([+-]?\d+))"
+_PLAIN = re.compile(rf"^([+-]?)({_NUM})$")
+_REPEATING = re.compile(r"^([+-]?)(\d*)\.(\d*)\\(?:overline|dot)\s*(?:\{(\d{1,12})\}|(\d))$")
+_E_NOTATION = re.compile(rf"^([+-]?)({_NUM})[eE]([+-]?\d+)$")
+_SCI = re.compile(rf"^([+-]?)({_NUM})\s*(?:\\times|\\cdot|x|X|\*)\s*10\s*\^\s*{_EXP}$")
+_POWER10 = re.compile(rf"^([+-]?)10\s*\^\s*{_EXP}$")
+_FRAC = re.compile(rf"^([+-]?)\\frac\s*(?:\{{\s*([+-]?{_NUM})\s*\}}|(\d))\s*(?:\{{\s*([+-]?{_NUM})\s*\}}|(\d))$")
+_SLASH = re.compile(rf"^([+-]?)({_NUM})\s*/\s*({_NUM})$")
+_MIXED = re.compile(r"^([+-]?)(\d+)\s*(?:\\frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}|\s(\d+)\s*/\s*(\d+))$")
+
+
+def _q(text: str) -> Fraction:
+    if len(text) > MAX_DIGITS:
+        raise Unreadable("the number is too long to read")
+    return Fraction(text)
+
+
+def _exp(m: re.Match, a: int, b: int) -> int:
+    e = int(m.group(a) or m.group(b))
+    if abs(e) > MAX_EXPONENT:
+        raise Unreadable(f"the exponent {e} is out of range")
+    return e
+
+
+def plain_fraction(core: str) -> Fraction | None:
+    """The exact value of a plain number (`12`, `-3.75`, `.5`, `0.\\overline{3}`, `1.2e4`,
+    `1.2\\times10^{4}`, `10^{-5}`, `\\frac{15}{4}`, `15/4`, `3\\frac{1}{4}`, `3 1/4`), or
+    None for anything else."""
+    s = core.strip()
+    if not s or len(s) > MAX_DIGITS:
+        return None
+    m = _PLAIN.match(s)
+    if m:
+        q = _q(m.group(2))
+        return -q if m.group(1) == "-" else q
+    if "\\" in s or "/" in s or "^" in s or "e" in s or "E" in s or "x" in s or "*" in s:
+        m = _FRAC.match(s)
+        if m:
+            num, den = _q(m.group(2) or m.group(3)), _q(m.group(4) or m.group(5))
+            if den == 0:
+                raise Unreadable("the fraction divides by zero")
+            return -(num / den) if m.group(1) == "-" else num / den
+        m = _SLASH.match(s)
+        if m:
+            den = _q(m.group(3))
+            if den == 0:
+                raise Unreadable("the fraction divides by zero")
+            q = _q(m.group(2)) / den
+            return -q if m.group(1) == "-" else q
+        m = _MIXED.match(s)
+        if m:
+            whole = int(m.group(2))
+            num, den = int(m.group(3) or m.group(5)), int(m.group(4) or m.group(6))
+            if den == 0 or num >= den:
+                return None  # `2\frac{3}{2}` is not a mixed number: math-verify reads it
+            q = whole + Fraction(num, den)
+            return -q if m.group(1) == "-" else q
+        m = _E_NOTATION.match(s)
+        if m:
+            e = int(m.group(3))
+            if abs(e) > MAX_EXPONENT:
+                raise Unreadable(f"the exponent {e} is out of range")
+            q = _q(m.group(2)) * Fraction(10) ** e
+            return -q if m.group(1) == "-" else q
+        m = _SCI.match(s)
+        if m:
+            q = _q(m.group(2)) * Fraction(10) ** _exp(m, 3, 4)
+            return -q if m.group(1) == "-" else q
+        m = _POWER10.match(s)
+        if m:
+            q = Fraction(10) ** _exp(m, 2, 3)
+            return -q if m.group(1) == "-" else q
+        m = _REPEATING.match(s)
+        if m:
+            whole, fixed, rep = m.group(2) or "0", m.group(3), m.group(4) or m.group(5)
+            q = (Fraction(int(whole + fixed + rep) - int(whole + fixed or "0"))
+                 / (10 ** len(fixed) * (10 ** len(rep) - 1)))
+            return -q if m.group(1) == "-" else q
+    return None
+
+
+def sci_exponent(text: str) -> int:
+    """The power of ten of a gold written in scientific notation (`6.02\\times10^{23}`,
+    `1.6e-19`), else 0: float_round then counts the mantissa's places."""
+    try:
+        s = clean(text)
+    except Unreadable:
+        return 0
+    m = _SCI.match(s)
+    if m:
+        return int(m.group(3) or m.group(4))
+    m = _E_NOTATION.match(s)
+    return int(m.group(3)) if m else 0
+
+
+# --- the words after a value -----------------------------------------------------------
+
+_TAIL_TOKEN = re.compile(
+    r"\\[A-Za-z]+|[A-Za-z\u00b0\u00b5\u03a9][A-Za-z\u00b0\u00b5\u03a9'\-]*(?:\^-?\d)?"
+    r"|\d+|%|\S")
+_UNIT_EXP = re.compile(r"([A-Za-z\u00b0\u00b5\u03a9]+)\^\{(-?\d)\}")
+
+
+def _unit_exponent(m: re.Match) -> str:
+    """`m^{2}` as `m^2` (one token for the tail), for units only: `e^{-1}` stays math."""
+    if words.kind(m.group(1)) == "unit":
+        return f"{m.group(1)}^{m.group(2)}"
+    return m.group(0)
+_TAIL_MARKS = frozenset("/().%\u00b0")
+
+
+@dataclass(frozen=True)
+class _Tail:
+    core: str
+    percent: bool
+    scale: Fraction
+    units: tuple[str, ...]
+
+
+def _split_tail(s: str) -> _Tail:
+    """The core of a scalar and what follows it: a percent sign, a scale word (`7.5
+    million`), a fraction word (`3 halves`), units and labels. A word that is not a unit
+    ends the reading (`12 is wrong`: Unreadable); mathematics (`3 pi`, `3e`) stays in the
+    core, for the expression reader."""
+    t = _UNIT_EXP.sub(_unit_exponent, s) if "^{" in s else s
+    tokens = list(_TAIL_TOKEN.finditer(t))
+    i = len(tokens)
+    while i > 0:
+        tok = tokens[i - 1].group(0)
+        if tok in _TAIL_MARKS:
+            i -= 1
+            continue
+        if tok[0].isalpha() or tok[0] in "\u00b0\u00b5\u03a9":
+            k = words.kind(tok)
+            if k == "stop":
+                raise Unreadable(f"{tok!r} after the value is not a unit: the answer says "
+                                 "something other than a value")
+            if k in ("math", "number"):
+                break
+            i -= 1
+            continue
+        break
+    tail_tokens = [x.group(0) for x in tokens[i:]]
+    # Marks alone (a closing bracket, a period) are not a tail: they belong to the core.
+    if not any(x[0].isalpha() or x in ("%", "\u00b0") for x in tail_tokens):
+        return _Tail(t.strip(), False, Fraction(1), ())
+    # A tail opening a bracket it does not close (`(cm`) or closing one the core opened.
+    while tail_tokens and tail_tokens[0] == ")":
+        i += 1
+        tail_tokens.pop(0)
+    if tail_tokens.count("(") != tail_tokens.count(")"):
+        raise Unreadable("the words after the value do not read as a unit")
+    core = t[: tokens[i].start()].strip() if i < len(tokens) else t.strip()
+    percent, scale, units = False, Fraction(1), []
+    rest = [x for x in tail_tokens if x not in "()"]
+    if rest and (rest[0] == "%" or words.kind(rest[0]) == "percent"):
+        percent = True
+        rest = rest[1:]
+    if rest and rest[0][0].isalpha():
+        k = words.kind(rest[0])
+        low = rest[0].lower().split("^")[0]
+        if k == "scale":
+            base = low if low in words.SCALES else low[:-1]
+            scale = Fraction(words.SCALES[base])
+            rest = rest[1:]
+        elif k == "fraction":
+            scale = Fraction(1, words.FRACTION_WORDS[low])
+            rest = rest[1:]
+    for x in rest:
+        if x == "%" or (x[0].isalpha() and words.kind(x) in ("percent", "scale", "fraction")):
+            raise Unreadable(f"{x!r} after the units does not read as part of the value")
+        if x[0].isalpha():
+            units.append(x)
+    if not core:
+        raise Unreadable("there is no value before the words")
+    return _Tail(core, percent, scale, tuple(units))
+
+
+# --- expressions for math-verify ----------------------------------------------------
+
+_MACROS = frozenset("""
+frac sqrt pi cdot times div ln log lg exp sin cos tan cot sec csc arcsin arccos arctan
+sinh cosh tanh infty binom dbinom tbinom overline dot
+""".split())
+_PLAIN_MATH = {"sqrt": "\\sqrt", "pi": "\\pi ", "Pi": "\\pi ", "PI": "\\pi ", "ln": "\\ln ",
+               "log": "\\log ", "sin": "\\sin ", "cos": "\\cos ", "tan": "\\tan ",
+               "exp": "\\exp ", "e": "e"}
+_GATE_TOKEN = re.compile(r"\\[A-Za-z]+|[A-Za-z]+|\d+|[+\-*/^_(){}\[\]!.|\s']|.", re.DOTALL)
+
+
+def expression(core: str) -> str:
+    """The core as LaTeX math-verify may read: numbers, operators, brackets, the known
+    functions and the constants e and pi, nothing else (a variable, an unknown macro, a
+    word, `?` or a relation is `Unreadable`)."""
+    out = []
+    for m in _GATE_TOKEN.finditer(core):
+        tok = m.group(0)
+        if tok.startswith("\\"):
+            if tok[1:] not in _MACROS:
+                raise Unreadable(f"{tok} is not something the grader reads as a number")
+            out.append(tok + " ")
+        elif tok[0].isalpha():
+            if tok in _PLAIN_MATH:
+                out.append(_PLAIN_MATH[tok])
+            elif tok == "sqrt" or tok.lower() in ("sqrt",):
+                out.append("\\sqrt")
+            else:
+                raise Unreadable(f"{tok!r} is not a number (the answer has a variable or a word)")
+        elif tok.isdigit() or tok in "+-/^_(){}[]!.|' " or tok.isspace():
+            out.append(tok)
+        elif tok == "*":
+            out.append("\\cdot ")
+        else:
+            raise Unreadable(f"{tok!r} does not belong in a number")
+    latex = "".join(out).strip()
+    if not any(c.isdigit() for c in latex) and "\\pi" not in latex and "e" not in latex:
+        raise Unreadable("the answer holds no value")
+    if latex.count("{") != latex.count("}") or latex.count("(") != latex.count(")"):
+        raise Unreadable("the answer's brackets do not match")
+    return _sqrt_args(latex)
+
+
+_SQRT_BARE = re.compile(r"\\sqrt\s*(\d+|\([^()]*\))")
+
+
+def _sqrt_args(latex: str) -> str:
+    """`sqrt2`, `sqrt(2)` written as plain text: `\\sqrt{2}`."""
+    def one(m: re.Match) -> str:
+        arg = m.group(1)
+        if arg.startswith("("):
+            arg = arg[1:-1]
+        return "\\sqrt{" + arg + "}"
+    return _SQRT_BARE.sub(one, latex)
+
+
+# --- one value --------------------------------------------------------------------------
+
+_HEDGE = re.compile(r"^(?:(?:approximately|approx\.?|about|around|roughly|nearly|almost|"
+                    r"circa|ca\.)\s+|\\approx(?![A-Za-z])\s*|~\s*)", re.IGNORECASE)
+_CURRENCY = re.compile(r"^([+-]?)\s*(US\$|\$|\u20ac|\u00a3|\u00a5|\u20b9|\uffe5|USD|EUR|GBP|JPY"
+                       r"|CNY|RMB|INR|Rs\.?|AUD|CAD|CHF)\s*")
+_CURRENCY_SYMBOL = {"US$": "$", "USD": "$", "EUR": "\u20ac", "GBP": "\u00a3", "JPY": "\u00a5",
+                    "CNY": "\u00a5", "RMB": "\u00a5", "\uffe5": "\u00a5", "INR": "\u20b9",
+                    "Rs": "\u20b9", "Rs.": "\u20b9"}
+_CURRENCY_WORDS = {"dollar": "$", "dollars": "$", "usd": "$", "euro": "\u20ac",
+                   "euros": "\u20ac", "eur": "\u20ac", "gbp": "\u00a3", "yen": "\u00a5",
+                   "yuan": "\u00a5", "rupee": "\u20b9", "rupees": "\u20b9", "inr": "\u20b9",
+                   "rs": "\u20b9"}
+_EQUALS = re.compile(r":=|=|\\approx(?![A-Za-z])|\\equiv(?![A-Za-z])")
+# A name on the left of `=`: `x`, `x_1`, `N_{max}`, `\theta`, `P(A)`, `f(3)`, `AB`,
+# `\angle ABC`, `|AB|`, a few words (`Total cost`). No digit outside its subscript or
+# brackets and no operator: `13 = 12`, `x+1 = 12` and `2x = 12` are not names.
+_LABEL = re.compile(
+    r"^(?:\\angle\s*|m\s*\\angle\s*)?(?:\\[A-Za-z]+|[A-Za-z][A-Za-z' ]{0,40}?|\|[A-Z]{1,3}\|)"
+    r"(?:\s*_\s*(?:\{[^{}=]{1,20}\}|[A-Za-z0-9]))?(?:\s*\([^()=]{0,30}\))?\s*(?:'|\^\{?\*\}?)?$")
+_NUMBER_WORD_RE = re.compile(r"^([a-z]+)(?:[- ]([a-z]+))?$")
+
+
+def _number_word(core: str) -> Fraction | None:
+    m = _NUMBER_WORD_RE.match(core.lower())
+    if not m:
+        return None
+    a = words.NUMBER_WORDS.get(m.group(1))
+    if a is None:
+        return None
+    if m.group(2) is None:
+        return Fraction(a)
+    b = words.NUMBER_WORDS.get(m.group(2))
+    if b is None or a < 20 or a % 10 or b >= 10:
+        return None
+    return Fraction(a + b)
+
+
+def _piece(text: str, approx: bool = False) -> Piece:
+    s = text.strip()
+    m = _HEDGE.match(s)
+    if m:
+        s = s[m.end():].strip()
+    sign, currency = "", None
+    m = _CURRENCY.match(s)
+    if m:
+        sign, currency = m.group(1), m.group(2)
+        currency = _CURRENCY_SYMBOL.get(currency, currency)
+        s = s[m.end():]
+    if not s:
+        raise Unreadable("there is no value")
+    tail = _split_tail(s)
+    for u in tail.units:
+        sym = _CURRENCY_WORDS.get(u.lower())
+        if sym is not None:
+            if currency is not None and currency != sym:
+                raise Unreadable("the answer names two currencies")
+            currency = sym
+    core = tail.core
+    if sign:
+        core = sign + core.lstrip("+")
+    q = plain_fraction(core)
+    if q is None and tail.scale == 1 and not tail.units and not tail.percent:
+        q = _number_word(core)
+    if q is not None:
+        latex = core if tail.scale == 1 else f"{core}\\cdot {tail.scale}"
+        return Piece(q * tail.scale, _plain_latex(latex), tail.percent, currency, approx)
+    if tail.scale != 1:
+        raise Unreadable("a scale word follows something other than a plain number")
+    return Piece(None, expression(core), tail.percent, currency, approx)
+
+
+_MV_MISREADS = re.compile(r"[eExX*]|\\overline|\\dot|\d\s*\\frac|\d\s+\d|\{,\}|,")
+
+
+def _plain_latex(core: str) -> str | None:
+    """A plain number's text for math-verify (the tests' both-paths check reads it), or
+    None for the notations math-verify misreads (`1.2e4` as 1.2·e·4, `0.\\overline{3}`,
+    the mixed number `3\\frac{1}{4}`, thousands separators): those are the reader's alone."""
+    if _MV_MISREADS.search(core):
+        return None
+    try:
+        return expression(core)
+    except Unreadable:
+        return None
+
+
+def _chain(item: str) -> Value:
+    """One value: `x = 12`, `\\frac{24}{2} = 12`, `x \\approx 3.14`. Every piece but a
+    leading name is read; all must agree with the gold."""
+    parts = split_top_level(item, _EQUALS)
+    seps = [m.group(0) for m in _EQUALS.finditer(item)]
+    pieces = []
+    if len(parts) > 1 and _LABEL.match(parts[0]) and not _is_value_word(parts[0]):
+        parts, seps = parts[1:], seps[1:]
+    for n, part in enumerate(parts):
+        if not part:
+            raise Unreadable("an equation has an empty side")
+        is_approx = n > 0 and n - 1 < len(seps) and seps[n - 1].startswith("\\approx")
+        pieces.append(_piece(part, is_approx))
+    return Value(tuple(pieces))
+
+
+def _is_value_word(label: str) -> bool:
+    """`e = ...` or `pi = ...`: a constant on the left is a value, not a name."""
+    return label.strip() in ("e", "\\pi", "pi", "i")
+
+
+# --- lists ------------------------------------------------------------------------------
+
+_LIST_SEP = re.compile(r"[,;]| (?:or|and) |\\lor(?![A-Za-z])|\\vee(?![A-Za-z])|\\text\{\s*(?:or|and)\s*\}")
+_SET_HEAD = re.compile(r"^(?:[A-Za-z](?:_\{?\w{1,8}\}?)?|[A-Z]{1,3})\s*(?:=|\\in(?![A-Za-z]))\s*(?=\\?\{|\[|\()")
+_PLUS_MINUS = re.compile(r"\\(?:pm|mp)(?![A-Za-z])\s*")
+_LEADING_JOIN = re.compile(r"^(?:and|or)\s+", re.IGNORECASE)
+
+
+_COMMA_JOIN = re.compile(r",\s*(?:and|or)\s+", re.IGNORECASE)
+
+
+def _items(s: str) -> list[str]:
+    s = _COMMA_JOIN.sub(", ", _SET_HEAD.sub("", s))  # `7, 21, and 40`
+    for left, right in (("\\{", "\\}"), ("{", "}")):
+        if s.startswith(left) and s.endswith(right):
+            inner = s[len(left):len(s) - len(right)]
+            if left not in inner and right not in inner:
+                s = inner.strip()
+                break
+    items = split_top_level(s, _LIST_SEP)
+    if len(items) >= 3 and s[:1] in "[(" and s[-1:] in "])":
+        # `[3, 5, 8]` lists three values; two in brackets would be an interval
+        inner = s[1:-1]
+        if not any(c in inner for c in "[]()"):
+            items = split_top_level(inner, _LIST_SEP)
+    out = []
+    for item in items:
+        item = _LEADING_JOIN.sub("", item).strip()
+        if not item:
+            raise Unreadable("the list has an empty item")
+        signs = _PLUS_MINUS.findall(item)
+        if len(signs) == 1:  # `a \pm b` is the two values a-b and a+b
+            first, second = ("-", "+") if signs[0].startswith("\\pm") else ("+", "-")
+            out.append(_PLUS_MINUS.sub(first, item).strip())
+            out.append(_PLUS_MINUS.sub(second, item).strip())
+        elif len(signs) > 1:
+            raise Unreadable("two \\pm signs in one value")
+        else:
+            out.append(item)
+    return out
+
+
+def read_values(text: str, expect: int | None = None) -> tuple[Value, ...]:
+    """The values a number answer states, in order: one for a scalar, several for a list
+    (`1,2,2`, `\\{-1, 3\\}`, `x = -1 or x = 3`, `7, 21, and 40`, `\\pm 3`). `expect`: how
+    many the gold has; a comma run such as `100,200,300` is then read as a list when that
+    count fits and as one number otherwise."""
+    if len(text) > MAX_LEN:
+        raise Unreadable("the answer is too long to be a final value")
+    s = clean(text)
+    if not s:
+        raise Unreadable("the answer is empty")
+    _check_qualifier(s)
+    items = _items(s)
+    if expect is not None and len(items) != expect and "," in text:
+        alt = _items(clean(text, groups=False))
+        if len(alt) == expect:
+            items = alt
+    return tuple(_chain(item) for item in items)
+
+
+# --- times of day and durations, ratios -----------------------------------------------
+
+_CLOCK = re.compile(
+    r"^(\d{1,2}):([0-5]\d)(?::([0-5]\d))?\s*(?:(a\.?\s?m\.?|p\.?\s?m\.?|noon|midnight)"
+    r"|(h|hrs?|hours?|o'clock))?$", re.IGNORECASE)
+_CLOCK_HOUR = re.compile(r"^(\d{1,2})\s*(a\.?\s?m\.?|p\.?\s?m\.?|noon|midnight|o'clock)$",
+                         re.IGNORECASE)
+_CLOCK_WORD = re.compile(r"^(noon|midday|midnight)$", re.IGNORECASE)
+_CLOCK_LEAD = re.compile(r"^(?:at\s+|[A-Za-z](?:_\{?\w{1,8}\}?)?\s*=\s*)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A time as written: `hour`:`minute`:`second`, with its marker (`am`, `pm`, `noon`,
+    `midnight`) or None. `day_minutes`: minutes since midnight where the marker (or a
+    24-hour reading) fixes it."""
+
+    hour: int
+    minute: int
+    second: int
+    marker: str | None
+
+    @property
+    def absolute(self) -> int | None:
+        """Seconds since midnight when the time is unambiguous, else None (`7:15` could
+        be morning or evening)."""
+        h = self.hour
+        if self.marker in ("am", "midnight"):
+            h = 0 if h == 12 else h
+        elif self.marker in ("pm", "noon"):
+            h = h if h == 12 else h + 12
+        elif 1 <= h <= 12:
+            return None
+        return ((h % 24) * 60 + self.minute) * 60 + self.second
+
+    @property
+    def face(self) -> int:
+        """The time on a 12-hour face, in seconds."""
+        return ((self.hour % 12) * 60 + self.minute) * 60 + self.second
+
+
+def _marker(text: str | None) -> str | None:
+    if not text:
+        return None
+    t = text.lower().replace(".", "").replace(" ", "")
+    return {"am": "am", "pm": "pm", "noon": "noon", "midnight": "midnight",
+            "midday": "noon"}.get(t)
+
+
+def read_clock(text: str) -> Clock:
+    """A time of day or a duration: `7:15`, `07:15:30`, `9:05 AM`, `7:15 \\text{ p.m.}`,
+    `12:00 midnight`, `7 pm`, `noon`."""
+    if len(text) > MAX_LEN:
+        raise Unreadable("the answer is too long to be a time")
+    s = _CLOCK_LEAD.sub("", clean(text, numeric=False)).strip()
+    m = _CLOCK.match(s)
+    if m:
+        h, mi = int(m.group(1)), int(m.group(2))
+        sec = int(m.group(3) or 0)
+        marker = _marker(m.group(4))
+        if marker and not 1 <= h <= 12:
+            if not (h == 0 and marker == "am") and not (h == 12):
+                raise Unreadable(f"{s!r} is not a valid time")
+        return Clock(h, mi, sec, marker)
+    m = _CLOCK_HOUR.match(s)
+    if m:
+        h = int(m.group(1))
+        marker = _marker(m.group(2))
+        return Clock(h, 0, 0, marker)
+    m = _CLOCK_WORD.match(s)
+    if m:
+        return Clock(12, 0, 0, _marker(m.group(1)))
+    raise Unreadable("the answer is not a time (expected a form such as 7:15 or 7:15 pm)")
+
+
+def clocks_agree(gold: Clock, pred: Clock) -> bool:
+    """Same time. A marker on one side only is compared on the 12-hour face when the other
+    side is a 12-hour time without one (gold `7:15`, answer `7:15 pm`); a 24-hour time
+    without a marker never matches an ambiguous answer (gold `19:15`, answer `7:15`)."""
+    ga, pa = gold.absolute, pred.absolute
+    if ga is not None and pa is not None:
+        return ga % 86400 == pa % 86400
+    if ga is None and pa is None:
+        return (gold.hour, gold.minute, gold.second) == (pred.hour, pred.minute, pred.second)
+    if ga is None:  # the gold is `7:15` on a 12-hour face
+        return gold.face == pred.face
+    # the gold is fixed, the answer is not: only the same digits count (gold 7:15 am)
+    return (gold.hour, gold.minute, gold.second) == (pred.hour, pred.minute, pred.second) \
+        and gold.marker in ("am", None)
+
+
+_RATIO = re.compile(r"^[^:]+(?::[^:]+)+$")
+
+
+def is_clock(text: str) -> bool:
+    try:
+        read_clock(text)
+    except Unreadable:
+        return False
+    return True
+
+
+def read_ratio(text: str) -> tuple[Fraction, ...]:
+    """`3:2`, `2 : 3 : 5`: the parts, each a plain number."""
+    if len(text) > MAX_LEN:
+        raise Unreadable("the answer is too long to be a ratio")
+    s = clean(text)
+    if not _RATIO.match(s):
+        raise Unreadable("the answer is not a ratio (expected a form such as 3:2)")
+    parts = []
+    for part in s.split(":"):
+        q = plain_fraction(part)
+        if q is None:
+            raise Unreadable(f"{part.strip()!r} is not a plain number in a ratio")
+        parts.append(q)
+    return tuple(parts)
+
+
+def ratios_agree(gold: tuple[Fraction, ...], pred: tuple[Fraction, ...]) -> bool:
+    if len(gold) != len(pred) or any(g == 0 for g in gold) != any(p == 0 for p in pred):
+        return False
+    scale = None
+    for g, p in zip(gold, pred):
+        if g == 0 or p == 0:
+            if g != p:
+                return False
+            continue
+        r = p / g
+        if scale is None:
+            scale = r
+        elif r != scale:
+            return False
+    return scale is None or scale > 0
+
+
+def gold_shape(text: str) -> Shape:
+    """The shape of a number gold: a time (`7:15`, `9:05 AM`: minutes in two digits), a
+    ratio (`3:2`), a list (`1, 2, 2`, `\\pm 3`), else a scalar."""
+    s = clean(text, numeric=False)
+    if ":" in s:
+        if is_clock(text):
+            return Shape.CLOCK
+        return Shape.RATIO
+    return Shape.SCALAR
