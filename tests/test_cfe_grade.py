@@ -189,6 +189,21 @@ def test_formulas(gold, answer, right):
     assert g.variables[0].method == "rule"
 
 
+def numeric_problem(gold: str, name: str = "n") -> CFEProblem:
+    return CFEProblem("n-" + str(abs(hash(gold))), "Count them.",
+                      (Variable(name, VariableType.NUMERIC, "a count", gold),))
+
+
+@pytest.mark.parametrize("gold,answer,right", [
+    ("1", "1+0.009", False),            # issue 18: an integer gold is exact on every path
+    ("12", r"\frac{24}{2}", True), ("2", r"(\sqrt{2})^2", True), ("12", "12.1", False),
+    ("1.0", "1+0.009", True),           # a measurement keeps the tolerance
+])
+def test_integer_golds_are_exact_through_expressions_too(gold, answer, right):
+    [g] = grade([(Response("r", 0, f"n = {answer}"), numeric_problem(gold))], policy="rule")
+    assert g.correct is right, g.variables[0].detail
+
+
 def test_a_formula_that_hangs_times_out_and_the_pool_goes_on():
     problems = [formula_problem(r"$x^2$")]
     pairs = [(Response("a", 0, r"y = 9^{9^{9^{9}}}"), problems[0]),

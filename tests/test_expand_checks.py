@@ -69,7 +69,7 @@ def test_a_good_candidate_has_no_flags_and_types_are_normalised():
     ({"float_round": -1}, ["schema"]),
     ({"float_round": True}, ["schema"]),
     ({"change": None}, ["schema"]),
-    ({"answer": "twelve"}, ["gold_unparseable"]),
+    ({"answer": "many"}, ["gold_unparseable"]),
     ({"answer": "[1, 2", "answer_type": "interval"}, ["gold_unparseable"]),
     ({"answer_type": "single_choice", "answer": "E",   # (and not a number seed's type)
       "question": "Pick.\nA. x\nB. y\nPut the letter in \\boxed{}."},
@@ -79,6 +79,12 @@ def test_a_good_candidate_has_no_flags_and_types_are_normalised():
      ["gold_unparseable", "answer_type_changed"]),
     ({"answer_type": "multiple_choice", "answer": "AB",
       "question": "Pick.\nA. x\nB. y\nPut the letters in \\boxed{}."}, ["answer_type_changed"]),
+    ({"answer_type": "multiple_choice", "answer": "AC",   # issue 18: inline options count
+      "question": "Pick all that fit: (A) 12 (B) 17 (C) 19. Put the letters in \\boxed{}."},
+     ["answer_type_changed"]),
+    ({"answer_type": "multiple_choice", "answer": "AD",
+      "question": "Pick all that fit: (A) 12 (B) 17 (C) 19. Put the letters in \\boxed{}."},
+     ["gold_unparseable", "answer_type_changed"]),
     ({"answer_type": "text", "answer": "Mia"}, ["answer_type_changed"]),
     ({"answer_type": "interval", "answer": "[1,2]"}, []),   # number and interval go together
     ({"question": "Give it to 2 decimal places. Put your final answer in \\boxed{}.",

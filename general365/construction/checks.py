@@ -85,9 +85,19 @@ def normalise(fields: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     return out, problems
 
 
+_OPTION_LINE = re.compile(r"(?m)^\s*\(?([A-Z])[.)]\s")
+# Inline options: `(A) 12 (B) 17 (C) 19`, `A) 12 B) 17`, also after a colon or a comma.
+_OPTION_INLINE = re.compile(r"(?:^|(?<=[\s:;,]))\(([A-Z])\)\s*\S|(?:^|(?<=[\s:;,]))([A-Z])\)\s+\S")
+
+
 def option_letters(question: str) -> set[str]:
-    """The letters of the options a question lists as lines (`A. ...`, `B) ...`, `(C) ...`)."""
-    return set(re.findall(r"(?m)^\s*\(?([A-Z])[.)]\s", question))
+    """The letters of the options a question lists, as lines (`A. ...`, `B) ...`,
+    `(C) ...`) or inline (`(A) 12 (B) 17 (C) 19`: two or more in sequence from A)."""
+    found = set(_OPTION_LINE.findall(question))
+    inline = [a or b for a, b in _OPTION_INLINE.findall(question)]
+    if len(set(inline)) >= 2 and "A" in inline:
+        found.update(inline)
+    return found
 
 
 def gold_problem(c: ExpansionCandidate) -> str | None:

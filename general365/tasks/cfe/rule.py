@@ -22,6 +22,7 @@ from .latex import strip_math
 from .quantity import Quantity, compare, parse_quantity
 from .symbolic import FormulaTask
 
+INTEGER_TOLERANCE = 1e-12
 OTHER_NEEDS_JUDGE = "an 'other' answer that is not a number with a unit needs the judge"
 
 
@@ -75,8 +76,10 @@ def plan(v: Variable, stated: Stated | None, tolerance: float, golds: GoldReader
         g = gold.value   # exact, as LaTeX: `6.25e+16` would read as 6.25 e + 16
         exact = str(g.numerator) if g.denominator == 1 else \
             f"\\frac{{{g.numerator}}}{{{g.denominator}}}"
-        return Plan(task=FormulaTask(exact, tolerance),
-                    candidate=strip_math(text))
+        # An integer gold (a count, an index) is exact here too, as for a plain number:
+        # `1+0.009` is not 1 (only float noise is forgiven, `(\sqrt{2})^2` for 2).
+        tol = INTEGER_TOLERANCE if gold.integer else tolerance
+        return Plan(task=FormulaTask(exact, tol), candidate=strip_math(text))
     c = compare(gold, answer, tolerance)
     if c.verdict is None:
         return Plan(RuleResult(Status.UNGRADED, c.detail))
