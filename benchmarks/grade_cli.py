@@ -69,7 +69,7 @@ def thinking(rng: random.Random, chars: int) -> str:
 
 def _other_notation(p, rng: random.Random) -> str | None:
     """The gold's value written another way a careful grader accepts, or None."""
-    from general365.answers.exact import plain_intervals, plain_number
+    from general365.answers.exact import plain_intervals
 
     a = p.answer
     if p.answer_type.value == "interval":
@@ -83,10 +83,9 @@ def _other_notation(p, rng: random.Random) -> str | None:
             hi = "\\le" if s.hi_closed else "<"
             return f"{_tex(s.lo)} {lo} x {hi} {_tex(s.hi)}"
         return f"x \\in {a.replace('frac', 'dfrac')}"
-    num = plain_number(a)
-    if num is None:
+    q = _plain_value(a)
+    if q is None:
         return None
-    q = num.value
     if p.float_round:
         return (f"{float(q):.{p.float_round + 3}f}" if rng.random() < 0.6
                 else f"\\approx {float(q):.{p.float_round + 1}f}")
@@ -104,15 +103,26 @@ def _other_notation(p, rng: random.Random) -> str | None:
 
 def _mv_only(p, rng: random.Random) -> str | None:
     """The gold's value in a form only math-verify reads (goes to the pool)."""
-    from general365.answers.exact import plain_number
-
-    num = plain_number(p.answer) if p.answer_type.value == "number" else None
-    if num is None or num.value.denominator != 1:
+    q = _plain_value(p.answer) if p.answer_type.value == "number" else None
+    if q is None or q.denominator != 1:
         return None
-    v = int(num.value)
+    v = int(q)
     if v > 1 and v % 2 == 0 and rng.random() < 0.5:
         return f"2 \\cdot {v // 2}"
     return f"\\sqrt{{{v * v}}}"
+
+
+def _plain_value(answer: str):
+    """The gold's exact value when it is one plain number, else None."""
+    from general365.answers.reader import Unreadable, read_values
+
+    try:
+        values = read_values(answer)
+    except Unreadable:
+        return None
+    if len(values) != 1 or len(values[0].pieces) != 1 or values[0].pieces[0].percent:
+        return None
+    return values[0].pieces[0].exact
 
 
 def _tex(q) -> str:

@@ -1,4 +1,4 @@
-"""Step 1 (the final-answer region) and step 2 (the candidate answer) of GRADING.md."""
+"""Step 1 (the final-answer region) and step 2 (the candidate answer) of the contract (docs/grading.md)."""
 
 from __future__ import annotations
 

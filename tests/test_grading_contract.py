@@ -1,4 +1,4 @@
-"""Every example of /work/shared/docs/GRADING.md, through the public `general365.grade`
+"""Every example of the contract (docs/grading.md), through the public `general365.grade`
 (real math-verify, real worker pool), plus the cases they make one think of."""
 
 from __future__ import annotations

@@ -1,7 +1,12 @@
-"""Reading answers: LaTeX and prose notation (notation.py), plain numbers and intervals as
-exact fractions (exact.py), their sympy forms (symbolic.py) and a problem's gold parsed once
-(gold.py).
+"""Reading answers, the same way for golds and predictions.
+
+- surface.py   what a reader sees once typesetting is gone; `Unreadable` for hidden content
+- words.py     the words that may follow a value (units, labels) and those that may not
+- reader.py    the answer reader: a gold's shape, and a candidate read for that shape only
+- exact.py     the interval shape (plain unions as exact spans) and exact rounding
+- gold.py      a problem's gold read once (`parse_gold`), and its sympy form
+- symbolic.py  the contract's rules on math-verify's sympy objects (float_round, %, sets)
 
 Below both the dataset layer and the grader: loading a dataset parses every gold with the
-same parser the grader uses, and neither layer imports the other for it.
+same reader the grader uses, and neither layer imports the other for it.
 """

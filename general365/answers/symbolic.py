@@ -1,4 +1,4 @@
-"""Comparisons on math-verify's sympy objects where GRADING.md fixes the rule: numbers with
+"""Comparisons on math-verify's sympy objects where the contract (docs/grading.md) fixes the rule: numbers with
 the problem's `float_round` (round half-up on the exact value), percent signs, and sets of
 intervals (same set, same open/closed ends, any order). Imported only in worker processes
 (and by `parse_gold` for golds that are not plain)."""

@@ -1,4 +1,4 @@
-"""The final-answer region and the candidate answer (GRADING.md steps 1 and 2).
+"""The final-answer region and the candidate answer (docs/grading.md, steps 1 and 2).
 
 Step 1: after the last reasoning close marker (markers.final_part: the one list the
 runners use too); a reasoning block opened and never closed has no final answer.

@@ -1,4 +1,4 @@
-"""The LLM judge: the official prompt (GRADING.md step 5) through any OpenAI-compatible API.
+"""The LLM judge: the official prompt (docs/grading.md, step 5) through any OpenAI-compatible API.
 
 One `Judge` grades a batch of (question, gold, prediction) items concurrently, under a
 semaphore on in-flight requests. Its failure policy is its own (the SDK's retries are off):

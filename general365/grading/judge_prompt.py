@@ -1,4 +1,4 @@
-"""The official judge prompt (GRADING.md step 5, verbatim), its version hash, and the
+"""The official judge prompt (docs/grading.md, step 5, verbatim), its version hash, and the
 strict parser of the judge's reply.
 
 The prompt text must not be edited: it is the paper's and the official project's, and the
