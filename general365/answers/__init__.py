@@ -5,6 +5,7 @@
 - reader.py    the answer reader: a gold's shape, and a candidate read for that shape only
 - exact.py     the interval shape (plain unions as exact spans) and exact rounding
 - gold.py      a problem's gold read once (`parse_gold`), and its sympy form
+- mv.py        math-verify's parser, for the reader's cleaned expressions
 - symbolic.py  the contract's rules on math-verify's sympy objects (float_round, %, sets)
 
 Below both the dataset layer and the grader: loading a dataset parses every gold with the

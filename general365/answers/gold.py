@@ -16,6 +16,7 @@ from typing import Any
 from ..schema import AnswerType
 from . import exact, reader
 from .exact import Span
+from .mv import mv_parse, mv_value  # noqa: F401  (the grader's entries)
 from .reader import Clock, Piece, Shape, Unreadable
 
 # math-verify warns once that its timeout is off; the grader's pool enforces time, so that is
@@ -96,19 +97,6 @@ def _read_gold(answer: str, answer_type: AnswerType, k: int) -> GoldAnswer:
 
 _GOLD_CACHE: dict[tuple, Any] = {}
 _GOLD_CACHE_MAX = 4096
-
-
-def mv_parse(latex: str) -> list:
-    from math_verify import parse
-
-    # A bare `[2,5)` or `\{1,2\}` parses to nothing and a bare `1,2,3` to 1.2: math-verify
-    # reads them only inside math delimiters.
-    return parse(f"${latex}$", parsing_timeout=None)
-
-
-def mv_value(latex: str):
-    """The first sympy object math-verify reads from `latex`, or None."""
-    return next((p for p in mv_parse(latex) if not isinstance(p, str)), None)
 
 
 def sympy_gold(gold: GoldAnswer):

@@ -33,7 +33,7 @@ def piece_value(piece, *, parse_plain: bool = False):
     reads from its cleaned LaTeX (`parse_plain`: a plain number is parsed too, so the
     tests can check both paths agree). A percent sign stays a factor of 1/100 kept apart
     (`_split_percent`). None when math-verify reads nothing."""
-    from .gold import mv_value
+    from .mv import mv_value
 
     if piece.exact is not None and not (parse_plain and piece.latex):  # (latex None: misread)
         q = piece.exact
@@ -158,16 +158,29 @@ def _one_equal(g, g_pct, p, p_pct, k, exponent=0):
 
 
 def _same_constant(a, b) -> bool | None:
+    """Whether two closed forms are the same number. Each side is evaluated to 30 digits on
+    its own (evaluating their difference instead makes sympy chase precision through the
+    cancellation): values that differ are told apart at once. Values that agree are
+    confirmed symbolically, cheapest rewrite first, so `\\pi - 10^{-40}` is never `\\pi`."""
     try:
-        diff = (a - b)
-        if not isinstance(diff, sympy.Expr) or diff.free_symbols:
+        if not isinstance(a, sympy.Expr) or not isinstance(b, sympy.Expr) \
+                or a.free_symbols or b.free_symbols:
             return None
-        approx = diff.evalf(60)
-        if approx.is_Number and abs(approx) > sympy.Float("1e-45", 60):
-            return False
-        if diff.equals(0):
+        diff = a - b
+        if diff == 0:
             return True
-        return sympy.simplify(diff) == 0
+        if diff.is_Rational:
+            return False
+        if sympy.radsimp(diff) == 0:   # radicals and constants: the common equal case, cheap
+            return True
+        av, bv = a.evalf(20), b.evalf(20)
+        if av.is_Number and bv.is_Number:
+            if abs(av - bv) > sympy.Float("1e-12", 20) * max(1, abs(av)):
+                return False
+        for rewrite in (sympy.cancel, sympy.simplify):
+            if rewrite(diff) == 0:
+                return True
+        return None
     except Exception:
         return None
 
@@ -191,14 +204,43 @@ def to_set(expr):
     return None
 
 
+_OPEN_ENDS = {"<": (True, True), "<=": (True, False), ">": (False, True), ">=": (False, False)}
+
+
 def _relation_set(rel):
     symbols = rel.free_symbols
     if len(symbols) != 1:
         return None
+    simple = _simple_relation(rel)
+    if simple is not None:
+        return simple
     try:
         return rel.as_set()
     except Exception:
         return None
+
+
+def _simple_relation(rel):
+    """`x >= \\sqrt{2}`, `5 > x`: the interval built directly (sympy's inequality solver
+    takes a hundred milliseconds for what is read off the relation). None otherwise."""
+    op = getattr(rel, "rel_op", None)
+    if op not in _OPEN_ENDS:
+        return None
+    lhs, rhs = rel.lhs, rel.rhs
+    if lhs.is_Symbol and rhs.is_number and rhs.is_extended_real:
+        var_left = True
+        bound = rhs
+    elif rhs.is_Symbol and lhs.is_number and lhs.is_extended_real:
+        var_left = False
+        bound = lhs
+    else:
+        return None
+    below, open_end = _OPEN_ENDS[op]   # `x < b`: x is below b
+    if not var_left:
+        below = not below
+    if below:
+        return Interval(S.NegativeInfinity, bound, True, open_end)
+    return Interval(bound, S.Infinity, open_end, True)
 
 
 def _round_set(s, k: int):
