@@ -332,6 +332,9 @@ def expression(core: str) -> str:
         else:
             raise Unreadable(f"{tok!r} does not belong in a number")
     latex = "".join(out).strip()
+    latex = _LOG_E.sub(r"\\ln ", latex)
+    if _BARE_FUNCTION.search(latex):
+        raise Unreadable("a function name without its argument is not a value")
     if not any(c.isdigit() for c in latex) and "\\pi" not in latex and "e" not in latex:
         raise Unreadable("the answer holds no value")
     if latex.count("{") != latex.count("}") or latex.count("(") != latex.count(")"):
@@ -339,6 +342,10 @@ def expression(core: str) -> str:
     return _sqrt_args(latex)
 
 
+_FUNCTIONS = r"\\(?:ln|log|lg|exp|sin|cos|tan|cot|sec|csc|arcsin|arccos|arctan|sinh|cosh|tanh|sqrt|frac|binom)"
+# A function followed by nothing it could apply to: `4 \log`, `\sin +`.
+_BARE_FUNCTION = re.compile(_FUNCTIONS + r"\s*(?:$|[+\-*/=)\]}!,])")
+_LOG_E = re.compile(r"\\log\s*_\s*(?:\{\s*e\s*\}|e)\s*")
 _SQRT_BARE = re.compile(r"\\sqrt\s*(\d+|\([^()]*\))")
 
 
@@ -358,6 +365,7 @@ _HEDGE = re.compile(r"^(?:(?:approximately|approx\.?|about|around|roughly|nearly
                     r"circa|ca\.)\s+|\\approx(?![A-Za-z])\s*|~\s*)", re.IGNORECASE)
 _CURRENCY = re.compile(r"^([+-]?)\s*(US\$|\$|\u20ac|\u00a3|\u00a5|\u20b9|\uffe5|USD|EUR|GBP|JPY"
                        r"|CNY|RMB|INR|Rs\.?|AUD|CAD|CHF)\s*")
+_CURRENCY_AFTER = re.compile(r"(?<=[\d.])\s*(\$|\u20ac|\u00a3|\u00a5|\u20b9|\uffe5)$")
 _CURRENCY_SYMBOL = {"US$": "$", "USD": "$", "EUR": "\u20ac", "GBP": "\u00a3", "JPY": "\u00a5",
                     "CNY": "\u00a5", "RMB": "\u00a5", "\uffe5": "\u00a5", "INR": "\u20b9",
                     "Rs": "\u20b9", "Rs.": "\u20b9"}
@@ -401,6 +409,10 @@ def _piece(text: str, approx: bool = False) -> Piece:
         sign, currency = m.group(1), m.group(2)
         currency = _CURRENCY_SYMBOL.get(currency, currency)
         s = s[m.end():]
+    m = _CURRENCY_AFTER.search(s)
+    if m and currency is None:   # `1,000.99\$`, `12€`
+        currency = _CURRENCY_SYMBOL.get(m.group(1), m.group(1))
+        s = s[:m.start()]
     if not s:
         raise Unreadable("there is no value")
     tail = _split_tail(s)
@@ -444,6 +456,8 @@ def _chain(item: str) -> Value:
     leading name is read; all must agree with the gold."""
     parts = split_top_level(item, _EQUALS)
     seps = [m.group(0) for m in _EQUALS.finditer(item)]
+    if len(parts) > 1 and not parts[0] and seps and seps[0].startswith("\\approx"):
+        parts, seps = parts[1:], seps[1:]   # `\approx 0.2286`: a hedge, not an equation
     pieces = []
     if len(parts) > 1 and _LABEL.match(parts[0]) and not _is_value_word(parts[0]):
         parts, seps = parts[1:], seps[1:]

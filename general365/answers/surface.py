@@ -64,7 +64,7 @@ _COMMANDS = (
     ("^{\\circ}", "\u00b0 "), ("^\\circ", "\u00b0 "), ("\\degree", "\u00b0 "),
     ("\\%", "%"), ("\\$", "\ue000"), ("\\euro", "\u20ac"), ("\\pounds", "\u00a3"),
     ("\\yen", "\u00a5"), ("\\colon", ":"), ("\\Omega", "\u03a9 "), ("\\mu", "\u00b5 "),
-    ("\\ast", "*"), ("\\lbrace", "\\{"), ("\\rbrace", "\\}"), ("\\{,\\}", "{,}"),
+    ("\\ast", "*"), ("{:}", ":"), ("\\lbrace", "\\{"), ("\\rbrace", "\\}"), ("\\{,\\}", "{,}"),
 )
 _SIZING = re.compile(r"\\(?:left|right|[Bb]igg?[lr]?|middle)(?![A-Za-z])\s*(\\[{}|]|[()\[\]|.])?")
 # Wrappers whose content is what they show. Text-like ones hold words or a symbol.
@@ -177,7 +177,7 @@ def _vulgar(s: str) -> str:
 # space (`12,000`, `12{,}000`, `12\,000`, `12 000`), never after a decimal point.
 _GROUP_COMMA = re.compile(r"(?<![\d.])(\d{1,3})((?:,\d{3})+)(?![\d])(?!,\d)")
 _GROUP_SPACE = re.compile(r"(?<![\d.,])(\d{1,3})((?: \d{3})+)(?![\d.,/])")
-_GROUP_LATEX = re.compile(r"(?<=\d)(?:\{,\}|,\\!|\\,|\\!)(?=\d{3}(?!\d))")
+_GROUP_LATEX = re.compile(r"(?<=\d)(?:\{,\}|,\\!|\\,|\\!)\s*(?=\d{3}(?!\d))")
 
 
 def clean(text: str, *, numeric: bool = True, groups: bool = True) -> str:

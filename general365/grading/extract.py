@@ -32,8 +32,7 @@ class Extraction:
 
     region: str | None
     candidate: str | None
-    source: str | None = None  # "boxed" or "statement"; "empty_box" when there is no candidate
-    # because the only box (or the box a statement points at) is empty
+    source: str | None = None  # "boxed", "statement" or "bare"; "empty_box"/"open_box" when none
 
     @property
     def detail(self) -> str | None:
@@ -127,10 +126,13 @@ def _visible(region: str) -> str:
     if "<!--" in region:
         region = _HTML_COMMENT.sub(" ", region)
     if "%" in region and "box" in region:
+        region = _COMMENT_LINE.sub("", region)
         region = _LATEX_COMMENT.sub(r"\1", region)
     return region
 
 
+# A line that starts with `%` is a LaTeX comment line.
+_COMMENT_LINE = re.compile(r"(?m)^[ \t]*%.*$")
 # A `%` not escaped and not right after a digit (`25%`), after a closed box on its line.
 _LATEX_COMMENT = re.compile(r"(\\(?:boxed|fbox)\s*\{[^\n%]*\}[^\n%]*?)(?<![\\\d])%[^\n]*")
 
@@ -140,7 +142,8 @@ _HEDGE_AFTER = re.compile(
     r"^[ \t$*_)\].,;:!]*\(?\s*(?:or(?!\s+(?:equivalently|simply|in\s+other\s+words|written|"
     r"expressed|as\s+a\s+(?:decimal|fraction|percent(?:age)?)))\b|maybe|perhaps|possibly|"
     r"probably|not\s+sure|unless|no,?\s+wait|wait|hmm+|oops|correction|scratch\s+that|"
-    r"i\s+mean|either)\b",
+    r"i\s+mean|either|no[,:;!]|nope|actually[,:]?\s+(?:no|not|it|the|i|that|wait|let|make|"
+    r"we|this)|on\s+second\s+thought|let\s+me\s+re(?:check|consider|do))\b",
     re.IGNORECASE)
 
 
@@ -201,7 +204,7 @@ def last_statement(region: str, usable: Callable[[str], bool] | None = None) -> 
 _MATH_SPANS = (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$"), ("**", "**"), ("__", "__"))
 # Where a stated answer ends: the reason or remark that follows it. Applied to one line.
 _CUT_RE = re.compile(
-    r"\.(?:\s|$)|;(?=\s*(?:[a-z]|[A-Z][a-z]))|\s+\((?=[a-z]|[A-Z][a-z])"
+    r"(?<!\bRs)(?<!\bvs)(?<!\bca)(?<!approx)(?<!\b[ap]\.m)(?<!\bNo)\.(?:\s|$)|;(?=\s*(?:[a-z]|[A-Z][a-z]))|\s+\((?=[a-z]|[A-Z][a-z])"
     r"|,?\s+(?:because|since|as|which|so|where|hence|thus|therefore|given|meaning)\b"
     r"|,?\s+(?:i\.e\.|e\.g\.)|,\s*(?:that|and\s+so|this)\b"
     r"|\s+[\u2014\u2013]\s+|\s+-\s+(?=[a-z])")
@@ -221,7 +224,7 @@ def _candidate_after(region: str, end: int, depth: int = 0) -> str:
         x = x.lstrip()
     for left, right in _MATH_SPANS:
         if x.startswith(left):
-            close = x.find(right, len(left))
+            close = _find_closing(x, right, len(left))
             if close > len(left):
                 inner = x[len(left): close].strip()
                 after = close + len(right)
@@ -243,6 +246,15 @@ def _candidate_after(region: str, end: int, depth: int = 0) -> str:
             inner = _candidate_after(head, 0, depth + 1)
             return _with_hedge(inner, line, cut)
     return _with_hedge(head.strip().rstrip(".").strip(), line, cut)
+
+
+def _find_closing(text: str, right: str, start: int) -> int:
+    """The index of `right` closing a span at or after `start`; an escaped `\\$` (money
+    inside math, `$\\$124$`) does not close a `$` span."""
+    i = text.find(right, start)
+    while right.startswith("$") and i > 0 and text[i - 1] == "\\":
+        i = text.find(right, i + 1)
+    return i
 
 
 def _with_hedge(candidate: str, text: str, end: int) -> str:
@@ -272,7 +284,28 @@ def extract(text: str, usable: Callable[[str], bool] | None = None) -> Extractio
     stated = last_statement(shown, usable)
     if stated:
         return Extraction(region, stated, "statement")
+    bare = _bare_answer(shown, usable)
+    if bare:
+        return Extraction(region, bare, "bare")
     return Extraction(region, None)
+
+
+MAX_BARE = 80
+
+
+def _bare_answer(region: str, usable: Callable[[str], bool] | None) -> str | None:
+    """A final part that is nothing but the answer (`B, C and E only`, `$12$`): one short
+    line that is usable for the answer type, as a careful grader reads it. Never for text
+    answers (any line would do) and never for more than one line."""
+    s = region.strip()
+    if usable is None or not s or "\n" in s or len(s) > MAX_BARE:
+        return None
+    for left, right in _MATH_SPANS:
+        if s.startswith(left) and s.endswith(right) and len(s) > len(left) + len(right):
+            s = s[len(left):len(s) - len(right)].strip()
+            break
+    s = s.rstrip(".").strip()
+    return s if s and usable(s) else None
 
 
 _VALUE_START = set("0123456789+-.\\$([{]\u2212\u221e\u03c0\u221a\u2205\uff0d\u00b1")
