@@ -333,6 +333,8 @@ def expression(core: str) -> str:
             raise Unreadable(f"{tok!r} does not belong in a number")
     latex = "".join(out).strip()
     latex = _LOG_E.sub(r"\\ln ", latex)
+    if _NUMBER_SUBSCRIPT.search(latex):
+        raise Unreadable("a subscript on a number (another base?) is not read")
     if _BARE_FUNCTION.search(latex):
         raise Unreadable("a function name without its argument is not a value")
     if not any(c.isdigit() for c in latex) and "\\pi" not in latex and "e" not in latex:
@@ -345,6 +347,7 @@ def expression(core: str) -> str:
 _FUNCTIONS = r"\\(?:ln|log|lg|exp|sin|cos|tan|cot|sec|csc|arcsin|arccos|arctan|sinh|cosh|tanh|sqrt|frac|binom)"
 # A function followed by nothing it could apply to: `4 \log`, `\sin +`.
 _BARE_FUNCTION = re.compile(_FUNCTIONS + r"\s*(?:$|[+\-*/=)\]}!,])")
+_NUMBER_SUBSCRIPT = re.compile(r"(?<!\\log)(?<!\\log )(?:[\d})]|^)\s*_")
 _LOG_E = re.compile(r"\\log\s*_\s*(?:\{\s*e\s*\}|e)\s*")
 _SQRT_BARE = re.compile(r"\\sqrt\s*(\d+|\([^()]*\))")
 
