@@ -79,8 +79,9 @@ _DELIMS = re.compile(r"\$+|\\[()\[\]]|\*\*|__|`")
 _MAX_WRAPPERS = 64
 
 
-def _braced(text: str, start: int) -> int:
-    """The index just past the brace group opening at text[start] == '{', or -1."""
+def group_end(text: str, start: int) -> int:
+    """The index just past the brace group opening at text[start] == '{', or -1 when it is
+    never closed. `\\{` and `\\}` are literal braces, not groups."""
     depth = 0
     i, n = start, len(text)
     while i < n:
@@ -109,21 +110,21 @@ def _unwrap(s: str) -> str:
         for m in reversed(matches):
             name, at = m.group(1), m.end()
             if name == "color":  # `\color{red} 12` and `\color{red}{12}`: the colour goes
-                end = _braced(s, at) if s[at:at + 1] == "{" else -1
+                end = group_end(s, at) if s[at:at + 1] == "{" else -1
                 if end < 0:
                     continue
                 s = s[:m.start()] + " " + s[end:]
                 changed = True
                 continue
             if name in ("textcolor", "colorbox"):  # `\textcolor{red}{12}`: the colour goes
-                end = _braced(s, at) if s[at:at + 1] == "{" else -1
+                end = group_end(s, at) if s[at:at + 1] == "{" else -1
                 if end < 0:
                     continue
                 s = s[:m.start()] + s[end:].lstrip()
                 at = m.start()
                 if s[at:at + 1] != "{":
                     continue
-                end = _braced(s, at)
+                end = group_end(s, at)
                 if end < 0:
                     continue
                 s = s[:at] + s[at + 1:end - 1] + s[end:]
@@ -134,7 +135,7 @@ def _unwrap(s: str) -> str:
                     s = s[:m.start()] + " " + s[at:]
                     changed = True
                 continue
-            end = _braced(s, at)
+            end = group_end(s, at)
             if end < 0:
                 continue
             inner = s[at + 1:end - 1]

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from ..answers.surface import group_end
 from ..markers import final_part
 
 NO_REGION = "the reasoning block was opened and never closed (cut off): no final answer"
@@ -65,22 +66,8 @@ def is_blank(text: str) -> bool:
 
 def braced(text: str, start: int) -> str | None:
     """The content of the brace group opening at text[start] == '{', or None if unclosed."""
-    depth = 0
-    i = start
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\" and i + 1 < n:  # \{ and \} are literal braces, not groups
-            i += 2
-            continue
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start + 1: i]
-        i += 1
-    return None
+    end = group_end(text, start)
+    return None if end < 0 else text[start + 1: end - 1]
 
 
 def last_boxed(region: str) -> str | None:

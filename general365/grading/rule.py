@@ -68,16 +68,23 @@ def _fast(gold: GoldAnswer, candidate: str) -> RuleResult | None:
             return None
         k = gold.float_round
         return _verdict(_round_spans(gold.spans, k) == _round_spans(spans, k))
-    values = reader.read_values(candidate, expect=len(gold.values))
-    if len(values) != len(gold.values):
-        return RuleResult(Status.INCORRECT, count_mismatch(len(gold.values), len(values)))
-    currency = _currency_clash(gold.values, values)
-    if currency:
-        return RuleResult(Status.INCORRECT, currency)
+    values = _read_values(gold, candidate)
+    if isinstance(values, RuleResult):
+        return values
     if not gold.exact or not all(v.exact for v in values):
         return None
     return _verdict(_multisets_agree(gold.values, values, gold.float_round, gold.exponent,
                                      _plain_agree))
+
+
+def _read_values(gold: GoldAnswer, candidate: str) -> tuple[Value, ...] | RuleResult:
+    """The candidate's values for a number gold, or the verdict when their count or their
+    currency already decides (the same words on both paths)."""
+    values = reader.read_values(candidate, expect=len(gold.values))
+    if len(values) != len(gold.values):
+        return RuleResult(Status.INCORRECT, count_mismatch(len(gold.values), len(values)))
+    clash = _currency_clash(gold.values, values)
+    return RuleResult(Status.INCORRECT, clash) if clash else values
 
 
 def count_mismatch(golds: int, preds: int) -> str:
@@ -173,12 +180,9 @@ def _slow_interval(gold: GoldAnswer, candidate: str) -> RuleResult:
 def _slow_values(gold: GoldAnswer, candidate: str, *, parse_plain: bool) -> RuleResult:
     from ..answers import symbolic as sets
 
-    values = reader.read_values(candidate, expect=len(gold.values))
-    if len(values) != len(gold.values):
-        return RuleResult(Status.INCORRECT, count_mismatch(len(gold.values), len(values)))
-    clash = _currency_clash(gold.values, values)
-    if clash:
-        return RuleResult(Status.INCORRECT, clash)
+    values = _read_values(gold, candidate)
+    if isinstance(values, RuleResult):
+        return values
     gold_value = sympy_gold(gold)
     gold_items = list(gold_value.args) if len(gold.values) > 1 else [gold_value]
     read: dict[int, object] = {}
