@@ -55,6 +55,24 @@ def numbers_match(gold: Fraction, pred: Fraction, float_round: int, exponent: in
     return round_half_up(gold, float_round) == round_half_up(pred, float_round)
 
 
+def percent_match(g: Fraction, g_pct: bool, p: Fraction, p_pct: bool, k: int,
+                  exponent: int = 0) -> bool:
+    """The number rule with percent signs. On one side only, that side's written number or
+    its hundredth counts (gold `25`: `25\\%`; gold `0.25`: `25\\%`; gold `25\\%`: `25`
+    and `0.25`); a gold percentage read as a fraction keeps its precision: `12.5\\%` at
+    k=1 is 0.125 at 3 places, so 0.12 is not it. On both sides the written numbers compare
+    (`0.25\\%` is not `25\\%`)."""
+    if numbers_match(g, p, k, exponent):
+        return True
+    if g_pct and p_pct:
+        return False
+    if g_pct:
+        return numbers_match(g / 100, p, k + 2 if k > 0 else 0, exponent)
+    if p_pct:
+        return numbers_match(g, p / 100, k, exponent)
+    return False
+
+
 # --- intervals ----------------------------------------------------------------------
 
 INF = None  # an unbounded end is None in a Span

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..schema import AnswerType
-from . import exact, reader
+from . import exact, reader, words
 from .exact import Span
 from .mv import mv_parse, mv_value  # noqa: F401  (the grader's entries)
 from .reader import Clock, Piece, Shape, Unreadable
@@ -41,6 +41,7 @@ class GoldAnswer:
     ratio: tuple | None = None
     interval: str | None = None
     exponent: int = 0  # a gold in scientific notation: float_round applies to its mantissa
+    labels: frozenset[str] = frozenset()  # the question's words an answer may carry
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -54,8 +55,10 @@ class GoldAnswer:
         return self.spans is not None or self.clock is not None or self.ratio is not None
 
 
-def parse_gold(answer: str, answer_type: AnswerType, float_round: int = 0) -> GoldAnswer:
-    """Parse a gold into its shape; `ValueError(reason)` when it does not parse."""
+def parse_gold(answer: str, answer_type: AnswerType, float_round: int = 0,
+               question: str | None = None) -> GoldAnswer:
+    """Parse a gold into its shape; `ValueError(reason)` when it does not parse. The
+    question, when given, lends its words as labels an answer may carry (`12 handshakes`)."""
     answer_type = AnswerType(answer_type)
     if not isinstance(answer, str) or not answer.strip():
         raise ValueError("the gold answer is empty")
@@ -65,6 +68,8 @@ def parse_gold(answer: str, answer_type: AnswerType, float_round: int = 0) -> Go
         return GoldAnswer(answer, answer_type, float_round)
     try:
         gold = _read_gold(answer, answer_type, float_round)
+        if question and answer_type is AnswerType.NUMBER:
+            gold = replace(gold, labels=words.question_labels(question))
     except Unreadable as exc:
         kind = "an interval" if answer_type is AnswerType.INTERVAL else "a number"
         raise ValueError(f"the gold {answer!r} is not {kind} answer: {exc}") from None

@@ -236,7 +236,7 @@ class _Tail:
     units: tuple[str, ...]
 
 
-def _split_tail(s: str) -> _Tail:
+def _split_tail(s: str, labels: frozenset[str] = frozenset()) -> _Tail:
     """The core of a scalar and what follows it: a percent sign, a scale word (`7.5
     million`), a fraction word (`3 halves`), units and labels. A word that is not a unit
     ends the reading (`12 is wrong`: Unreadable); mathematics (`3 pi`, `3e`) stays in the
@@ -250,10 +250,10 @@ def _split_tail(s: str) -> _Tail:
             i -= 1
             continue
         if tok[0].isalpha() or tok[0] in "\u00b0\u00b5\u03a9":
-            k = words.kind(tok)
+            k = words.kind(tok, labels)
             if k == "stop":
-                raise Unreadable(f"{tok!r} after the value is not a unit: the answer says "
-                                 "something other than a value")
+                raise Unreadable(f"{tok!r} after the value is not a unit or a label the "
+                                 "reader knows: the answer says something other than a value")
             if k in ("math", "number"):
                 break
             i -= 1
@@ -269,6 +269,10 @@ def _split_tail(s: str) -> _Tail:
         tail_tokens.pop(0)
     if tail_tokens.count("(") != tail_tokens.count(")"):
         raise Unreadable("the words after the value do not read as a unit")
+    if "(" in tail_tokens:   # `7 (cm)`: a bracket holds a unit, never a remark
+        inside = tail_tokens[tail_tokens.index("("):]
+        if any(x[0].isalpha() and x.split("^")[0] not in words.UNITS for x in inside):
+            raise Unreadable("a remark in brackets after the value is not a unit")
     core = t[: tokens[i].start()].strip() if i < len(tokens) else t.strip()
     percent, scale, units = False, Fraction(1), []
     rest = [x for x in tail_tokens if x not in "()"]
@@ -285,8 +289,12 @@ def _split_tail(s: str) -> _Tail:
         elif k == "fraction":
             scale = Fraction(1, words.FRACTION_WORDS[low])
             rest = rest[1:]
+        elif k == "subunit":
+            scale = words.SUBUNITS[low]
+            rest = rest[1:]
     for x in rest:
-        if x == "%" or (x[0].isalpha() and words.kind(x) in ("percent", "scale", "fraction")):
+        if x == "%" or (x[0].isalpha() and words.kind(x) in ("percent", "scale", "fraction",
+                                                              "subunit")):
             raise Unreadable(f"{x!r} after the units does not read as part of the value")
         if x[0].isalpha():
             units.append(x)
@@ -375,7 +383,9 @@ _CURRENCY_SYMBOL = {"US$": "$", "USD": "$", "EUR": "\u20ac", "GBP": "\u00a3", "J
 _CURRENCY_WORDS = {"dollar": "$", "dollars": "$", "usd": "$", "euro": "\u20ac",
                    "euros": "\u20ac", "eur": "\u20ac", "gbp": "\u00a3", "yen": "\u00a5",
                    "yuan": "\u00a5", "rupee": "\u20b9", "rupees": "\u20b9", "inr": "\u20b9",
-                   "rs": "\u20b9"}
+                   "rs": "\u20b9", "jpy": "\u00a5", "cny": "\u00a5", "rmb": "\u00a5",
+                   "cad": "CAD", "aud": "AUD", "chf": "CHF", "hkd": "HKD", "sgd": "SGD",
+                   "nzd": "NZD", "krw": "KRW", "pounds_sterling": "\u00a3"}
 _EQUALS = re.compile(r":=|=|\\approx(?![A-Za-z])|\\equiv(?![A-Za-z])")
 # A name on the left of `=`: `x`, `x_1`, `N_{max}`, `\theta`, `P(A)`, `f(3)`, `AB`,
 # `\angle ABC`, `|AB|`, a few words (`Total cost`). No digit outside its subscript or
@@ -401,7 +411,7 @@ def _number_word(core: str) -> Fraction | None:
     return Fraction(a + b)
 
 
-def _piece(text: str, approx: bool = False) -> Piece:
+def _piece(text: str, approx: bool = False, labels: frozenset[str] = frozenset()) -> Piece:
     s = text.strip()
     m = _HEDGE.match(s)
     if m:
@@ -418,7 +428,7 @@ def _piece(text: str, approx: bool = False) -> Piece:
         s = s[:m.start()]
     if not s:
         raise Unreadable("there is no value")
-    tail = _split_tail(s)
+    tail = _split_tail(s, labels)
     for u in tail.units:
         sym = _CURRENCY_WORDS.get(u.lower())
         if sym is not None:
@@ -454,7 +464,7 @@ def _plain_latex(core: str) -> str | None:
         return None
 
 
-def _chain(item: str) -> Value:
+def _chain(item: str, labels: frozenset[str] = frozenset()) -> Value:
     """One value: `x = 12`, `\\frac{24}{2} = 12`, `x \\approx 3.14`. Every piece but a
     leading name is read; all must agree with the gold."""
     parts = split_top_level(item, _EQUALS)
@@ -468,7 +478,7 @@ def _chain(item: str) -> Value:
         if not part:
             raise Unreadable("an equation has an empty side")
         is_approx = n > 0 and n - 1 < len(seps) and seps[n - 1].startswith("\\approx")
-        pieces.append(_piece(part, is_approx))
+        pieces.append(_piece(part, is_approx, labels))
     return Value(tuple(pieces))
 
 
@@ -519,11 +529,13 @@ def _items(s: str) -> list[str]:
     return out
 
 
-def read_values(text: str, expect: int | None = None) -> tuple[Value, ...]:
+def read_values(text: str, expect: int | None = None,
+                labels: frozenset[str] = frozenset()) -> tuple[Value, ...]:
     """The values a number answer states, in order: one for a scalar, several for a list
     (`1,2,2`, `\\{-1, 3\\}`, `x = -1 or x = 3`, `7, 21, and 40`, `\\pm 3`). `expect`: how
     many the gold has; a comma run such as `100,200,300` is then read as a list when that
-    count fits and as one number otherwise."""
+    count fits and as one number otherwise. `labels`: the words of the problem's question
+    that may follow a value (words.question_labels)."""
     if len(text) > MAX_LEN:
         raise Unreadable("the answer is too long to be a final value")
     s = clean(text)
@@ -535,7 +547,7 @@ def read_values(text: str, expect: int | None = None) -> tuple[Value, ...]:
         alt = _items(clean(text, groups=False))
         if len(alt) == expect:
             items = alt
-    return tuple(_chain(item) for item in items)
+    return tuple(_chain(item, labels) for item in items)
 
 
 # --- times of day and durations, ratios -----------------------------------------------

@@ -146,8 +146,7 @@ def percent_readings(g, g_pct: bool, p, p_pct: bool) -> tuple[list, list]:
 def _one_equal(g, g_pct, p, p_pct, k, exponent=0):
     gq, pq = _exact_real(g, k), _exact_real(p, k)
     if gq is not None and pq is not None:
-        golds, preds = percent_readings(gq, g_pct, pq, p_pct)
-        return any(exact.numbers_match(a, b, k, exponent) for a in golds for b in preds)
+        return exact.percent_match(gq, g_pct, pq, p_pct, k, exponent)
     if k > 0:
         return None
     # Exact equivalence of irrational constants (k = 0): sqrt(8) = 2 sqrt(2). A numeric

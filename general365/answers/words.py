@@ -9,6 +9,9 @@ value they make, in reader.py), a number word, or mathematics (`3 pi`, `5 x^2`).
 
 from __future__ import annotations
 
+import re
+from fractions import Fraction
+
 # Units and labels that are short or capitalised (case-sensitive); longer plain words are
 # judged by `kind` below.
 UNITS = frozenset("""
@@ -24,6 +27,51 @@ ft in yd mi nmi ac ha gal qt pt fl mph kph kmh km/h m/s knot knots
 USD EUR GBP JPY CNY RMB INR AUD CAD CHF HKD SGD NZD KRW Rs
 """.split())
 
+# Counting nouns and labels that answers carry (`12 apples`, `5 days`, `42 handshakes`):
+# a word after a value is dropped only when it is a unit, one of these, or a word of the
+# problem's own question (`kind(word, labels)`), never because it merely looks like a noun.
+COUNT_NOUNS = frozenset("""
+people person persons students student children child kids kid men man women woman boys boy
+girls girl friends friend players player teams team members member guests guest workers worker
+adults adult visitors visitor customers customer passengers passenger employees employee
+apples apple oranges orange bananas banana cookies cookie candies candy sweets marbles marble
+balls ball coins coin stamps stamp cards card books book pages page pencils pencil pens pen
+cars car bikes bike buses bus trucks truck boats boat trains train planes plane tickets ticket
+days day hours hour minutes minute seconds second weeks week months month years year
+nights night mornings times time steps step moves move turns turn rounds round games game
+matches match points point goals goal runs run laps lap trips trip rides ride jumps jump
+ways way combinations combination arrangements arrangement permutations permutation
+outcomes outcome possibilities possibility options option choices choice cases case
+solutions solution answers answer pairs pair handshakes handshake edges edge vertices vertex
+faces face sides side corners corner angles angle squares square triangles triangle
+rectangles rectangle circles circle cubes cube blocks block tiles tile rows row columns column
+cells cell boxes box bags bag jars jar cups cup bottles bottle glasses glass plates plate
+slices slice pieces piece parts part units unit items item objects object things thing
+questions question problems problem tasks task jobs job letters letter words word digits digit
+numbers number integers integer values value terms term elements element
+dogs dog cats cat birds bird fish animals animal cows cow sheep horses horse chickens chicken
+legs leg eggs egg trees tree flowers flower seeds seed plants plant
+houses house rooms room floors floor doors door windows window seats seat chairs chair
+tables table desks desk beds bed lights light lamps lamp switches switch keys key locks lock
+bulbs bulb wires wire roads road streets street blocks miles kilometers kilometres meters
+metres centimeters centimetres millimeters millimetres inches feet foot yards yard grams gram
+kilograms kilogram pounds ounces liters litres liter litre milliliters gallons gallon
+degrees degree radians radian percent dollars dollar euros euro yuan yen rupees rupee
+calories calorie votes vote cents_x seats shots shot hits hit errors error mistakes_x
+candles candle stickers sticker toys toy dolls doll gifts gift presents present boxes
+songs song movies movie photos photo pictures picture paintings painting
+loaves loaf cakes cake pies pie pizzas pizza sandwiches sandwich muffins muffin
+buttons button beads bead rings ring shirts shirt socks sock shoes shoe hats hat
+stones stone rocks rock bricks brick sticks stick rods rod ropes rope nails nail screws screw
+machines machine robots robot computers computer phones phone messages message emails email
+calls call lines line paths path routes route towns town cities city villages village
+islands island bridges bridge towers tower floors levels level stages stage
+liters kg km cm mm ml chance chances probability likelihood odds share rate speed area
+volume length width height depth distance total sum difference product age weight mass
+cost price profit loss income salary wage fee tax interest balance budget amount
+off discount increase decrease growth return yield
+""".split()) - {"cents_x", "mistakes_x"}
+
 # Words that may stand in a label phrase without being a noun of their own.
 CONNECTORS = frozenset("""
 of the a an per each in on for total only all exactly square squared_units sq cubic cu
@@ -38,6 +86,13 @@ or but maybe perhaps possibly probably likely unlikely if unless except otherwis
 than more less fewer least most greater smaller larger bigger higher lower above below
 under over at up to from between within beyond after before about around roughly nearly
 almost approximately approx exactly_not wait actually instead rather hmm alternatively
+bound bounds limit limits ceiling floor minimum maximum max tops least upper lower estimate
+estimated guess guessed tentative unsure uncertain unverified doubtful rough ballpark
+retracted withdrawn mistake erroneous bogus fake ignore placeholder tbd random dummy
+disputed hypothetical nonsense arbitrary assumed nope nah rejected excluded something
+whatever ish inverse reciprocal negative opposite complement hex octal binary decimal
+base fold bc bce ad ce kilo grand myriad googol mio mrd quadrillion quintillion sextillion
+zillion billionth millionth millionths billionths per-mille permille ppm ppb bps basis
 sure guess think believe seems seem looks appears assume assuming so hence therefore thus
 because since as which that this it its we i you he she they there here then when where
 did do does done has have had can could would should will shall may might must
@@ -74,14 +129,45 @@ PERCENT_WORDS = frozenset({"percent", "pct", "percentage"})
 AMBIGUOUS = frozenset({"k", "M", "B", "mn", "MM", "bil", "mil", "K"})
 
 
-def kind(word: str) -> str:
+# Money's smaller units: `425 cents` is 4.25, and `4.25 cents` is not $4.25.
+SUBUNITS = {"cent": Fraction(1, 100), "cents": Fraction(1, 100), "penny": Fraction(1, 100),
+            "pennies": Fraction(1, 100), "pence": Fraction(1, 100), "paise": Fraction(1, 100),
+            "paisa": Fraction(1, 100), "dime": Fraction(1, 10), "dimes": Fraction(1, 10),
+            "nickel": Fraction(1, 20), "nickels": Fraction(1, 20), "fen": Fraction(1, 100),
+            "jiao": Fraction(1, 10)}
+
+
+def question_labels(question: str | None) -> frozenset[str]:
+    """The words of a problem's question that may label its answer (`How many handshakes
+    ...?`: `12 handshakes`), with their singular and plural; never a word kind() refuses."""
+    if not question:
+        return frozenset()
+    out = set()
+    for w in _WORD.findall(question[:20_000].lower()):
+        if len(w) < 3 or w in STOP or w in MATH or w in SCALES or w in FRACTION_WORDS \
+                or w in NUMBER_WORDS or w in SUBUNITS or w in PERCENT_WORDS:
+            continue
+        out.add(w)
+        out.add(w[:-1] if w.endswith("s") else w + "s")
+        if w.endswith("es"):
+            out.add(w[:-2])
+    return frozenset(out - STOP)
+
+
+_WORD = re.compile(r"[a-z][a-z'-]*[a-z]")
+
+
+def kind(word: str, labels: frozenset[str] = frozenset()) -> str:
     """What a word after a value is: "unit" (a unit or a label noun), "connector",
-    "scale", "fraction", "percent", "number", "math" (mathematics: the value goes on),
-    or "stop" (the answer says something other than a value)."""
+    "scale", "fraction", "subunit", "percent", "number", "math" (mathematics: the value
+    goes on), or "stop" (the answer says something other than a value, or a word the
+    reader does not know as a unit or a label: refused rather than guessed)."""
     base = word.split("^", 1)[0]
     low = base.lower()
     if base in UNITS and base not in AMBIGUOUS:
         return "unit"
+    if low in SUBUNITS:
+        return "subunit"
     if low in PERCENT_WORDS:
         return "percent"
     if low in SCALES or (low.endswith("s") and low[:-1] in SCALES):
@@ -99,4 +185,6 @@ def kind(word: str) -> str:
         return "math"
     if not base.replace("-", "").replace("'", "").isalpha():
         return "stop"
-    return "unit"
+    if low in COUNT_NOUNS or low in labels or (low.endswith("s") and low[:-1] in COUNT_NOUNS):
+        return "unit"
+    return "stop"

@@ -34,7 +34,7 @@ class GoldCache:
         same few answers (a pure function of the two; None: math-verify must decide)."""
         if len(candidate) > _FAST_KEY_MAX:
             return grade_fast(gold, candidate)
-        key = (gold.key, candidate)
+        key = (gold.key, gold.labels, candidate)
         res = self._fast.get(key, _UNKNOWN)
         if res is _UNKNOWN:
             if len(self._fast) > 10_000:
@@ -50,11 +50,12 @@ class GoldCache:
                 self._verdicts[task] = res
 
     def rule(self, p: Problem) -> GoldAnswer:
-        key = (p.answer, p.answer_type, p.float_round)
+        question = getattr(p, "question", None)
+        key = (p.answer, p.answer_type, p.float_round, question)
         gold = self._rule.get(key)
         if gold is None:
             try:
-                gold = parse_gold(p.answer, p.answer_type, p.float_round)
+                gold = parse_gold(p.answer, p.answer_type, p.float_round, question)
             except ValueError as exc:
                 raise DataError(f"the gold answer does not parse: {exc}", row_id=p.id,
                                 field="answer", value=p.answer,

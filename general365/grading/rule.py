@@ -80,11 +80,12 @@ def _fast(gold: GoldAnswer, candidate: str) -> RuleResult | None:
 def _read_values(gold: GoldAnswer, candidate: str) -> tuple[Value, ...] | RuleResult:
     """The candidate's values for a number gold, or the verdict when their count or their
     currency already decides (the same words on both paths)."""
-    values = reader.read_values(candidate, expect=len(gold.values))
+    values = reader.read_values(candidate, expect=len(gold.values), labels=gold.labels)
     if len(values) != len(gold.values):
         return RuleResult(Status.INCORRECT, count_mismatch(len(gold.values), len(values)))
     clash = _currency_clash(gold.values, values)
     return RuleResult(Status.INCORRECT, clash) if clash else values
+
 
 
 def count_mismatch(golds: int, preds: int) -> str:
@@ -95,6 +96,8 @@ def count_mismatch(golds: int, preds: int) -> str:
 
 def _currency_clash(golds: tuple[Piece, ...], values: tuple[Value, ...]) -> str | None:
     want = {g.currency for g in golds} - {None}
+    if want and any(p.percent for v in values for p in v.pieces):
+        return "the gold is an amount of money; the answer is a percentage"
     for v in values:
         for p in v.pieces:
             if p.currency is not None and want and p.currency not in want:
@@ -128,10 +131,7 @@ def _multisets_agree(golds, values, k: int, exponent: int, agree) -> bool:
 
 
 def _plain_agree(g: Piece, p: Piece, k: int, exponent: int) -> bool:
-    from ..answers.symbolic import percent_readings
-
-    golds, preds = percent_readings(g.exact, g.percent, p.exact, p.percent)
-    return any(exact.numbers_match(a, b, k, exponent) for a in golds for b in preds)
+    return exact.percent_match(g.exact, g.percent, p.exact, p.percent, k, exponent)
 
 
 def _round_spans(spans: tuple[Span, ...], k: int) -> tuple[Span, ...]:
