@@ -231,7 +231,7 @@ class WriteFailed(UserError):
     def __init__(self, path: str, reason: str, *, what: str = ""):
         self.path, self.reason = path, reason
         super().__init__(f"{path}: cannot write{' ' + what if what else ''} ({reason}); "
-                         "it is as it was")
+                         "nothing was written")
 
 
 def os_reason(exc: OSError) -> str:
@@ -299,6 +299,7 @@ def atomic_write(path: str, *, what: str = "") -> Iterator[AtomicFile]:
     sweep(folder, _stale_pattern(base))
     tmp = os.path.join(folder, temp_name(base))
     lock = None
+    made = False
     try:
         try:
             # os.open, not mkstemp: the file gets the umask's mode (mkstemp's are 0600), or
@@ -306,6 +307,7 @@ def atomic_write(path: str, *, what: str = "") -> Iterator[AtomicFile]:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
         except OSError as exc:
             raise WriteFailed(path, os_reason(exc), what=what) from None
+        made = True
         lock = hold_lock(tmp)   # while held, no other run takes it for a leftover
         raw = os.fdopen(fd, "wb")
         try:
@@ -331,8 +333,9 @@ def atomic_write(path: str, *, what: str = "") -> Iterator[AtomicFile]:
     finally:
         if lock is not None:
             release(lock)
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        if made:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
 
 
 def write_text(path: str, text: str | bytes, *, what: str = "") -> None:

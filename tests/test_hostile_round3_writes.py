@@ -81,6 +81,19 @@ def test_grade_out_onto_a_device_or_fifo_is_refused(tmp_path, capsys, kind):
     assert_untouched(node, kind)
 
 
+def test_grade_out_through_a_link_to_a_fifo_is_refused(tmp_path, capsys):
+    src = write_jsonl(tmp_path / "r.jsonl", [
+        {"id": "p0", "run": 0, "response": "\\boxed{0}", "answer": "0",
+         "answer_type": "number"}])
+    fifo = make_node(tmp_path / "pipe", "fifo")
+    link = tmp_path / "graded.jsonl"
+    link.symlink_to(fifo)
+    assert main(["grade", src, "--policy", "rule", "--out", str(link), "--no-progress",
+                 "--workers", "1"]) == 2
+    refused(capsys, "grade", link)
+    assert link.is_symlink() and stat.S_ISFIFO(os.stat(link).st_mode)
+
+
 def _expansion_folder(tmp_path: Path) -> Path:
     from general365.construction.candidates import ExpansionCandidate
     from general365.construction.collect import write_candidates
@@ -146,6 +159,29 @@ def test_cfe_variables_out_onto_a_device_or_fifo_is_refused(tmp_path, capsys, ki
     node = make_node(where / "variables.jsonl", kind)
     assert main(["cfe", "variables", graded, "--out", str(node)]) == 2
     refused(capsys, "cfe", node)
+    assert_untouched(node, kind)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_run_folders_responses_jsonl_that_is_a_device_or_fifo_is_refused(tmp_path, kind):
+    # The run store appends rather than replaces: opening a FIFO for writing would hang
+    # until a reader came, and a device would swallow every record.
+    run = tmp_path / "run"
+    run.mkdir()
+    node = make_node(run / "responses.jsonl", kind)
+    code = ("import sys\nfrom general365.cli import main\nfrom general365.errors import "
+            "UserError\nfrom general365.runners.store import RunStore\ntry:\n"
+            f"    RunStore({str(run)!r}).open()\nexcept UserError as e:\n"
+            "    print(e); sys.exit(2)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=120, env=env)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"opening a run folder whose responses.jsonl is a {kind} hangs")
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert f"{node}: is a" in done.stdout and "not a regular file" in done.stdout
     assert_untouched(node, kind)
 
 

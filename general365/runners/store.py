@@ -20,12 +20,13 @@ import hashlib
 import json
 import logging
 import os
+import stat
 import time
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
 from ..errors import DataError, UserError
-from ..fsutil import keep_from_forks, release, write_text
+from ..fsutil import check_target, keep_from_forks, release, write_text
 from ..jsonl import NotJSON
 from ..jsonl import parse as parse_json
 from ..schema import Response
@@ -138,10 +139,19 @@ class RunStore:
                                  | os.O_EXCL, 0o644)
                     created = True
                 except FileExistsError:
-                    fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+                    check_target(self.path)
+                    # O_NONBLOCK: a FIFO put there after the check fails (ENXIO) instead
+                    # of hanging until a reader comes; a regular file ignores the flag.
+                    fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK)
                     created = False
             except FileNotFoundError:   # removed in between (see close(discard=True))
                 continue
+            except OSError as exc:
+                raise UserError(f"{self.path}: cannot write ({exc.strerror or exc})") from None
+            if not stat.S_ISREG(os.fstat(fd).st_mode):   # a device swapped in meanwhile
+                os.close(fd)
+                check_target(self.path)
+                raise UserError(f"{self.path}: not a regular file")
             try:
                 # Two writers on one folder would interleave runs; the OS drops the lock
                 # when a process dies, so a killed run never leaves the folder locked.
