@@ -53,7 +53,9 @@ def _merge(old: str, new: str, *, link: bool, what: str = "the outputs") -> None
                                 "it away or choose another --out (nothing was changed)")
             if ours == "folder":
                 _merge(src, dst, link=link, what=what)
-            continue   # a file of the report's own: the new one replaces it
+            elif not os.path.islink(src):
+                fsutil.check_target(src)   # a FIFO or a device is never replaced
+            continue   # a file of the outputs' own: the new one replaces it
         if not link:
             continue
         st = os.lstat(src)

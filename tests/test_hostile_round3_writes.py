@@ -185,6 +185,20 @@ def test_a_run_folders_responses_jsonl_that_is_a_device_or_fifo_is_refused(tmp_p
     assert_untouched(node, kind)
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_audit_sample_onto_a_device_or_fifo_in_its_folder_is_refused(tmp_path, capsys, kind):
+    from test_audit import mixed_file
+
+    graded = mixed_file(tmp_path)
+    out = tmp_path / "audit"
+    out.mkdir()
+    node = make_node(out / "review.jsonl", kind)
+    assert main(["audit", "sample", graded, "--n", "5", "--out", str(out)]) == 2
+    refused(capsys, "audit", node)
+    assert_untouched(node, kind)
+    assert os.listdir(out) == ["review.jsonl"] and hidden(tmp_path) == []
+
+
 def test_atomic_write_interrupted_leaves_the_target_and_no_temporary(tmp_path):
     from general365.fsutil import atomic_write
 
