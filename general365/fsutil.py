@@ -1,6 +1,13 @@
 """Files and folders that appear whole or not at all, and the temporaries they leave when a
 process is killed.
 
+- Every file general365 writes goes through `atomic_write` (or `write_text`, its one-shot
+  form): the target must be a regular file or absent (a device node, a FIFO, a folder or a
+  socket is refused, naming the path, before anything is written); the bytes go to a
+  temporary beside it, are fsynced and renamed over it; any error, a Ctrl-C included,
+  removes the temporary and leaves the target as it was; an OS error (a full disk) is a
+  `WriteFailed` that names the target, never the temporary.
+
 - A temporary is named after the process that writes it (`...{pid}...`) and that process
   holds an flock on it while it lives. A later run removes a temporary only when both say
   its writer is gone: no live process has that pid here, and the lock can be taken. (The
@@ -15,6 +22,7 @@ process is killed.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import fcntl
@@ -22,7 +30,11 @@ import os
 import re
 import secrets
 import shutil
+import stat
 import sys
+from typing import Iterator
+
+from .errors import UserError
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
@@ -210,3 +222,144 @@ def recover_dir(out: str) -> str | None:
         if path != restored:
             remove(path)
     return restored
+
+
+class WriteFailed(UserError):
+    """A file could not be written (a full disk, a quota, no permission): names the file
+    meant, not the temporary, which is gone. `reason` is the OS's words."""
+
+    def __init__(self, path: str, reason: str, *, what: str = ""):
+        self.path, self.reason = path, reason
+        super().__init__(f"{path}: cannot write{' ' + what if what else ''} ({reason}); "
+                         "nothing was written")
+
+
+def os_reason(exc: OSError) -> str:
+    return exc.strerror or str(exc) or exc.__class__.__name__
+
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def check_target(path: str) -> None:
+    """Refuse, in one line naming `path`, a target that is neither absent nor a regular
+    file (a link is judged by what it names: `--out /dev/null` and a link to it alike).
+    Renaming a file over /dev/full, or over a FIFO someone reads, would replace it."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        if exc.errno in (errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG):
+            raise UserError(f"{path}: cannot write there ({os_reason(exc)})") from None
+        return   # no permission to look: the write itself says why
+    if stat.S_ISREG(mode):
+        return
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    raise UserError(f"{path}: is {kind}, not a regular file; expected the path of a file to "
+                    "write (nothing was written)")
+
+
+def _stale_pattern(base: str) -> re.Pattern[str]:
+    # temp_name's `.BASE.PID-RAND.tmp`, and the `.BASE.PID.tmp` / `.BASE.PID.RAND.tmp` that
+    # writers before atomic_write left: all swept the same way.
+    return re.compile(rf"\.{re.escape(base)}\.(?P<pid>\d+)(?:[-.][0-9a-f]{{8}})?\.tmp")
+
+
+class AtomicFile:
+    """The file object atomic_write yields: `write` takes str (UTF-8) or bytes; a failed
+    write names the target."""
+
+    def __init__(self, f, path: str, what: str):
+        self._f, self.path, self._what = f, path, what
+
+    def write(self, data: str | bytes) -> int:
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        try:
+            return self._f.write(data)
+        except OSError as exc:
+            raise WriteFailed(self.path, os_reason(exc), what=self._what) from None
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+
+@contextlib.contextmanager
+def atomic_write(path: str, *, what: str = "") -> Iterator[AtomicFile]:
+    """Replace the file `path` whole with what is written to the yielded file, or leave it
+    as it was (see the module's doc). `what` names the file in errors ("the graded file").
+    Temporaries that a killed writer of the same path left are removed first."""
+    path = os.fspath(path)
+    check_target(path)
+    folder, base = os.path.split(os.path.abspath(path))
+    sweep(folder, _stale_pattern(base))
+    tmp = os.path.join(folder, temp_name(base))
+    lock = None
+    made = False
+    try:
+        try:
+            # os.open, not mkstemp: the file gets the umask's mode (mkstemp's are 0600), or
+            # the mode of the file it replaces.
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        except OSError as exc:
+            raise WriteFailed(path, os_reason(exc), what=what) from None
+        made = True
+        lock = hold_lock(tmp)   # while held, no other run takes it for a leftover
+        raw = os.fdopen(fd, "wb")
+        try:
+            yield AtomicFile(raw, path, what)
+        except BaseException:
+            _close_quietly(raw)   # its unwritten buffer must not raise over the real error
+            raise
+        try:
+            raw.flush()
+            with contextlib.suppress(OSError):
+                os.fchmod(raw.fileno(), stat.S_IMODE(os.stat(path).st_mode))
+            os.fsync(raw.fileno())
+            raw.close()
+        except OSError as exc:
+            _close_quietly(raw)
+            raise WriteFailed(path, os_reason(exc), what=what) from None
+        check_target(path)   # a FIFO made in its place meanwhile is still not replaced
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise WriteFailed(path, os_reason(exc), what=what) from None
+        _sync_folder(folder)
+    finally:
+        if lock is not None:
+            release(lock)
+        if made:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+
+
+def write_text(path: str, text: str | bytes, *, what: str = "") -> None:
+    """atomic_write of one string (UTF-8) or bytes."""
+    with atomic_write(path, what=what) as f:
+        f.write(text)
+
+
+def _close_quietly(f) -> None:
+    try:
+        f.close()
+    except OSError:
+        pass
+
+
+def _sync_folder(folder: str) -> None:
+    """The rename itself on disk (best effort: some filesystems cannot fsync a folder)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -194,7 +195,8 @@ def wait_for_temporary(folder: Path, proc: subprocess.Popen, fault_server) -> st
     (so the process is mid-grade, and a later process's requests are not the held one)."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
-        names = [n for n in temporaries(folder) if n == f".graded.jsonl.{proc.pid}.tmp"]
+        names = [n for n in temporaries(folder)
+                 if re.fullmatch(rf"\.graded\.jsonl\.{proc.pid}-[0-9a-f]{{8}}\.tmp", n)]
         if names and fault_server.requests:
             return names[0]
         time.sleep(0.05)

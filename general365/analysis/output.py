@@ -1,6 +1,8 @@
 """Write an analysis under DIR: analysis.json, tsne.csv, tables/*.csv, figures/*.png|svg and
-index.html. Everything is built in a temporary folder beside DIR and moved in at the end,
-so a failure leaves nothing half-written; other files already in DIR are left alone."""
+index.html. Everything is built in a temporary folder beside DIR and swapped in whole at
+the end (folders.write_folder), so a failure or a kill leaves the old analysis or the new
+one, never a mix, and the next run removes what a killed one left; other files already in
+DIR are kept."""
 
 from __future__ import annotations
 
@@ -8,17 +10,19 @@ import csv
 import io
 import json
 import os
-import shutil
-import tempfile
 from typing import TYPE_CHECKING
 
 from ..errors import UserError
+from ..folders import write_folder
+from ..fsutil import write_text
 from . import figures as figs
 from .page import render_page
 from .tables import all_tables, to_csv
 
 if TYPE_CHECKING:
     from .core import Analysis
+
+TMP_BASE = "general365-analysis"
 
 
 def tsne_csv(a: "Analysis") -> str:
@@ -34,8 +38,7 @@ def tsne_csv(a: "Analysis") -> str:
 
 
 def _write(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
+    write_text(path, text)
 
 
 def build_figures(a: "Analysis", out_dir: str) -> list:
@@ -67,11 +70,8 @@ def check_out(out: str) -> str:
 def write_analysis(a: "Analysis", out: str) -> list[str]:
     """Write under `out` (created if needed); returns the files written."""
     out = check_out(out)
-    parent = os.path.dirname(out)
-    os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".general365-analysis-", dir=parent)
-    written = []
-    try:
+
+    def build(tmp: str) -> None:
         tables = all_tables(a)
         os.makedirs(os.path.join(tmp, "tables"))
         for t in tables:
@@ -82,13 +82,7 @@ def write_analysis(a: "Analysis", out: str) -> list[str]:
                json.dumps(a.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
         figures = build_figures(a, os.path.join(tmp, "figures"))
         _write(os.path.join(tmp, "index.html"), render_page(a, tables, figures))
-        for root, _dirs, files in os.walk(tmp):
-            for name in sorted(files):
-                src = os.path.join(root, name)
-                dst = os.path.join(out, os.path.relpath(src, tmp))
-                os.makedirs(os.path.dirname(dst), exist_ok=True)
-                os.replace(src, dst)
-                written.append(dst)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return sorted(written)
+
+    _out, written = write_folder(out, build, base=TMP_BASE, what="the analysis",
+                                 own=("tables", "figures"))
+    return written

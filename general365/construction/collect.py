@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import DataError, UserError
+from ..fsutil import atomic_write
 from ..jsonl import iter_jsonl
 from ..schema import Problem
 from .candidates import REPLY_CHARS, ExpansionCandidate, Solver
@@ -59,22 +59,10 @@ def write_candidates(path: str, cands: Sequence[ExpansionCandidate]) -> None:
 
 
 def write_rows(path: str, rows: Iterable[Mapping[str, Any]]) -> None:
-    """Replace `path` whole (temporary file, fsync, rename)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".rows-", suffix=".jsonl", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            for row in rows:
-                f.write(json.dumps(row, ensure_ascii=False) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise UserError(f"{path}: cannot write ({exc.strerror or exc})") from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    """Replace `path` whole (fsutil.atomic_write)."""
+    with atomic_write(path) as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def read_candidates(folder: str) -> list[ExpansionCandidate]:

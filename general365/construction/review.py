@@ -22,6 +22,7 @@ from typing import Any, Sequence
 
 from ..audit.page import CSP, _json_for_script
 from ..errors import UserError
+from ..fsutil import check_target, write_text
 from ..schema import AnswerType, Category, Problem
 from .candidates import ExpansionCandidate
 from .checks import BLOCKING, FLAGS
@@ -100,15 +101,7 @@ def write_review(folder: str, *, out: str | None = None) -> tuple[str, int]:
     path = out or os.path.join(folder, REVIEW)
     if os.path.isdir(path):
         raise UserError(f"--out {path}: is a folder; expected the page's file name")
+    check_target(path)
     html = render_review(page_data(folder, seeds, cands))
-    tmp = path + ".tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(html)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise UserError(f"{path}: cannot write ({exc.strerror or exc})") from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    write_text(path, html)
     return path, len(cands)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from ..errors import DataError, OptionError, UserError
+from ..fsutil import check_target, write_text
 from ..jsonl import iter_jsonl
 from ..schema import Problem, parse_categories
 from .candidates import ExpansionCandidate
@@ -174,6 +175,8 @@ def select(folder: str, *, decisions: str, per_seed: int = 3, out: str,
         raise OptionError("per_seed", f"must be an integer >= 1 (got {per_seed!r})")
     if os.path.isdir(out):
         raise OptionError("out", f"{out}: is a folder; expected the .jsonl file to write")
+    check_target(out)
+    check_target(_report_path(out))
     if os.path.exists(out) and not overwrite:
         raise OptionError("out", f"{out}: exists; pass {{overwrite}} to replace it")
     cands = read_candidates(folder)
@@ -234,7 +237,8 @@ def _write_report(out: str, s: Selection) -> None:
                                if ch.candidate.solver else None}
                               for n, ch in enumerate(chosen, start=1)]
                         for sid, chosen in s.chosen.items()}}
-    base = out[:-6] if out.endswith(".jsonl") else out
-    with open(base + ".selection.json", "w", encoding="utf-8") as f:
-        json.dump(report, f, indent=2, ensure_ascii=False)
-        f.write("\n")
+    write_text(_report_path(out), json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+
+
+def _report_path(out: str) -> str:
+    return (out[:-6] if out.endswith(".jsonl") else out) + ".selection.json"

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..errors import UserError
+from ..fsutil import atomic_write
 from ..jsonl import iter_jsonl
 from ..runners.session import GenerateResult
 from .candidates import ExpansionCandidate, Solver
@@ -55,16 +55,9 @@ def solver_problem(c: ExpansionCandidate) -> dict[str, Any]:
 def _write_problems(path: str, problems: Sequence[Mapping[str, Any]]) -> None:
     folder = os.path.dirname(path)
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".problems-", suffix=".jsonl", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            for p in problems:
-                f.write(json.dumps(p, ensure_ascii=False) + "\n")
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with atomic_write(path) as f:
+        for p in problems:
+            f.write(json.dumps(p, ensure_ascii=False) + "\n")
 
 
 def read_agreement(graded: str, model: str, k: int) -> dict[str, Solver]:

@@ -10,19 +10,18 @@ checked (each line's CRC is kept; see jsonl.iter_same_lines). Where it asks none
 policy), each line is checked and graded from one read, and the file is checked unchanged
 at its end (appending aside). Graded rows are written as they
 come, to a temporary file locked by this process, fsynced and renamed over the output at
-the end.
+the end (fsutil.atomic_write).
 """
 
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from ..errors import OptionError, UserError
-from ..fsutil import hold_lock, release, sweep
+from ..fsutil import atomic_write, check_target
 from ..jsonl import (READ_BUFFER, FileChanged, Fingerprint, dumps, iter_jsonl,
                      iter_same_lines, parse_strict_verbatim, parse_verbatim)
 from ..schema import Response, Status
@@ -53,6 +52,7 @@ def check_out_file(out: str) -> None:
     if os.path.isdir(out):
         raise OptionError("out", f"{out} is a folder; expected the path of the graded .jsonl "
                                  "file to write")
+    check_target(out)   # a device or a FIFO: refused before the grade, not after it
 
 
 def grade_file(responses: str, out: str, grader: Any, *, progress: bool = False) -> GradeResult:
@@ -88,47 +88,39 @@ def grade_file(responses: str, out: str, grader: Any, *, progress: bool = False)
 
     out_path = Path(out)
     created = _make_folders(out_path.parent)
-    # What a killed grade of this output left (its process gone): removed before writing.
-    sweep(str(out_path.parent), _tmp_pattern(out_path.name))
-    tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.tmp")
     summary = GradeSummary()
     graded = 0
-    writer = None
     done = False
     try:
-        writer = _TmpWriter(tmp, out_path)
-        # The JSON text of each long string (the response, the reasoning) as the line held
-        # it, for the rows in flight: the graded row writes it back without encoding it
-        # again (jsonl.dumps; the same bytes json.dumps would write).
-        verbatim: dict[tuple[str, int], Mapping[str, tuple[str, str]]] = {}
+        # Rows go to a temporary beside the output as they come; it is fsynced and renamed
+        # over the output at the end (a killed grade's temporary is removed by the next).
+        with atomic_write(str(out_path), what="the graded file") as writer:
+            # The JSON text of each long string (the response, the reasoning) as the line
+            # held it, for the rows in flight: the graded row writes it back without
+            # encoding it again (jsonl.dumps; the same bytes json.dumps would write).
+            verbatim: dict[tuple[str, int], Mapping[str, tuple[str, str]]] = {}
 
-        def stream() -> Iterator[Response]:
-            for n, (d, strings) in lines:
-                r = Response.from_dict(d, path=responses, line=n)
-                if checking:
-                    grader.pairing.pair(r, path=responses, line=n)
-                if strings:
-                    verbatim[(r.id, r.run)] = strings   # (id, run) is unique: checked
-                yield r
+            def stream() -> Iterator[Response]:
+                for n, (d, strings) in lines:
+                    r = Response.from_dict(d, path=responses, line=n)
+                    if checking:
+                        grader.pairing.pair(r, path=responses, line=n)
+                    if strings:
+                        verbatim[(r.id, r.run)] = strings   # (id, run) is unique: checked
+                    yield r
 
-        rows = _Sized(stream(), count) if count is not None else stream()
-        for g in grader.grade(rows, path=responses, checked=True, progress=progress):
-            strings = verbatim.pop((g.response.id, g.response.run), None)
-            writer.write(dumps(g.to_dict(), strings, end="\n"))
-            summary.add(g)
-            graded += 1
-        if graded == 0:
-            raise UserError(f"{responses}: no responses in the file")
-        writer.finish()
-        os.replace(tmp, out_path)
+            rows = _Sized(stream(), count) if count is not None else stream()
+            for g in grader.grade(rows, path=responses, checked=True, progress=progress):
+                strings = verbatim.pop((g.response.id, g.response.run), None)
+                writer.write(dumps(g.to_dict(), strings, end="\n"))
+                summary.add(g)
+                graded += 1
+            if graded == 0:
+                raise UserError(f"{responses}: no responses in the file")
         done = True
     except FileChanged as exc:
         raise UserError(f"{exc}; nothing was written: rerun once nothing rewrites it") from None
     finally:
-        if writer is not None:
-            writer.close()
-        if tmp.exists():
-            tmp.unlink()
         if not done:
             _remove_empty(created)
     notes = []
@@ -163,50 +155,6 @@ def _remove_empty(folders: list[Path]) -> None:
             folder.rmdir()
         except OSError:
             return
-
-
-def _tmp_pattern(name: str) -> re.Pattern[str]:
-    return re.compile(rf"\.{re.escape(name)}\.(?P<pid>\d+)\.tmp")
-
-
-class _TmpWriter:
-    """The temporary graded file, locked while this process writes it (so no other grade
-    takes it for a killed run's leftover). A failed write (a full disk, a quota) names the
-    file it was for: the OS error of a write carries no path."""
-
-    def __init__(self, tmp: Path, out: Path):
-        self.out = out
-        try:
-            self.f = open(tmp, "wb")
-        except OSError as exc:
-            raise self._error(exc) from None
-        self.lock = hold_lock(str(tmp))
-
-    def _error(self, exc: OSError) -> UserError:
-        return UserError(f"{self.out}: cannot write the graded file ({exc.strerror or exc}); "
-                         "nothing was written")
-
-    def write(self, text: str) -> None:
-        try:
-            self.f.write(text.encode("utf-8"))
-        except OSError as exc:
-            raise self._error(exc) from None
-
-    def finish(self) -> None:
-        """Everything on disk before the rename: a crash after it never leaves a graded file
-        that is empty or short."""
-        try:
-            self.f.flush()
-            os.fsync(self.f.fileno())
-        except OSError as exc:
-            raise self._error(exc) from None
-
-    def close(self) -> None:
-        try:
-            self.f.close()
-        except OSError:
-            pass   # the write's own error is the one reported; the file is removed
-        release(self.lock)
 
 
 class _Sized:

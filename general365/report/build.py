@@ -2,7 +2,7 @@
 leaderboard page (`general365.report`, and `general365 report` on the command line).
 
 Everything is read and checked before anything is written; the report is built in a
-temporary folder beside the output and swapped in whole at the end (folder.py), so a bad
+temporary folder beside the output and swapped in whole at the end (folders.py), so a bad
 input leaves nothing behind and a reader never sees half a report.
 """
 
@@ -13,9 +13,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from .. import fsutil
+from .. import folders, fsutil
 from ..errors import OptionError, UserError
-from . import folder, html, plots, stats, summary, tables
+from . import html, plots, stats, summary, tables
 from .kinds import GENERAL365, ReportKind
 from .load import ModelRuns, load_graded
 
@@ -150,39 +150,13 @@ TMP_BASE = "general365-report"
 
 def write_report(report: Report, out: str) -> Report:
     """Write the report under `out` (created if needed), all or nothing: it is built in a
-    temporary folder beside `out`, then swapped in whole (see folder.py). Existing report
-    files there are replaced, other files are left alone. Temporaries that a killed report
-    left are removed first."""
-    out = os.path.abspath(out)
-    if os.path.islink(out) and os.path.isdir(out):
-        out = os.path.realpath(out)   # the folder the link names is the one replaced
-    if os.path.lexists(out) and not os.path.isdir(out):
-        raise OptionError("out", f"{out}: exists and is not a folder; expected a folder")
-    parent = os.path.dirname(out)
-    os.makedirs(parent, exist_ok=True)
-    fsutil.recover_dir(out)
-    fsutil.sweep(parent, fsutil.temp_pattern(TMP_BASE))
-    tmp = os.path.join(parent, fsutil.temp_name(TMP_BASE))
-    os.mkdir(tmp)
-    lock = fsutil.hold_lock(tmp)   # while held, no other run takes it for a leftover
-    try:
-        try:
-            _build_files(report, tmp)
-        except OSError as exc:   # a full disk: the OS error of a write names no file
-            raise UserError(f"{out}: cannot write the report ({_reason(exc)}); the folder "
-                            "is as it was") from None
-        written = folder.install(tmp, out)
-    finally:
-        fsutil.release(lock)
-        if os.path.lexists(tmp):
-            fsutil.remove(tmp)
-    report.out, report.files = out, sorted(written)
+    temporary folder beside `out`, then swapped in whole (folders.write_folder). Existing
+    report files there are replaced, other files are left alone. Temporaries that a killed
+    report left are removed first."""
+    report.out, report.files = folders.write_folder(
+        out, lambda tmp: _build_files(report, tmp), base=TMP_BASE, what="the report",
+        own=("tables", "figures"))
     return report
-
-
-def _reason(exc: OSError) -> str:
-    why = exc.strerror or str(exc)
-    return f"{why}: {exc.filename}" if exc.filename else why
 
 
 def _build_files(report: Report, tmp: str) -> None:
@@ -207,5 +181,4 @@ def _build_files(report: Report, tmp: str) -> None:
 
 
 def _write(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
+    fsutil.write_text(path, text)

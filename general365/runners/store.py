@@ -20,13 +20,13 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
+import stat
 import time
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
 from ..errors import DataError, UserError
-from ..fsutil import keep_from_forks, release
+from ..fsutil import check_target, keep_from_forks, release, write_text
 from ..jsonl import NotJSON
 from ..jsonl import parse as parse_json
 from ..schema import Response
@@ -93,25 +93,10 @@ def build_record(generation: Generation, request: GenerationRequest, model: str,
 
 
 def write_json_atomic(path: str, data: Any) -> None:
-    """Write JSON to a temp file in the same folder, fsync, then rename over `path`. A
-    failure (a full disk) names `path` and leaves the old file as it was."""
-    folder = os.path.dirname(os.path.abspath(path))
-    text = (json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n").encode(
-        "utf-8", "replace")
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=folder)
-        with os.fdopen(fd, "wb") as f:
-            os.fchmod(fd, 0o644)   # mkstemp makes it private; run.json is meant to be shared
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise UserError(f"{path}: cannot write ({exc.strerror or exc})") from None
-    finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
+    """Write JSON over `path` whole (fsutil.write_text). A failure (a full disk) names
+    `path` and leaves the old file as it was."""
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+    write_text(path, text.encode("utf-8", "replace"))
 
 
 @dataclass
@@ -154,10 +139,19 @@ class RunStore:
                                  | os.O_EXCL, 0o644)
                     created = True
                 except FileExistsError:
-                    fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+                    check_target(self.path)
+                    # O_NONBLOCK: a FIFO put there after the check fails (ENXIO) instead
+                    # of hanging until a reader comes; a regular file ignores the flag.
+                    fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK)
                     created = False
             except FileNotFoundError:   # removed in between (see close(discard=True))
                 continue
+            except OSError as exc:
+                raise UserError(f"{self.path}: cannot write ({exc.strerror or exc})") from None
+            if not stat.S_ISREG(os.fstat(fd).st_mode):   # a device swapped in meanwhile
+                os.close(fd)
+                check_target(self.path)
+                raise UserError(f"{self.path}: not a regular file")
             try:
                 # Two writers on one folder would interleave runs; the OS drops the lock
                 # when a process dies, so a killed run never leaves the folder locked.

@@ -18,11 +18,10 @@ variable's status, method, extracted value, detail and judge record), so that
 from __future__ import annotations
 
 import json
-import os
-import secrets
 from typing import Any, Iterator, Mapping
 
 from ...errors import DataError
+from ...fsutil import atomic_write
 from ...jsonl import iter_jsonl
 from ...schema import Status
 
@@ -73,15 +72,7 @@ def variable_rows(path: str) -> Iterator[dict[str, Any]]:
 def write_variable_rows(graded: str, out: str) -> int:
     """Write `variable_rows(graded)` to `out` (whole or not at all); returns the count."""
     rows = list(variable_rows(graded))
-    folder = os.path.dirname(os.path.abspath(out))
-    tmp = os.path.join(folder, f".{os.path.basename(out)}.{os.getpid()}."
-                               f"{secrets.token_hex(4)}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            for r in rows:
-                f.write(json.dumps(r, ensure_ascii=False) + "\n")
-        os.replace(tmp, out)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with atomic_write(out) as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
     return len(rows)

@@ -13,6 +13,7 @@ import os
 from typing import Any, Callable, Sequence
 
 from ...errors import OptionError, UserError
+from ...fsutil import write_text
 from ...report.tables import Table, to_csv, to_markdown
 from ...runners.base import SamplingSettings
 from . import flow
@@ -100,9 +101,5 @@ def _say_generated(what: str, gen: Any, out: str, announce: Announce) -> None:
 
 def _write(out: str, table: Table) -> Table:
     for suffix, text in ((".md", to_markdown(table)), (".csv", to_csv(table))):
-        path = os.path.join(out, table.key + suffix)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
+        write_text(os.path.join(out, table.key + suffix), text)
     return table
