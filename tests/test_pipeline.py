@@ -76,6 +76,10 @@ def test_demo_runs_offline_end_to_end(tmp_path):
     assert len(_lines(tmp_path / "demo" / "graded.jsonl")) == 2
     report = json.loads((tmp_path / "demo" / "report" / "report.json").read_text())
     assert "tiny-random-llama (demo)" in json.dumps(report)
+    # a random model sampled with the reasoning preset is still grouped as a demo model
+    assert json.loads((tmp_path / "demo" / "run.json").read_text())["random_weights"] is True
+    (mine,) = [m for m in report["models"] if m["kind"] == "run"]
+    assert mine["group"] == "demo"
 
 
 @pytest.mark.parametrize("flags, needle", [

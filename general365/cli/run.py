@@ -17,7 +17,7 @@ from ..tasks.cfe.grade import DEFAULT_TIMEOUT as CFE_TIMEOUT
 from ..report import published as pub
 from . import generate as generate_cli
 from . import judge_flags
-from .report import print_summary
+from .report import add_publish_arguments, print_summary, publish_kwargs
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -36,6 +36,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the paper's figures beside yours (default: full)")
     g.add_argument("--name", help="the model's name in the report (default: the model as the "
                                   "run records it: --model, or --model@--revision)")
+    add_publish_arguments(p.add_argument_group("results sent on (see `general365 report`)"),
+                          tensorboard_default="RUN_DIR/tensorboard")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -51,7 +53,7 @@ def main(args: argparse.Namespace) -> int:
     result = api.run(args.model, policy=args.policy, judge=judge,
                      grade_workers=args.grade_workers, grade_timeout=args.grade_timeout,
                      published=args.published, name=args.name, on_stage=stage,
-                     **generate_cli.generate_kwargs(args))
+                     **publish_kwargs(args), **generate_cli.generate_kwargs(args))
     return print_result(result, args.out)
 
 

@@ -102,7 +102,8 @@ def _swappable(out: str) -> bool:
     return True
 
 
-_OWN_FOLDERS = ("tables", "figures")
+# tensorboard and hub: what `report_to` and `push_to_hub` write into REPORT_DIR by default
+_OWN_FOLDERS = ("tables", "figures", "tensorboard", "hub")
 
 
 def install(tmp: str, out: str) -> list[str]:
