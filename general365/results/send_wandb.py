@@ -15,6 +15,7 @@ def send(models: Sequence[ModelRuns], *, logging_dir: str | None) -> str:
     import wandb
 
     project = os.environ.get("WANDB_PROJECT") or PROJECT
+    mode = os.environ.get("WANDB_MODE") or "online"
     where = ""
     for m in models:
         run = wandb.init(project=project, name=m.name, config=params(m), job_type="eval",
@@ -27,8 +28,9 @@ def send(models: Sequence[ModelRuns], *, logging_dir: str | None) -> str:
             run.log({"samples": wandb.Table(columns=list(SAMPLE_COLUMNS), data=samples(m))},
                     step=0)
             run.summary.update(scalars)
-            where = run.dir if getattr(run, "offline", False) else (run.url or project)
+            # offline: the run folders under WANDB_DIR (`wandb sync` them later)
+            where = os.path.dirname(os.path.dirname(run.dir)) if mode == "offline" \
+                else (run.url or project)
         finally:
             run.finish()
-    mode = os.environ.get("WANDB_MODE") or "online"
-    return f"W&B project {project} ({mode}{', ' + where if mode == 'offline' else ''})"
+    return f"W&B project {project} ({mode}: {where})"
