@@ -180,6 +180,8 @@ def _publish_options(out: str | None, *, report_to, logging_dir, hub_folder, pus
         if push_to_hub is not None and token_env != "HF_TOKEN" \
                 and not os.environ.get(token_env):
             raise OptionError("token_env", f"{token_env}: that environment variable is not set")
+        if push_to_hub is not None:
+            _hub.require_hub(push_to_hub)
     return opts
 
 

@@ -73,6 +73,18 @@ def check_repo(repo: str | None) -> None:
                                          "general365-results)")
 
 
+def require_hub(repo: str) -> None:
+    """Refuse a push at once, before the report is built, when the Hub cannot be reached."""
+    from ..data.readers import hub_unreachable_reason
+
+    reason = hub_unreachable_reason()
+    if reason:
+        raise UserError(f"cannot push to {repo}: the Hugging Face Hub cannot be reached "
+                        f"({reason}); nothing was written. Write the results with --hub-folder "
+                        f"DIR and upload DIR where the Hub is reachable (hf upload {repo} DIR "
+                        "--repo-type dataset), or rerun there")
+
+
 def check_folder(folder: str) -> None:
     """A folder that is absent, empty, or a results folder already (rows are added)."""
     if os.path.lexists(folder) and not os.path.isdir(folder):
@@ -175,9 +187,7 @@ def push_folder(folder: str, repo: str, *, files: Sequence[str], private: bool =
     if api is None:
         from huggingface_hub import HfApi
 
-        from ..data.readers import require_hub_for_upload
-
-        require_hub_for_upload(folder, repo)
+        require_hub(repo)
         api = HfApi(token=token)
     from ..data.hub import _is_hub_error
 
