@@ -235,14 +235,15 @@ def run(model: str, *, backend: str, out: str, policy: str | None = None, judge:
     generation: rerun the same call to resume. `report_to`, `hub_folder`, `push_to_hub`,
     `public` and `token_env` are report()'s (TensorBoard writes under out/tensorboard
     unless `logging_dir` says otherwise)."""
-    from .results.trackers import parse_report_to
+    from .results.trackers import extras_for, parse_report_to
 
-    if logging_dir is None and "tensorboard" in parse_report_to(report_to):
+    trackers = parse_report_to(report_to)
+    require("run", [*backend_extra(backend), "plots", *extras_for(trackers)])
+    if logging_dir is None and "tensorboard" in trackers:
         logging_dir = os.path.join(out, "tensorboard")
     publish = {"report_to": report_to, "logging_dir": logging_dir, "hub_folder": hub_folder,
                "push_to_hub": push_to_hub, "token_env": token_env}
     _publish_options(os.path.join(out, "report"), **publish)
-    require("run", [*backend_extra(backend), "plots"])
     bench = get_benchmark(generate_options.get("benchmark"))
     if grade_timeout is None:
         grade_timeout = getattr(bench, "default_timeout", DEFAULT_TIMEOUT)

@@ -94,7 +94,17 @@ def log_report(models: Sequence[ModelRuns], trackers: Sequence[str], *,
     return done
 
 
+# credentials a tracker's error could echo (a server's message quoting the key it refused)
+_SECRETS = ("WANDB_API_KEY", "MLFLOW_TRACKING_TOKEN", "MLFLOW_TRACKING_PASSWORD", "HF_TOKEN")
+
+
 def _one_line(text: str) -> str:
+    """A tracker's error as one printable line, any credential in it masked."""
+    from ..redact import Redactor
+
+    for var in _SECRETS:
+        text = Redactor(os.environ.get(var)).clean(text)
+    text = "".join(ch if ch.isprintable() else " " for ch in text)
     text = " ".join(text.split())
     return text if len(text) <= 300 else text[:297] + "..."
 
