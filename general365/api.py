@@ -142,9 +142,9 @@ def report(graded: str | Sequence[str], out: str | None = None, *, published: st
     results dataset in the Hub layout (configs `results` and `details`), and
     `push_to_hub=ORG/NAME` uploads it (private unless `public`; the token from the
     environment variable `token_env`, else the saved login)."""
-    trackers = _publish_options(out, report_to=report_to, logging_dir=logging_dir,
-                                hub_folder=hub_folder, push_to_hub=push_to_hub,
-                                token_env=token_env)
+    publish = _publish_options(out, report_to=report_to, logging_dir=logging_dir,
+                               hub_folder=hub_folder, push_to_hub=push_to_hub,
+                               token_env=token_env)
     if out is not None:
         require("report", ["plots"])
     paths = [graded] if isinstance(graded, (str, os.PathLike)) else list(graded)
@@ -153,7 +153,7 @@ def report(graded: str | Sequence[str], out: str | None = None, *, published: st
                          kind_of=lambda name: get_benchmark(name).report)
     if out is not None:
         built = write_report(built, out)
-    return _publish(built, trackers, public=public, token_env=token_env)
+    return _publish(built, publish, public=public, token_env=token_env)
 
 
 def _publish_options(out: str | None, *, report_to, logging_dir, hub_folder, push_to_hub,

@@ -116,7 +116,7 @@ def _detail(r: Graded, model: str) -> dict[str, Any]:
     cats = [c.value for c in r.categories]
     return {"model": model, "run": r.run, "id": r.id, "status": r.status.value,
             "correct": r.correct, "method": r.method.value if r.method else None,
-            "extracted": r.verdict.extracted, "answer": results._text(inline.get("answer")),
+            "extracted": r.verdict.extracted, "answer": results.as_text(inline.get("answer")),
             "answer_type": r.answer_type.value if r.answer_type else None,
             "float_round": _int(inline.get("float_round")), "categories": cats,
             "seed_id": r.seed_id, "variant": r.variant, "output_tokens": r.output_tokens,
@@ -189,7 +189,7 @@ def push_folder(folder: str, repo: str, *, files: Sequence[str], private: bool =
 
         require_hub(repo)
         api = HfApi(token=token)
-    from ..data.hub import _is_hub_error
+    from ..data.hub import is_hub_error
 
     try:
         api.create_repo(repo_id=repo, repo_type="dataset", private=private, exist_ok=True)
@@ -197,7 +197,7 @@ def push_folder(folder: str, repo: str, *, files: Sequence[str], private: bool =
                           allow_patterns=list(files),
                           commit_message=f"Add general365 results ({len(files) - 1} files)")
     except Exception as exc:
-        if not _is_hub_error(exc):
+        if not is_hub_error(exc):
             raise
         raise UserError(f"upload to {repo} failed: {exc}") from None
     return f"https://huggingface.co/datasets/{repo}"

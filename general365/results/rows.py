@@ -58,12 +58,13 @@ def is_rate(key: str) -> bool:
 def sample_rows(m: ModelRuns) -> list[dict[str, Any]]:
     """One row per graded response: the per-sample table the trackers log."""
     return [{"id": r.id, "run": r.run, "status": r.status.value,
-             "extracted": r.verdict.extracted, "answer": _text(r.response.inline.get("answer")),
+             "extracted": r.verdict.extracted, "answer": as_text(r.response.inline.get("answer")),
              "output_tokens": r.output_tokens, "reasoning_tokens": r.reasoning_tokens}
             for r in m.rows]
 
 
-def _text(value: Any) -> str | None:
+def as_text(value: Any) -> str | None:
+    """A value as a column's text: strings as they are, anything else as JSON."""
     if value is None or isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
@@ -82,16 +83,16 @@ def provenance(m: ModelRuns) -> dict[str, Any]:
         sampling = [json.loads(s) for s in settings]
     return {
         "model": m.name,
-        "backend": _text(rj.get("backend")),
-        "revision": _text(rj.get("revision")),
+        "backend": as_text(rj.get("backend")),
+        "revision": as_text(rj.get("revision")),
         "benchmark": m.benchmark or "general365",
-        "sampling": None if sampling is None else _text(sampling),
+        "sampling": None if sampling is None else as_text(sampling),
         "judge_models": ", ".join(m.judge_models) or None,
-        "general365_version": _text(versions.get("general365")) or __version__,
-        "dataset_source": _text(dataset.get("source")),
-        "dataset_split": _text(dataset.get("split")),
-        "dataset_config": _text(dataset.get("config")),
-        "dataset_fingerprint": _text(dataset.get("fingerprint")),
-        "prompt_version": _text(prompt.get("version")),
+        "general365_version": as_text(versions.get("general365")) or __version__,
+        "dataset_source": as_text(dataset.get("source")),
+        "dataset_split": as_text(dataset.get("split")),
+        "dataset_config": as_text(dataset.get("config")),
+        "dataset_fingerprint": as_text(dataset.get("fingerprint")),
+        "prompt_version": as_text(prompt.get("version")),
         "random_weights": bool(m.random_weights),
     }
