@@ -177,3 +177,20 @@ def test_a_folder_of_other_files_is_refused(tmp_path, capsys):
     assert not (tmp_path / "r").exists()
     with pytest.raises(UserError, match="not a results folder"):
         general365.report([str(tmp_path / "mine")])
+
+
+def test_a_hub_refusal_of_the_push_is_one_line(tmp_path):
+    import httpx
+    from huggingface_hub.errors import HfHubHTTPError
+
+    class Refusing(HubRepo):
+        def upload_folder(self, **kwargs):
+            response = httpx.Response(403, request=httpx.Request("POST", "https://hf.co/x"))
+            raise HfHubHTTPError("403 Forbidden: you cannot write to org/name",
+                                 response=response)
+
+    rep = general365.report(alpha_run(tmp_path), bootstrap=200)
+    files = hub.write_folder(rep.runs, str(tmp_path / "results"))
+    with pytest.raises(UserError, match="upload to org/name failed: 403 Forbidden"):
+        hub.push_folder(str(tmp_path / "results"), "org/name", files=files,
+                        api=Refusing(tmp_path / "repo"))
