@@ -81,11 +81,16 @@ def generate(model: str, *, backend: str, out: str, benchmark: str | Benchmark |
                 "seeds": {str(r.run): r.sampling.seed for r in requests}}
     prompt = {"version": bench.prompt_version, "system_prompt": system_prompt}
 
+    random_weights = _is_tiny_model(model)
+
     def start(runner_provenance: dict, previous: dict | None) -> dict:
-        return provenance.start_record(backend=backend, model=model, revision=revision,
-                                       dataset=dataset_record, sampling=sampling, runs=runs,
-                                       runner=runner_provenance, prompt=prompt,
-                                       previous=previous)
+        record = provenance.start_record(backend=backend, model=model, revision=revision,
+                                         dataset=dataset_record, sampling=sampling, runs=runs,
+                                         runner=runner_provenance, prompt=prompt,
+                                         previous=previous)
+        if random_weights:   # the report groups it apart: its scores rank nothing
+            record["random_weights"] = True
+        return record
 
     plan = SessionPlan(
         out=out, model=model_key(model, revision), backend=backend, requests=requests,
@@ -122,18 +127,84 @@ def grade_file(responses: str, out: str, *, benchmark: str | Benchmark | None = 
 
 def report(graded: str | Sequence[str], out: str | None = None, *, published: str = "full",
            names: Sequence[str] | None = None, bootstrap: int = _stats.BOOTSTRAP_RESAMPLES,
-           seed: int = _stats.BOOTSTRAP_SEED) -> Report:
-    """The report of graded files: every table (Report.tables), and with `out` the folder
-    (tables as Markdown/CSV/JSON, figures as PNG/SVG, the leaderboard page index.html),
-    written all or nothing. `published`: the paper's figures beside yours (full, public or
-    none)."""
+           seed: int = _stats.BOOTSTRAP_SEED, report_to: str | Sequence[str] | None = None,
+           logging_dir: str | None = None, hub_folder: str | None = None,
+           push_to_hub: str | None = None, public: bool = False,
+           token_env: str = "HF_TOKEN") -> Report:
+    """The report of graded files (or of a results folder that `hub_folder` wrote): every
+    table (Report.tables), and with `out` the folder (tables as Markdown/CSV/JSON, figures
+    as PNG/SVG, the leaderboard page index.html), written all or nothing. `published`: the
+    paper's figures beside yours (full, public or none).
+
+    Sent on from there (docs/reports.md): `report_to` names experiment trackers
+    (tensorboard, wandb, trackio, mlflow, all or none; one tracker run per model;
+    TensorBoard writes under `logging_dir`, default out/tensorboard); `hub_folder` writes a
+    results dataset in the Hub layout (configs `results` and `details`), and
+    `push_to_hub=ORG/NAME` uploads it (private unless `public`; the token from the
+    environment variable `token_env`, else the saved login)."""
+    publish = _publish_options(out, report_to=report_to, logging_dir=logging_dir,
+                               hub_folder=hub_folder, push_to_hub=push_to_hub,
+                               token_env=token_env)
     if out is not None:
         require("report", ["plots"])
     paths = [graded] if isinstance(graded, (str, os.PathLike)) else list(graded)
     built = build_report([str(p) for p in paths], published=published, names=names,
                          resamples=bootstrap, seed=seed,
                          kind_of=lambda name: get_benchmark(name).report)
-    return write_report(built, out) if out is not None else built
+    if out is not None:
+        built = write_report(built, out)
+    return _publish(built, publish, public=public, token_env=token_env)
+
+
+def _publish_options(out: str | None, *, report_to, logging_dir, hub_folder, push_to_hub,
+                     token_env) -> dict[str, Any]:
+    """Check where the report's results go, before any work: the trackers' extras, the
+    TensorBoard folder, the Hub folder and repository. Returns what _publish needs."""
+    from .results import trackers as _trackers
+
+    names = _trackers.parse_report_to(report_to)
+    if names:
+        require("report", _trackers.extras_for(names))
+    opts: dict[str, Any] = {"trackers": names, "hub_folder": hub_folder,
+                            "push_to_hub": push_to_hub,
+                            "logging_dir": _trackers.check_logging_dir(logging_dir, names, out)}
+    if hub_folder is not None or push_to_hub is not None:
+        from .results import hub as _hub
+
+        _hub.check_repo(push_to_hub)
+        if hub_folder is not None:
+            _hub.check_folder(hub_folder)
+        elif out is None:
+            raise OptionError("push_to_hub", "needs a folder to upload from: give "
+                                             "{hub_folder} DIR, or {out}")
+        if push_to_hub is not None and token_env != "HF_TOKEN" \
+                and not os.environ.get(token_env):
+            raise OptionError("token_env", f"{token_env}: that environment variable is not set")
+        if push_to_hub is not None:
+            _hub.require_hub(push_to_hub)
+    return opts
+
+
+def _publish(built: Report, opts: dict[str, Any], *, public: bool, token_env: str) -> Report:
+    notes = built.sent
+    if opts["trackers"]:
+        from .results import trackers as _trackers
+
+        notes += _trackers.log_report(built.runs, opts["trackers"],
+                                      logging_dir=opts["logging_dir"])
+    folder = opts["hub_folder"]
+    if folder is None and opts["push_to_hub"] is not None:
+        folder = os.path.join(built.out, "hub")   # the upload's copy, kept beside the report
+    if folder is not None:
+        from .results import hub as _hub
+
+        files = _hub.write_folder(built.runs, folder)
+        notes.append(f"results dataset: {len(files) - 1} file(s) in {folder}")
+        if opts["push_to_hub"] is not None:
+            url = _hub.push_folder(folder, opts["push_to_hub"], files=files,
+                                   private=not public, token=os.environ.get(token_env) or None)
+            notes.append(f"pushed to {url} ({'public' if public else 'private'})")
+    return built
 
 
 @dataclass
@@ -153,13 +224,26 @@ class RunResult:
 def run(model: str, *, backend: str, out: str, policy: str | None = None, judge: Any = None,
         grade_workers: int | None = None, grade_timeout: float | None = None,
         published: str = "full", name: str | None = None, progress: bool = True,
-        on_stage: Any = None, **generate_options: Any) -> RunResult:
+        on_stage: Any = None, report_to: str | Sequence[str] | None = None,
+        logging_dir: str | None = None, hub_folder: str | None = None,
+        push_to_hub: str | None = None, public: bool = False, token_env: str = "HF_TOKEN",
+        **generate_options: Any) -> RunResult:
     """generate + grade_file + report into one run folder: `out/responses.jsonl`,
     `out/run.json`, `out/graded.jsonl`, `out/report/`. Every stage's options are checked
     before anything is generated (a typo in a grading option never costs a generation).
     `generate_options` are generate()'s. Grading and the report wait for a complete
-    generation: rerun the same call to resume."""
-    require("run", [*backend_extra(backend), "plots"])
+    generation: rerun the same call to resume. `report_to`, `hub_folder`, `push_to_hub`,
+    `public` and `token_env` are report()'s (TensorBoard writes under out/tensorboard
+    unless `logging_dir` says otherwise)."""
+    from .results.trackers import extras_for, parse_report_to
+
+    trackers = parse_report_to(report_to)
+    require("run", [*backend_extra(backend), "plots", *extras_for(trackers)])
+    if logging_dir is None and "tensorboard" in trackers:
+        logging_dir = os.path.join(out, "tensorboard")
+    publish = {"report_to": report_to, "logging_dir": logging_dir, "hub_folder": hub_folder,
+               "push_to_hub": push_to_hub, "token_env": token_env}
+    _publish_options(os.path.join(out, "report"), **publish)
     bench = get_benchmark(generate_options.get("benchmark"))
     if grade_timeout is None:
         grade_timeout = getattr(bench, "default_timeout", DEFAULT_TIMEOUT)
@@ -193,11 +277,18 @@ def run(model: str, *, backend: str, out: str, policy: str | None = None, judge:
         return result
     say("report", report_dir)
     result.report = report(graded, report_dir, published=published,
-                           names=[name] if name else None)
+                           names=[name] if name else None, public=public, **publish)
     return result
 
 
 # --- helpers ----------------------------------------------------------------------------
+
+
+def _is_tiny_model(model: str) -> bool:
+    """Whether `model` is a folder holding general365's tiny random model (the demo's)."""
+    from .tiny_model import MARKER
+
+    return os.path.isfile(os.path.join(os.path.expanduser(model), MARKER))
 
 
 def _benchmark_of(responses: str) -> str | None:

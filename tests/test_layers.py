@@ -16,18 +16,20 @@ PACKAGE = Path(__file__).resolve().parents[1] / "general365"
 # A part of the package may not import the parts named beside it.
 FORBIDDEN = {
     "schema": {"answers", "data", "prompts", "runners", "grading", "report", "tasks", "api",
-               "cli", "analysis", "audit", "construction"},
-    "answers": {"data", "prompts", "runners", "grading", "report", "tasks", "api", "cli"},
-    "data": {"prompts", "runners", "grading", "report", "tasks", "api", "cli"},
-    "prompts": {"data", "runners", "grading", "report", "tasks", "api", "cli"},
-    "runners": {"grading", "report", "tasks", "api", "cli", "data"},
-    "grading": {"runners", "report", "tasks", "api", "cli", "data"},
-    "report": {"runners", "grading", "tasks", "api", "cli", "data"},
+               "cli", "analysis", "audit", "construction", "results"},
+    "answers": {"data", "prompts", "runners", "grading", "report", "tasks", "api", "cli",
+                "results"},
+    "data": {"prompts", "runners", "grading", "report", "tasks", "api", "cli", "results"},
+    "prompts": {"data", "runners", "grading", "report", "tasks", "api", "cli", "results"},
+    "runners": {"grading", "report", "tasks", "api", "cli", "data", "results"},
+    "grading": {"runners", "report", "tasks", "api", "cli", "data", "results"},
+    "report": {"runners", "grading", "tasks", "api", "cli", "data", "results"},
     "tasks": {"api", "cli"},
     "api": {"cli"},
     "audit": {"cli", "api"},
     "analysis": {"cli"},
     "construction": {"cli"},
+    "results": {"cli", "api"},
 }
 
 

@@ -55,6 +55,34 @@ def test_run_writes_a_graded_run_folder_and_resumes(tmp_path, tiny_model_dir):
     assert len(_lines(run / "responses.jsonl")) == 6
 
 
+def test_run_sends_its_results_to_tensorboard_and_a_hub_folder(tmp_path, tiny_model_dir):
+    pytest.importorskip("tensorboard")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    run, hub = tmp_path / "run", tmp_path / "hub"
+    r = _cli("run", "--model", str(tiny_model_dir), "--backend", "transformers",
+             "--dataset", "sample", "--limit", "2", "--runs", "2", "--max-tokens", "8",
+             "--out", str(run), "--report-to", "tensorboard", "--hub-folder", str(hub),
+             cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "sent:   tensorboard: 1 run(s)" in r.stdout
+    (events,) = list((run / "tensorboard").iterdir())   # RUN_DIR/tensorboard by default
+    acc = EventAccumulator(str(events))
+    acc.Reload()
+    assert {"accuracy", "coverage", "status/correct", "n_runs"} <= set(acc.Tags()["scalars"])
+    assert acc.Scalars("n_runs")[0].value == 2
+    import datasets
+
+    meta = json.loads((run / "run.json").read_text())
+    rows = datasets.load_dataset(str(hub), "results", split="train",
+                                 cache_dir=str(tmp_path / "cache-hf"))
+    assert sorted(rows["run"]) == [0, 1]
+    assert set(rows["dataset_fingerprint"]) == {meta["dataset"]["fingerprint"]}
+    assert set(rows["backend"]) == {"transformers"} and set(rows["random_weights"]) == {True}
+    assert datasets.load_dataset(str(hub), "details", split="train",
+                                 cache_dir=str(tmp_path / "cache-hf")).num_rows == 4
+
+
 def test_run_refuses_a_judge_policy_without_a_judge(tmp_path, tiny_model_dir):
     r = _cli("run", "--model", str(tiny_model_dir), "--backend", "transformers",
              "--dataset", "sample", "--limit", "1", "--policy", "paper",
@@ -76,6 +104,10 @@ def test_demo_runs_offline_end_to_end(tmp_path):
     assert len(_lines(tmp_path / "demo" / "graded.jsonl")) == 2
     report = json.loads((tmp_path / "demo" / "report" / "report.json").read_text())
     assert "tiny-random-llama (demo)" in json.dumps(report)
+    # a random model sampled with the reasoning preset is still grouped as a demo model
+    assert json.loads((tmp_path / "demo" / "run.json").read_text())["random_weights"] is True
+    (mine,) = [m for m in report["models"] if m["kind"] == "run"]
+    assert mine["group"] == "demo"
 
 
 @pytest.mark.parametrize("flags, needle", [

@@ -99,3 +99,61 @@ def test_page_in_headless_chromium(browser, page_dir):
     assert colors is not None and len(colors) > 20        # text, table stripes, highlights
     white = sum(n for n, c in colors if c == (255, 255, 255))
     assert white < 0.97 * img.size[0] * img.size[1]      # not an empty white page
+
+
+# A checkpoint folder given as the model: no space or hyphen to break the line at
+LONG = ("/mnt/shared/checkpoints/qwen3_8b_reasoning_sft_lr2e_5_bs256_epochs3_general365_mix_"
+        "v2_seed1234_step000120000_merged_bf16_with_chat_template_and_thinking_enabled_final")
+
+
+@pytest.fixture(scope="module")
+def wide_page(tmp_path_factory):
+    # a model named by its path (no space to break at), with the paper's 26 models beside it
+    folder = tmp_path_factory.mktemp("wide")
+    a = write_jsonl(str(folder / "a.jsonl"), [dict(r, model=LONG) for r in alpha_rows()])
+    b = write_jsonl(str(folder / "b.jsonl"), mixed_rows())
+    out = folder / "report"
+    assert main(["report", a, b, "--out", str(out), "--bootstrap", "200"]) == 0
+    return out
+
+
+@pytest.mark.parametrize("width", [1400, 420])
+def test_wide_tables_scroll_in_their_box_and_the_page_does_not(browser, wide_page, width):
+    session = open_page(browser, wide_page / "index.html")
+    browser.call("Emulation.setDeviceMetricsOverride",
+                 {"width": width, "height": 1000, "deviceScaleFactor": 1, "mobile": False},
+                 session)
+    page = evaluate(browser, session, """(() => {
+        const d = document.documentElement;
+        return {scroll: d.scrollWidth, client: d.clientWidth,
+                body: document.body.scrollWidth};
+    })()""")
+    assert page["scroll"] <= page["client"] and page["body"] <= page["client"], page
+    for table in ("leaderboard", "table1_categories"):
+        box = evaluate(browser, session, f"""(() => {{
+            const w = document.getElementById({json.dumps(table)}).closest('.wrap');
+            const r = w.getBoundingClientRect();
+            w.scrollLeft = 200;
+            return {{left: r.left, right: r.right, scroll: w.scrollWidth,
+                     client: w.clientWidth, scrolled: w.scrollLeft,
+                     overflow: getComputedStyle(w).overflowX}};
+        }})()""")
+        # wider than its box, which stays on the page and scrolls sideways
+        assert box["scroll"] > box["client"], (table, box)
+        assert 0 <= box["left"] and box["right"] <= page["client"], (table, box)
+        assert box["overflow"] in ("auto", "scroll") and box["scrolled"] > 0, (table, box)
+    if width == 1400:
+        evaluate(browser, session, "window.scrollTo(0, 0); document.querySelectorAll("
+                                   "'.wrap').forEach(w => { w.scrollLeft = 0; })")
+        shot = base64.b64decode(browser.call("Page.captureScreenshot", {"format": "png"},
+                                             session)["data"])
+        (wide_page / "screenshot-1400.png").write_bytes(shot)
+        from PIL import Image
+
+        img = Image.open(io.BytesIO(shot)).convert("RGB")
+        assert img.size[0] == 1400
+        # nothing is drawn in the page's right margin (16 px, left of the window's own
+        # scrollbar): the tables end at their box
+        right = page["client"]
+        margin = img.crop((right - 14, 0, right, img.size[1])).getcolors(maxcolors=1 << 16)
+        assert {c for _, c in margin} <= {(255, 255, 255)}, margin[:5]

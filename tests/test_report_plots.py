@@ -118,3 +118,22 @@ def test_token_figure_keeps_every_interval_inside_the_axes():
     low, high = ax.get_ylim()
     assert low <= 0.0 and high >= 49.2
     matplotlib.pyplot.close(fig)
+
+
+@pytest.mark.parametrize("accuracy,tokens", [(0.0, 120), (1.0, 120), (0.0, 0), (0.5, 80)])
+def test_a_lone_point_is_drawn_inside_the_axes_not_on_them(accuracy, tokens):
+    # One model (the demo's random one scores 0%): its marker must sit clear of every
+    # axis line, or it reads as no data.
+    lone = ModelSummary(name="lone", kind="run", group="reasoning", accuracy=accuracy,
+                        categories={}, interval=stats.Interval(
+                            low=accuracy, high=accuracy, level=0.95, resamples=200, seed=0,
+                            families=3),
+                        tokens=stats.Tokens(tokens, None, 1, 0, 0, 0, 1))
+    fig, ax, _ = plots.draw_tokens([lone])
+    fig.canvas.draw()
+    box = ax.get_window_extent(fig.canvas.get_renderer())
+    px, py = ax.transData.transform((tokens, 100 * accuracy))
+    margin = 8   # pixels: more than the marker's radius
+    assert box.x0 + margin < px < box.x1 - margin
+    assert box.y0 + margin < py < box.y1 - margin
+    matplotlib.pyplot.close(fig)

@@ -189,3 +189,28 @@ def test_published_rows_sit_in_the_same_table(tmp_path):
     assert t2.cell("Gemini-3-Pro", "Overall") == pytest.approx(0.613)
     assert t2.cell("Gemini-3-Pro", "Source") == "paper (public)"
     assert t2.cell("Gemini-3-Pro", "Complex Constraints") is None
+
+
+def test_a_random_weight_model_is_grouped_as_a_demo_not_by_its_preset(tmp_path):
+    # The demo samples its tiny random model with the reasoning preset; run.json says the
+    # weights are random, and that, not the preset, decides its group.
+    import json
+    import os
+
+    paths = small_case(str(tmp_path / "alpha"))
+    demo = tmp_path / "demo"
+    os.makedirs(demo)
+    os.replace(paths[0], demo / "graded.jsonl")
+    (demo / "run.json").write_text(json.dumps({"model": "alpha", "backend": "transformers",
+                                               "random_weights": True}))
+    rep = build_report([str(demo / "graded.jsonl"), paths[1]], published="full",
+                       resamples=200)
+    t = rep.table("table1_categories")
+    groups = dict(zip([r[0] for r in t.rows], t.groups))
+    assert groups["alpha"] == "Demo Models (random weights: their scores mean nothing)"
+    assert groups["beta"] == "Chat Models" and groups["Gemini-3-Pro"] == "Reasoning Models"
+    # the demo group comes last, after the paper's models and the user's real ones
+    assert t.groups[-1] == groups["alpha"]
+    from general365.report.tables import leaderboard_table
+
+    assert leaderboard_table(rep.models).cell("alpha", "Group", label_column=1) == "demo"

@@ -12,7 +12,8 @@ from ..report.summary import leaderboard_order
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("graded", nargs="+", metavar="GRADED.jsonl",
-                   help="graded files (a model per file or per row's `model` field)")
+                   help="graded files (a model per file or per row's `model` field), or "
+                        "results folders written by --hub-folder")
     p.add_argument("--out", required=True, metavar="REPORT_DIR", help="folder for the report")
     p.add_argument("--published", choices=pub.CHOICES, default="full",
                    help="show the paper's figures beside yours: Table 1 (full benchmark, "
@@ -25,6 +26,34 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                      "%(default)s)")
     p.add_argument("--seed", type=int, default=stats.BOOTSTRAP_SEED,
                    help="bootstrap seed (default %(default)s)")
+    add_publish_arguments(p.add_argument_group("results sent on (docs/reports.md)"),
+                          tensorboard_default="REPORT_DIR/tensorboard")
+
+
+def add_publish_arguments(g, *, tensorboard_default: str) -> None:
+    """Trackers and the Hub: the same flags on `report` and `run`."""
+    g.add_argument("--report-to", metavar="LIST",
+                   help="experiment trackers for the results, comma-separated: tensorboard, "
+                        "wandb, trackio, mlflow, all or none (one tracker run per model)")
+    g.add_argument("--logging-dir", metavar="DIR",
+                   help=f"where TensorBoard writes (default {tensorboard_default})")
+    g.add_argument("--hub-folder", metavar="DIR",
+                   help="write the results as a dataset in the Hub layout (configs results "
+                        "and details); a folder written before gets the new rows added")
+    g.add_argument("--push-to-hub", metavar="ORG/NAME",
+                   help="upload the results dataset to this Hub dataset repository "
+                        "(private unless --public; other models' rows there are kept)")
+    g.add_argument("--public", action="store_true",
+                   help="with --push-to-hub: create the repository public")
+    g.add_argument("--token-env", default="HF_TOKEN", metavar="VAR",
+                   help="the environment variable that holds the Hub token (default "
+                        "HF_TOKEN; when it is unset the saved `hf auth login` token is used)")
+
+
+def publish_kwargs(args: argparse.Namespace) -> dict:
+    return {"report_to": args.report_to, "logging_dir": args.logging_dir,
+            "hub_folder": args.hub_folder, "push_to_hub": args.push_to_hub,
+            "public": args.public, "token_env": args.token_env}
 
 
 def _pct(x: float | None) -> str:
@@ -58,12 +87,14 @@ def print_summary(report, n_files: int) -> None:
     print(f"  page:   {os.path.join(report.out, 'index.html')}")
     print(f"  tables: {os.path.join(report.out, 'report.md')} (+ tables/*.csv, report.json)")
     print(f"  figures: {os.path.join(report.out, 'figures')}/")
+    for line in report.sent:
+        print(f"  sent:   {line}")
 
 
 def main(args: argparse.Namespace) -> int:
     from .. import api
 
     report = api.report(args.graded, args.out, published=args.published, names=args.names,
-                        bootstrap=args.bootstrap, seed=args.seed)
+                        bootstrap=args.bootstrap, seed=args.seed, **publish_kwargs(args))
     print_summary(report, len(args.graded))
     return 0

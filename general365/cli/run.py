@@ -17,7 +17,7 @@ from ..tasks.cfe.grade import DEFAULT_TIMEOUT as CFE_TIMEOUT
 from ..report import published as pub
 from . import generate as generate_cli
 from . import judge_flags
-from .report import print_summary
+from .report import add_publish_arguments, print_summary, publish_kwargs
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -36,6 +36,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the paper's figures beside yours (default: full)")
     g.add_argument("--name", help="the model's name in the report (default: the model as the "
                                   "run records it: --model, or --model@--revision)")
+    add_publish_arguments(p.add_argument_group("results sent on (see `general365 report`)"),
+                          tensorboard_default="RUN_DIR/tensorboard")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -46,12 +48,15 @@ def main(args: argparse.Namespace) -> int:
         print(f"general365 run: {n}/3 {name} -> {path}", file=sys.stderr)
 
     if args.judge_model:   # every extra the run needs, named in one line before any work
-        require("run", [*backend_extra(args.backend), "judge", "plots"])
+        from ..results.trackers import extras_for, parse_report_to
+
+        require("run", [*backend_extra(args.backend), "judge", "plots",
+                        *extras_for(parse_report_to(args.report_to))])
     judge = judge_flags.make_judge("run", args)
     result = api.run(args.model, policy=args.policy, judge=judge,
                      grade_workers=args.grade_workers, grade_timeout=args.grade_timeout,
                      published=args.published, name=args.name, on_stage=stage,
-                     **generate_cli.generate_kwargs(args))
+                     **publish_kwargs(args), **generate_cli.generate_kwargs(args))
     return print_result(result, args.out)
 
 

@@ -263,13 +263,13 @@ def push_folder(folder: str | Path, repo: str, *, private: bool = False,
         api.upload_folder(repo_id=repo, repo_type="dataset", folder_path=str(folder),
                           commit_message=f"{message} ({len(files)} data files)")
     except Exception as exc:
-        if not _is_hub_error(exc):
+        if not is_hub_error(exc):
             raise
         raise UserError(f"upload to {repo} failed: {exc}") from None
     return f"https://huggingface.co/datasets/{repo}"
 
 
-def _is_hub_error(exc: Exception) -> bool:
+def is_hub_error(exc: Exception) -> bool:
     """Network and Hub refusals are the user's to fix (token, rights, network); anything
     else is a bug and keeps its traceback."""
     if isinstance(exc, OSError):

@@ -31,6 +31,9 @@ class Report:
     out: str | None = None
     files: list[str] = field(default_factory=list)
     own_tables: list[str] = field(default_factory=list)   # keys of the benchmark's row_tables
+    # the graded rows per model, for what is sent on from the report (trackers, the Hub)
+    runs: list[ModelRuns] = field(default_factory=list, repr=False)
+    sent: list[str] = field(default_factory=list)   # where they were sent, one line each
 
     def table(self, key: str) -> tables.Table:
         return next(t for t in self.tables if t.key == key)
@@ -85,7 +88,7 @@ def build_report(paths: Sequence[str], *, published: str = "full",
         settings["benchmark"] = kind.name
     own = kind.row_tables(runs, published) if kind.row_tables is not None else []
     return Report(models=models, tables=own + kind.tables(models), settings=settings, kind=kind,
-                  own_tables=[t.key for t in own])
+                  own_tables=[t.key for t in own], runs=runs)
 
 
 def _one_kind(runs: list[ModelRuns], kind_of: KindOf | None) -> ReportKind:

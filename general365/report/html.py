@@ -20,12 +20,17 @@ from .tables import INT, NUM, PCT, Table, fmt, leaderboard_table
 CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
        "script-src 'unsafe-inline'")
 
+# Wide tables scroll inside their own box (.wrap: bounded in height too, so that its sticky
+# header works and its horizontal scrollbar stays on screen); long unbroken text (a model
+# given as a path) wraps. So nothing widens the page itself, at any window width.
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;
 max-width:1400px;padding:0 16px;color:#1d1d1f;background:#fff}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}
 .note{color:#555;font-size:12.5px;max-width:1000px}
-.wrap{overflow-x:auto}
+h1,h2,h3,p,dt,dd,figcaption,summary{overflow-wrap:anywhere}
+.wrap{overflow:auto;max-width:100%;max-height:80vh;border:1px solid #e4e4e8}
+.wrap table{margin:0}
 table{border-collapse:collapse;font-size:12.5px;margin:6px 0}
 th,td{padding:3px 7px;border-bottom:1px solid #eee;white-space:nowrap}
 th{white-space:normal;vertical-align:bottom;max-width:120px}
@@ -34,6 +39,7 @@ th.sortable{cursor:pointer;user-select:none}
 th.sortable:hover{background:#e6e8f0}
 th[aria-sort=ascending]::after{content:" \\25B2"}th[aria-sort=descending]::after{content:" \\25BC"}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
+td.name{white-space:normal;overflow-wrap:anywhere;min-width:26ch;max-width:44ch}
 tr.run td{background:#fff4e8;font-weight:600}
 tr.group td{background:#fafafa;font-weight:700}
 figure{margin:12px 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
@@ -106,6 +112,8 @@ def table_html(t: Table, *, table_id: str, sortable: bool = True,
                 raw = "" if v is None else repr(float(v))
                 cells.append(f'<td class="num" data-v="{_e(raw)}">'
                              f'{_e(fmt(v, c.kind, digits=1))}</td>')
+            elif c.name == "Model":   # a model given as a long path wraps (see STYLE)
+                cells.append(f'<td class="name">{_e("" if v is None else v)}</td>')
             else:
                 cells.append(f"<td>{_e('' if v is None else v)}</td>")
         is_run = _is_run_row(row, t, run_names or set())

@@ -31,8 +31,17 @@ class ModelRuns:
         return {r.preset for r in self.rows if r.preset}
 
     @property
+    def random_weights(self) -> bool:
+        """Whether run.json says the model had random weights (the demo's tiny model)."""
+        return any(rj.get("random_weights") is True for rj in self.run_json)
+
+    @property
     def group(self) -> str:
-        """`reasoning` or `chat` where the rows' sampling preset says so, else `other`."""
+        """`demo` for a random-weight model (whatever preset it was sampled with: its
+        scores say nothing of reasoning); else `reasoning` or `chat` where the rows'
+        sampling preset says so, else `other`."""
+        if self.random_weights:
+            return "demo"
         p = self.presets
         return p.pop() if len(p) == 1 and p <= {"reasoning", "chat"} else "other"
 
@@ -114,22 +123,45 @@ def load_graded(paths: Sequence[str], names: Sequence[str] | None = None) -> lis
     models: dict[str, ModelRuns] = {}
     seen: dict[tuple[str, str, int], Graded] = {}
     for i, path in enumerate(paths):
-        rows, run_json = read_graded_file(path, name=names[i] if names else None)
-        for row in rows:
-            key = (row.model, row.id, row.run)
-            if key in seen:
-                first = seen[key]
-                raise DataError(
-                    f"duplicate row: model {row.model!r} run {row.run} already at "
-                    f"{first.path}:{first.line}", path=path, line=row.line, row_id=row.id,
-                    field="run", expected="each (model, id, run) once; give each file its "
-                                          "own name with --name to compare settings")
-            seen[key] = row
-            entry = models.setdefault(row.model, ModelRuns(name=row.model))
-            entry.rows.append(row)
-            if path not in entry.files:
-                entry.files.append(path)
-                if run_json is not None:
-                    entry.run_json.append(run_json)
+        for rows, run_json in _read_input(path, name=names[i] if names else None):
+            _add_rows(models, seen, path, rows, run_json)
     return list(models.values())
+
+
+def _read_input(path: str, *, name: str | None) -> list[tuple[list[Graded], dict | None]]:
+    """A graded file's rows, or each model's rows of a results folder (hub_folder.py)."""
+    if not os.path.isdir(path):
+        return [read_graded_file(path, name=name)]
+    from . import hub_folder
+
+    out = []
+    for dicts, run_json in hub_folder.read_folder(path):
+        rows = []
+        for n, d in enumerate(dicts, start=1):
+            row = parse_row(d, path=path, line=n, model=name or "")
+            if name:
+                row.response.model = name
+            rows.append(row)
+        out.append((rows, run_json))
+    return out
+
+
+def _add_rows(models: dict[str, ModelRuns], seen: dict, path: str, rows: list[Graded],
+              run_json: dict | None) -> None:
+    for row in rows:
+        key = (row.model, row.id, row.run)
+        if key in seen:
+            first = seen[key]
+            raise DataError(
+                f"duplicate row: model {row.model!r} run {row.run} already at "
+                f"{first.path}:{first.line}", path=path, line=row.line, row_id=row.id,
+                field="run", expected="each (model, id, run) once; give each file its "
+                                      "own name with --name to compare settings")
+        seen[key] = row
+        entry = models.setdefault(row.model, ModelRuns(name=row.model))
+        entry.rows.append(row)
+        if path not in entry.files:
+            entry.files.append(path)
+            if run_json is not None:
+                entry.run_json.append(run_json)
 

@@ -162,13 +162,16 @@ def draw_tokens(models: Sequence[ModelSummary]):
         points.append((x, y))
     if ms:
         xs = [p[0] for p in points]
-        # From zero, as lengths compare by ratio; room on the right for the labels.
+        # From zero, as lengths compare by ratio; room on the right for the labels. A point
+        # at zero tokens gets a margin on the left, so that it is not drawn on the axis.
         span = max(xs) or 1.0
-        ax.set_xlim(0, 1.35 * span)
-        # The intervals' ends too, so that no whisker runs off the plot.
+        ax.set_xlim(min(0.0, min(xs) - 0.05 * span), 1.35 * span)
+        # The intervals' ends too, so that no whisker runs off the plot; and a margin past
+        # 0% and 100%, so that a model at either end (a random demo model's 0%, a lone
+        # point) is not drawn on the axis itself, where it reads as no data.
         lows = [100 * m.interval.low if m.interval else y for m, (_, y) in zip(ms, points)]
         highs = [100 * m.interval.high if m.interval else y for m, (_, y) in zip(ms, points)]
-        ax.set_ylim(max(0, min(lows) - 5), min(100, max(highs) + 5))
+        ax.set_ylim(min(lows) - 5, max(highs) + 5)
         # Labels start a few points to the right of their marker.
         for t, (x, y) in zip(texts, points):
             t.set_position((x + 0.02 * span, y))

@@ -18,9 +18,10 @@ from .published import SOURCE, PublishedModel, PublishedStability
 
 REPORT_SCHEMA = "general365.report"
 REPORT_VERSION = 1
-GROUP_ORDER = ("reasoning", "chat", "other")
+GROUP_ORDER = ("reasoning", "chat", "other", "demo")
 GROUP_TITLES = {"reasoning": "Reasoning Models", "chat": "Chat Models",
-                "other": "Other Models (no reasoning/chat preset recorded)"}
+                "other": "Other Models (no reasoning/chat preset recorded)",
+                "demo": "Demo Models (random weights: their scores mean nothing)"}
 CATEGORY_NOTE = ("A problem with several categories counts in each of them (the paper's "
                  "convention), so category columns do not add up to Overall.")
 

@@ -1,0 +1,203 @@
+"""A report's results as a dataset in the Hub layout (report/hub_folder.py has the layout
+and reads it back): `hub_folder=DIR` writes it, `push_to_hub=ORG/NAME` uploads it.
+
+Every (model, run) is its own pair of files, named by the model, the run and what was
+evaluated (the dataset's fingerprint, the sampling settings): pushing a second model to
+the same repository adds files beside the first's and replaces none, while pushing the
+same evaluation again replaces its own files with equal ones.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import re
+from typing import Any, Sequence
+
+from ..errors import OptionError, UserError
+from ..report import hub_folder as layout
+from ..report.load import ModelRuns
+from ..schema import Graded
+from . import rows as results
+
+_REPO = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
+PROVENANCE = ("model", "backend", "revision", "benchmark", "sampling", "judge_models",
+              "general365_version", "dataset_source", "dataset_split", "dataset_config",
+              "dataset_fingerprint", "prompt_version", "random_weights")
+
+CARD = """---
+{mark}
+configs:
+- config_name: results
+  data_files:
+  - split: train
+    path: {results}/*.parquet
+- config_name: details
+  data_files:
+  - split: train
+    path: {details}/*.parquet
+tags:
+- general365
+- evaluation
+---
+
+# General365 results
+
+Evaluation results written by [general365](https://general365.github.io)
+(`general365 report --hub-folder` / `--push-to-hub`).
+
+- `results`: one row per model and run: the flat metrics (`accuracy`, `coverage`,
+  `status/<status>`, `accuracy/<answer type>`, `accuracy/<category>`, ...; `n_runs`,
+  `avg_at_n` and `pass_at_n` are the model's, over all its runs) and where the run came
+  from (model, backend, sampling, general365's version, the dataset's fingerprint).
+- `details`: one row per graded response (id, run, status, extracted and gold answer,
+  tokens).
+
+```python
+from datasets import load_dataset
+results = load_dataset("REPO", "results", split="train")
+details = load_dataset("REPO", "details", split="train")
+```
+
+Each model and run is its own pair of files, so pushing another model to this repository
+adds rows. `general365 report DIR --out REPORT_DIR` builds the leaderboard page from a
+download of it.
+"""
+
+
+def check_repo(repo: str | None) -> None:
+    if repo is not None and not _REPO.match(repo):
+        raise OptionError("push_to_hub", f"{repo!r}: expected ORG/NAME (e.g. my-org/"
+                                         "general365-results)")
+
+
+def require_hub(repo: str) -> None:
+    """Refuse a push at once, before the report is built, when the Hub cannot be reached."""
+    from ..data.readers import hub_unreachable_reason
+
+    reason = hub_unreachable_reason()
+    if reason:
+        raise UserError(f"cannot push to {repo}: the Hugging Face Hub cannot be reached "
+                        f"({reason}); nothing was written. Write the results with --hub-folder "
+                        f"DIR and upload DIR where the Hub is reachable (hf upload {repo} DIR "
+                        "--repo-type dataset), or rerun there")
+
+
+def check_folder(folder: str) -> None:
+    """A folder that is absent, empty, or a results folder already (rows are added)."""
+    if os.path.lexists(folder) and not os.path.isdir(folder):
+        raise OptionError("hub_folder", f"{folder}: exists and is not a folder")
+    if os.path.isdir(folder) and os.listdir(folder) and not layout.is_results_folder(folder):
+        raise OptionError("hub_folder", f"{folder}: holds other files; expected an empty or "
+                                        "new folder, or one written by --hub-folder before")
+
+
+def _key(m: ModelRuns, run: int, prov: dict[str, Any]) -> str:
+    what = json.dumps([m.name, run, prov.get("dataset_fingerprint"), prov.get("sampling"),
+                       prov.get("benchmark")], sort_keys=True, ensure_ascii=False)
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", m.name).strip("._-")[-60:] or "model"
+    return f"{stem}-run{run}-{hashlib.sha256(what.encode('utf-8')).hexdigest()[:12]}"
+
+
+def _results_schema():
+    import pyarrow as pa
+
+    fields = [(k, pa.bool_() if k == "random_weights" else pa.string()) for k in PROVENANCE]
+    fields += [("run", pa.int64()), ("created", pa.string()), ("run_json", pa.string())]
+    fields += [(k, pa.float64() if results.is_rate(k) else pa.int64())
+               for k in results.metric_columns()]
+    return pa.schema(fields)
+
+
+def _detail(r: Graded, model: str) -> dict[str, Any]:
+    inline = r.response.inline
+    cats = [c.value for c in r.categories]
+    return {"model": model, "run": r.run, "id": r.id, "status": r.status.value,
+            "correct": r.correct, "method": r.method.value if r.method else None,
+            "extracted": r.verdict.extracted, "answer": results.as_text(inline.get("answer")),
+            "answer_type": r.answer_type.value if r.answer_type else None,
+            "float_round": _int(inline.get("float_round")), "categories": cats,
+            "seed_id": r.seed_id, "variant": r.variant, "output_tokens": r.output_tokens,
+            "reasoning_tokens": r.reasoning_tokens, "finish_reason": r.finish_reason,
+            "judge_model": r.judge_model,
+            "sampling": json.dumps(r.response.sampling, sort_keys=True, default=str)
+            if r.response.sampling else None,
+            "benchmark": r.benchmark or "general365"}
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def write_folder(models: Sequence[ModelRuns], folder: str) -> list[str]:
+    """Write (or add to) the results folder; returns the files written, relative to it.
+    Each file is written aside and renamed into place, the card last."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    check_folder(folder)
+    created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    rschema, dschema = _results_schema(), layout.details_schema()
+    staged: list[tuple[str, Any]] = []
+    for m in models:
+        prov = results.provenance(m)
+        model_level = {k: v for k, v in results.model_scalars(m).items()
+                       if k in results.RUNS_KEYS}
+        run_json = json.dumps(m.run_json[0], ensure_ascii=False, default=str) \
+            if m.run_json else None
+        for run in m.runs:
+            rows = [r for r in m.rows if r.run == run]
+            metrics = {**results.scalars(rows), **model_level}
+            row = {**prov, "run": run, "created": created, "run_json": run_json}
+            row.update({k: metrics.get(k) for k in results.metric_columns()})
+            key = _key(m, run, prov)
+            staged.append((f"{layout.RESULTS_DIR}/{key}.parquet",
+                           pa.Table.from_pylist([row], schema=rschema)))
+            staged.append((f"{layout.DETAILS_DIR}/{key}.parquet",
+                           pa.Table.from_pylist([_detail(r, m.name) for r in rows],
+                                                schema=dschema)))
+    written = []
+    try:
+        for rel, table in staged:
+            dest = os.path.join(folder, rel)
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            tmp = dest + ".tmp"
+            pq.write_table(table, tmp)
+            os.replace(tmp, dest)
+            written.append(rel)
+        card = CARD.format(mark=layout.CONFIG_MARK, results=layout.RESULTS_DIR,
+                           details=layout.DETAILS_DIR)
+        tmp = os.path.join(folder, "README.md.tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(card)
+        os.replace(tmp, os.path.join(folder, "README.md"))
+    except OSError as exc:
+        raise UserError(f"{folder}: cannot write the results folder "
+                        f"({exc.strerror or exc})") from None
+    return ["README.md", *written]
+
+
+def push_folder(folder: str, repo: str, *, files: Sequence[str], private: bool = True,
+                token: str | None = None, api: Any = None) -> str:
+    """Upload the files of this report (`files`, relative to `folder`) to a Hub dataset
+    repository; other files already there are left as they are. Returns its URL."""
+    check_repo(repo)
+    if api is None:
+        from huggingface_hub import HfApi
+
+        require_hub(repo)
+        api = HfApi(token=token)
+    from ..data.hub import is_hub_error
+
+    try:
+        api.create_repo(repo_id=repo, repo_type="dataset", private=private, exist_ok=True)
+        api.upload_folder(repo_id=repo, repo_type="dataset", folder_path=folder,
+                          allow_patterns=list(files),
+                          commit_message=f"Add general365 results ({len(files) - 1} files)")
+    except Exception as exc:
+        if not is_hub_error(exc):
+            raise
+        raise UserError(f"upload to {repo} failed: {exc}") from None
+    return f"https://huggingface.co/datasets/{repo}"

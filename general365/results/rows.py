@@ -1,0 +1,98 @@
+"""What the trackers and the Hub results dataset receive, computed once from a model's
+graded rows: the scalars (the `evaluate` metric's flat keys, metric.flat_scores, plus the
+report's avg@N and pass@N over runs), the provenance of the runs, and one plain row per
+graded response."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from .. import __version__
+from ..grading.summary import GradeSummary
+from ..metric import flat_scores, slug
+from ..report import stats
+from ..report.load import ModelRuns
+from ..schema import AnswerType, Category, Graded, Status
+
+# avg@N and pass@N under names every tracker takes (MLflow refuses "@" in a metric name).
+RUNS_KEYS = ("n_runs", "avg_at_n", "pass_at_n")
+
+
+def scalars(rows: Iterable[Graded]) -> dict[str, int | float]:
+    """The metric's flat keys for these rows (accuracy, coverage, counts, status/<status>,
+    accuracy/<answer type>, accuracy/<category>, ...)."""
+    summary = GradeSummary()
+    for r in rows:
+        summary.add(r)
+    return flat_scores(summary)
+
+
+def model_scalars(m: ModelRuns) -> dict[str, int | float]:
+    """A model's scalars over all its runs, with n_runs, avg_at_n and pass_at_n (absent
+    where no row is graded)."""
+    out: dict[str, int | float] = dict(scalars(m.rows))
+    st = stats.stability(m.rows)
+    out["n_runs"] = st.n
+    if st.avg_at_n is not None:
+        out["avg_at_n"] = st.avg_at_n
+    if st.pass_at_n is not None:
+        out["pass_at_n"] = st.pass_at_n
+    return out
+
+
+def metric_columns() -> list[str]:
+    """Every key `scalars` can give, in its order: the results dataset's columns are the
+    same for every model (files written apart must read back as one table)."""
+    keys = ["accuracy", "coverage", "total", "graded", "correct"]
+    keys += [f"status/{s.value}" for s in Status]
+    for name in sorted(t.value for t in AnswerType) + sorted(c.value for c in Category):
+        keys += [f"{part}/{slug(name)}" for part in ("total", "graded", "correct", "accuracy")]
+    return keys + list(RUNS_KEYS)
+
+
+def is_rate(key: str) -> bool:
+    return key.split("/")[0] in ("accuracy", "coverage", "avg_at_n", "pass_at_n")
+
+
+def sample_rows(m: ModelRuns) -> list[dict[str, Any]]:
+    """One row per graded response: the per-sample table the trackers log."""
+    return [{"id": r.id, "run": r.run, "status": r.status.value,
+             "extracted": r.verdict.extracted, "answer": as_text(r.response.inline.get("answer")),
+             "output_tokens": r.output_tokens, "reasoning_tokens": r.reasoning_tokens}
+            for r in m.rows]
+
+
+def as_text(value: Any) -> str | None:
+    """A value as a column's text: strings as they are, anything else as JSON."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def provenance(m: ModelRuns) -> dict[str, Any]:
+    """Where the model's rows came from, flat: what a tracker takes as run parameters and
+    the results dataset as columns (first run.json beside the graded files, where any)."""
+    rj = m.run_json[0] if m.run_json else {}
+    dataset = rj.get("dataset") if isinstance(rj.get("dataset"), dict) else {}
+    prompt = rj.get("prompt") if isinstance(rj.get("prompt"), dict) else {}
+    versions = rj.get("versions") if isinstance(rj.get("versions"), dict) else {}
+    settings = sorted({r.settings_key for r in m.rows if r.settings_key})
+    sampling = rj.get("sampling")
+    if sampling is None and settings:
+        sampling = [json.loads(s) for s in settings]
+    return {
+        "model": m.name,
+        "backend": as_text(rj.get("backend")),
+        "revision": as_text(rj.get("revision")),
+        "benchmark": m.benchmark or "general365",
+        "sampling": None if sampling is None else as_text(sampling),
+        "judge_models": ", ".join(m.judge_models) or None,
+        "general365_version": as_text(versions.get("general365")) or __version__,
+        "dataset_source": as_text(dataset.get("source")),
+        "dataset_split": as_text(dataset.get("split")),
+        "dataset_config": as_text(dataset.get("config")),
+        "dataset_fingerprint": as_text(dataset.get("fingerprint")),
+        "prompt_version": as_text(prompt.get("version")),
+        "random_weights": bool(m.random_weights),
+    }

@@ -1,0 +1,36 @@
+"""report_to=wandb: one W&B run per model, as W&B's environment says (WANDB_PROJECT,
+WANDB_MODE=offline, WANDB_DIR, ...); the per-sample rows as a wandb.Table."""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from ..report.load import ModelRuns
+from . import rows as results
+from .trackers import PROJECT, SAMPLE_COLUMNS, params, samples
+
+
+def send(models: Sequence[ModelRuns], *, logging_dir: str | None) -> str:
+    import wandb
+
+    project = os.environ.get("WANDB_PROJECT") or PROJECT
+    mode = os.environ.get("WANDB_MODE") or "online"
+    where = ""
+    for m in models:
+        run = wandb.init(project=project, name=m.name, config=params(m), job_type="eval",
+                         reinit="create_new",
+                         settings=wandb.Settings(console="off", silent=True,
+                                                 x_disable_stats=True))
+        try:
+            scalars = results.model_scalars(m)
+            run.log(scalars, step=0)
+            run.log({"samples": wandb.Table(columns=list(SAMPLE_COLUMNS), data=samples(m))},
+                    step=0)
+            run.summary.update(scalars)
+            # offline: the run folders under WANDB_DIR (`wandb sync` them later)
+            where = os.path.dirname(os.path.dirname(run.dir)) if mode == "offline" \
+                else (run.url or project)
+        finally:
+            run.finish()
+    return f"W&B project {project} ({mode}: {where})"

@@ -1,0 +1,123 @@
+"""`report_to=`: a report's results in experiment trackers (transformers' `report_to`
+names). One tracker run per model (all its runs pooled): the scalars of rows.py, the
+provenance as the run's parameters, and the per-sample rows as a table where the tracker
+has tables (W&B, trackio, MLflow), else as an artifact (TensorBoard: a CSV file beside its
+event files, and the same rows as a text summary).
+
+Where each one writes is the tracker's own setting: TensorBoard under `logging_dir`
+(default REPORT_DIR/tensorboard), MLflow to MLFLOW_TRACKING_URI (mlflow's own default
+when unset), W&B per its environment (WANDB_PROJECT, WANDB_MODE=offline, ...), trackio
+to its local store (TRACKIO_DIR, default under HF_HOME).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import os
+import re
+import sys
+from typing import Any, Callable, Iterable, Sequence
+
+from ..errors import OptionError, UserError
+from ..report.load import ModelRuns
+from . import rows as results
+
+TRACKERS = ("tensorboard", "wandb", "trackio", "mlflow")
+PROJECT = "general365"   # W&B project, trackio project, MLflow experiment, unless set
+SAMPLE_COLUMNS = ("id", "run", "status", "extracted", "answer", "output_tokens",
+                  "reasoning_tokens")
+
+
+def parse_report_to(value: str | Sequence[str] | None) -> list[str]:
+    """The trackers named by `value`: a comma-separated string or a list of names, each a
+    tracker, `all` or `none`. None and `none` name no tracker."""
+    if value is None:
+        return []
+    items = value.split(",") if isinstance(value, str) else list(value)
+    names = [str(v).strip() for v in items]
+    known = (*TRACKERS, "all", "none")
+    bad = [n for n in names if n not in known]
+    if bad or not names:
+        shown = ", ".join(repr(b) for b in bad) if bad else "''"
+        raise OptionError("report_to", f"{shown}: expected a comma-separated list of "
+                                       f"{', '.join(TRACKERS)}, or all, or none")
+    if "none" in names and len(set(names)) > 1:
+        raise OptionError("report_to", "none cannot be given with a tracker")
+    if "all" in names:
+        return list(TRACKERS)
+    return [t for t in TRACKERS if t in names]
+
+
+def extras_for(trackers: Iterable[str]) -> list[str]:
+    """The pip extras the trackers need (each tracker is its own extra)."""
+    return [t for t in trackers]
+
+
+def check_logging_dir(logging_dir: str | None, trackers: Sequence[str],
+                      out: str | None) -> str | None:
+    """Where TensorBoard writes: `logging_dir`, else REPORT_DIR/tensorboard."""
+    if logging_dir is not None and "tensorboard" not in trackers:
+        raise OptionError("logging_dir", "is where TensorBoard writes; give it with "
+                                         "{report_to} tensorboard (or all)")
+    if "tensorboard" not in trackers:
+        return None
+    if logging_dir is None:
+        if out is None:
+            raise OptionError("logging_dir", "is needed for TensorBoard when the report is "
+                                             "not written to a folder (no out)")
+        logging_dir = os.path.join(out, "tensorboard")
+    if os.path.lexists(logging_dir) and not os.path.isdir(logging_dir):
+        raise OptionError("logging_dir", f"{logging_dir}: exists and is not a folder")
+    return logging_dir
+
+
+def log_report(models: Sequence[ModelRuns], trackers: Sequence[str], *,
+               logging_dir: str | None) -> list[str]:
+    """Send every model's results to each tracker; one line per tracker saying where they
+    went. A tracker that fails stops here with one line naming it (the report itself is
+    already written)."""
+    done = []
+    for tracker in trackers:
+        send: Callable[..., str] = importlib.import_module(
+            f"{__package__}.send_{tracker}").send
+        try:
+            with contextlib.redirect_stdout(sys.stderr):   # trackers' chatter is not ours
+                where = send(models, logging_dir=logging_dir)
+        except UserError:
+            raise
+        except Exception as exc:   # a tracker's own failure: network, store, permissions
+            raise UserError(f"report to {tracker} failed: {type(exc).__name__}: "
+                            f"{_one_line(str(exc))}") from None
+        done.append(f"{tracker}: {len(models)} run(s) -> {where}")
+    return done
+
+
+# credentials a tracker's error could echo (a server's message quoting the key it refused)
+_SECRETS = ("WANDB_API_KEY", "MLFLOW_TRACKING_TOKEN", "MLFLOW_TRACKING_PASSWORD", "HF_TOKEN")
+
+
+def _one_line(text: str) -> str:
+    """A tracker's error as one printable line, any credential in it masked."""
+    from ..redact import Redactor
+
+    for var in _SECRETS:
+        text = Redactor(os.environ.get(var)).clean(text)
+    text = "".join(ch if ch.isprintable() else " " for ch in text)
+    text = " ".join(text.split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def samples(m: ModelRuns) -> list[list[Any]]:
+    return [[row[c] for c in SAMPLE_COLUMNS] for row in results.sample_rows(m)]
+
+
+def params(m: ModelRuns) -> dict[str, Any]:
+    return {k: v for k, v in results.provenance(m).items() if v is not None}
+
+
+def folder_name(model: str) -> str:
+    """A file name for a model name (which may be a path, or hold any character)."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("._-")[:80] or "model"
+    return f"{stem}-{hashlib.sha256(model.encode('utf-8')).hexdigest()[:8]}"
