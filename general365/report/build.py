@@ -158,7 +158,7 @@ def write_report(report: Report, out: str) -> Report:
     report left are removed first."""
     report.out, report.files = folders.write_folder(
         out, lambda tmp: _build_files(report, tmp), base=TMP_BASE, what="the report",
-        own=("tables", "figures"))
+        own=("tables", "figures", "tensorboard", "hub"))  # the last two: report_to, push_to_hub
     return report
 
 
