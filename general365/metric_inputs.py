@@ -12,6 +12,7 @@ dict of columns (`ds[:64]`) or a list of `Problem` all work.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -36,11 +37,11 @@ def fill_optional_inputs(predictions, kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _round_text(v: Any) -> Any:
-    if isinstance(v, bool):
-        return v   # refused by the grader's own check, with its message
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float) and v.is_integer():
+    if isinstance(v, (bool, str)) or v is None:
+        return v   # a bool is refused by the grader's own check, with its message
+    if isinstance(v, numbers.Integral):     # numpy's integers too
+        return str(int(v))
+    if isinstance(v, numbers.Real) and float(v).is_integer():
         return str(int(v))
     return v
 
