@@ -66,8 +66,10 @@ def url_secrets(url: str) -> list[str]:
             found.append(value)
     out: list[str] = []
     for raw in found:
-        for form in (raw, unquote(raw or "")):
-            if form and form not in out:
+        for form in (raw or "", unquote(raw or "")):
+            # Masking a credential of one to three characters in text would garble every
+            # message ("a" everywhere) and guards nothing; shown_url still masks it.
+            if form and len(form) >= _QUAD and form not in out:
                 out.append(form)
     return out
 
@@ -113,7 +115,8 @@ def shown_urls(value: Any) -> Any:
 def target(url: str) -> tuple[str, dict[str, str]]:
     """What a client is given for `url`: the URL without its query (user info kept: the
     HTTP client sends it as basic auth), and the query's parameters, sent with every
-    request."""
+    request. (A parameter given twice is sent once, with its last value: the SDK spells a
+    list as `name[]=`, which would be another parameter.)"""
     parts = urlsplit(url)
     query: dict[str, str] = {}
     for pair in parts.query.split("&") if parts.query else ():
