@@ -146,6 +146,51 @@ def test_judge_refusing_mid_batch_prints_one_line_not_a_traceback_per_task(fault
     assert "HTTP 401" in lines[0]
 
 
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real full disk: a 512 KiB tmpfs (needs root; skipped elsewhere, saying why)."""
+    mnt = tmp_path / "disk"
+    mnt.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(mnt)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here (needs root): {done.stderr.strip()}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+def test_judge_cache_filling_the_disk_mid_batch_prints_one_line(fault_server, small_disk,
+                                                               tmp_path):
+    from general365.grading.judge_cache import JudgeCache
+
+    cache = small_disk / "judge.sqlite"
+    JudgeCache(cache).close()          # the file exists; its WAL will not find room to grow
+    st = os.statvfs(small_disk)
+    with open(small_disk / "filler", "wb") as f:
+        f.write(b"\0" * (st.f_bavail * st.f_frsize - 48 * 1024))
+    fault_server.set_script(lambda req, n: Behaviour.reply('{"accuracy": true}', delay=0.02))
+    rows = [{"id": f"t{i}", "run": 0, "response": rf"\boxed{{a long answer {i} " + "x" * 3000
+             + "}", "answer": f"city {i}", "answer_type": "text", "question": f"Which {i}?"}
+            for i in range(60)]
+    src = write_jsonl(tmp_path / "r.jsonl", rows)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("OPENAI_API_KEY", None)
+    r = subprocess.run([sys.executable, "-m", "general365", "grade", str(src), "--policy", "paper",
+                        "--judge-model", "j", "--judge-base-url", fault_server.base_url,
+                        "--judge-concurrency", "8", "--judge-cache", str(cache),
+                        "--no-progress", "--out", str(tmp_path / "g.jsonl")],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 2, r.stderr
+    assert "Task exception was never retrieved" not in r.stderr
+    assert "Traceback" not in r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"general365 grade: error: judge cache "
+                                                   f"{cache}"), r.stderr
+    assert "full" in lines[0]
+
+
 # --- 11: the evaluate metric on no input ------------------------------------------------
 
 
