@@ -96,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return exc.exit_code
     except UserError as exc:
-        print(f"general365 {args.verb}: error: {shown(exc)}", file=sys.stderr)
+        print(f"general365 {args.verb}: error: "
+              + "\n".join(shown(line) for line in exc.lines()), file=sys.stderr)
         return exc.exit_code
     except OSError as exc:
         # A file the user named cannot be read or written (permissions, a folder where a
