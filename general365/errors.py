@@ -13,6 +13,12 @@ class UserError(Exception):
 
     exit_code = 2
 
+    def lines(self) -> list[str]:
+        """The message's lines as composed: one, unless the error lists several problems
+        (DataErrors). A line may quote a file: the CLI escapes each for the terminal, and
+        a newline inside a quoted value can then not start a line of its own."""
+        return [str(self)]
+
 
 class OptionError(UserError):
     """A bad value for an option of a library entry point, written once and shown two ways:
@@ -96,7 +102,11 @@ class DataErrors(UserError):
         if len(self.errors) > limit:
             lines.append(f"... and {len(self.errors) - limit} more")
         head = f"{len(self.errors)} bad row(s):"
-        super().__init__("\n".join([head, *lines]))
+        self._lines = [head, *lines]
+        super().__init__("\n".join(self._lines))
+
+    def lines(self) -> list[str]:
+        return list(self._lines)
 
 
 class MissingExtra(UserError):

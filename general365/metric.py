@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from .errors import OptionError, UserError
 from .grading.summary import GradeSummary, VerdictCounts
 from .metric_inputs import (  # noqa: F401 (the Space script reaches them through here)
-    fill_optional_inputs, split_reference_row, split_references)
+    fill_optional_inputs, float_round_as_text, split_reference_row, split_references)
 from .schema import Problem, Response
 
 CITATION = """\

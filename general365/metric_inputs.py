@@ -12,6 +12,7 @@ dict of columns (`ds[:64]`) or a list of `Problem` all work.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,6 +29,37 @@ def fill_optional_inputs(predictions, kwargs: dict[str, Any]) -> dict[str, Any]:
     for name, empty in _OPTIONAL.items():
         if kwargs.get(name) is None:
             kwargs[name] = [type(empty)() for _ in range(n)]
+    if n == 0:   # no input scores 0.0 (README), with or without the columns it would need
+        for name in ("answer_type", "float_round"):
+            if kwargs.get(name) is None:
+                kwargs[name] = []
+    return kwargs
+
+
+def _round_text(v: Any) -> Any:
+    if isinstance(v, (bool, str)) or v is None:
+        return v   # a bool is refused by the grader's own check, with its message
+    if isinstance(v, numbers.Integral):     # numpy's integers too
+        return str(int(v))
+    if isinstance(v, numbers.Real) and float(v).is_integer():
+        return str(int(v))
+    return v
+
+
+def float_round_as_text(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """float_round as text, whichever way it came (the official release writes "2", the
+    Hub layout 2): the metric declares ONE feature set, with float_round a string. With
+    two (int or string) evaluate picks one by reading the first example of the first
+    batch, and so fails with IndexError on an empty input, which must score 0.0. The
+    grader reads "2" as it reads 2 (schema.parse_float_round)."""
+    column = kwargs.get("float_round")
+    if column is None:
+        return kwargs
+    kwargs = dict(kwargs)
+    if isinstance(column, (str, bytes)) or not hasattr(column, "__iter__"):
+        kwargs["float_round"] = _round_text(column)     # one example (evaluate's add)
+    else:
+        kwargs["float_round"] = [_round_text(v) for v in column]
     return kwargs
 
 

@@ -9,9 +9,21 @@ replacement no longer matches, leaving most of it behind.
 What is masked: the whole key wherever it occurs, and any run of `FRAGMENT` or more of its
 consecutive characters, since a server may itself have cut its message in the middle of
 the key.
+
+A base URL can carry credentials too: `http://user:password@host/v1` (basic auth) or
+`?api_key=...` (a gateway's key in the query). `target` splits such a URL into what the
+client sends (the URL with its user info, and the query as the client's default query:
+the SDK appends paths to a base URL's raw text, so a query left in it would be cut into);
+`shown_url` is the URL as it may be written or printed, every credential replaced by
+MASK; `url_secrets` are the credentials, for a Redactor to mask in server text (a server's
+error may echo the URL it was asked).
 """
 
 from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 MASK = "***"
 FRAGMENT = 8          # the shortest run of a key's characters that is masked on its own
@@ -19,27 +31,125 @@ _QUAD = FRAGMENT // 2
 PLACEHOLDER = "EMPTY"  # what we send to a local server when no key is set: not a secret
 
 
+# A query parameter whose name says it holds a credential (api_key, access_token, sig,
+# X-Amz-Signature, password, auth, ...): its value is masked wherever the URL is shown.
+_SECRET_PARAM = re.compile(r"key|token|secret|passw|pwd|sig|auth|cred|session", re.I)
+
+
+def _split(url: str):
+    try:
+        return urlsplit(url)
+    except ValueError:   # a malformed URL ("http://[::1"): nothing can be read from it
+        return None
+
+
+def _userinfo(parts) -> tuple[str | None, str | None]:
+    userinfo, at, _ = parts.netloc.rpartition("@")
+    if not at:
+        return None, None
+    user, colon, password = userinfo.partition(":")
+    return user, (password if colon else None)
+
+
+def url_secrets(url: str) -> list[str]:
+    """The credentials in `url`, as written and decoded: the user info's password (or the
+    user name when there is no password: then it is the token), and the values of query
+    parameters whose name says secret."""
+    parts = _split(url) if isinstance(url, str) else None
+    if parts is None:
+        return []
+    user, password = _userinfo(parts)
+    found = [password if password is not None else user]
+    for pair in parts.query.split("&"):
+        name, eq, value = pair.partition("=")
+        if eq and _SECRET_PARAM.search(unquote(name)):
+            found.append(value)
+    out: list[str] = []
+    for raw in found:
+        for form in (raw or "", unquote(raw or "")):
+            # Masking a credential of one to three characters in text would garble every
+            # message ("a" everywhere) and guards nothing; shown_url still masks it.
+            if form and len(form) >= _QUAD and form not in out:
+                out.append(form)
+    return out
+
+
+def shown_url(url: str) -> str:
+    """`url` as it may be written to a file or printed: every credential url_secrets finds
+    replaced by MASK, the rest as given."""
+    if not isinstance(url, str):
+        return url
+    parts = _split(url)
+    if parts is None:   # unreadable, so nothing of it is trusted: user info, every value
+        url = re.sub(r"//[^/?#]*@", f"//{MASK}@", url)
+        return re.sub(r"([?&][^=&#]*=)[^&#]*", rf"\g<1>{MASK}", url)
+    netloc = parts.netloc
+    user, password = _userinfo(parts)
+    if user is not None:
+        host = netloc.rpartition("@")[2]
+        netloc = (f"{user}:{MASK}@{host}" if password is not None else f"{MASK}@{host}")
+    query = "&".join(
+        f"{name}={MASK}" if eq and value and _SECRET_PARAM.search(unquote(name))
+        else name + eq + value
+        for name, eq, value in (pair.partition("=") for pair in parts.query.split("&"))
+    ) if parts.query else parts.query
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+_URL_IN_TEXT = re.compile(r"https?://[^\s\"'<>]+")
+
+
+def shown_urls(value: Any) -> Any:
+    """`value` (text, or JSON-like lists and objects of it) with every URL in it shown as
+    shown_url shows it: for files written before URLs were stored so (an old run.json)."""
+    if isinstance(value, str):
+        return _URL_IN_TEXT.sub(lambda m: shown_url(m.group(0)), value) \
+            if "://" in value else value
+    if isinstance(value, list):
+        return [shown_urls(v) for v in value]
+    if isinstance(value, dict):
+        return {k: shown_urls(v) for k, v in value.items()}
+    return value
+
+
+def target(url: str) -> tuple[str, dict[str, str]]:
+    """What a client is given for `url`: the URL without its query (user info kept: the
+    HTTP client sends it as basic auth), and the query's parameters, sent with every
+    request. (A parameter given twice is sent once, with its last value: the SDK spells a
+    list as `name[]=`, which would be another parameter.)"""
+    parts = urlsplit(url)
+    query: dict[str, str] = {}
+    for pair in parts.query.split("&") if parts.query else ():
+        name, _, value = pair.partition("=")
+        query[unquote(name.replace("+", " "))] = unquote(value.replace("+", " "))
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")), query
+
+
 class Redactor:
-    """Masks one secret in text.
+    """Masks secrets in text: an API key, and the credentials of the base URLs in use
+    (`Redactor(key, *url_secrets(url))`).
 
-    `answer=True` is for a model's answer or reasoning: a key shorter than FRAGMENT
+    `answer=True` is for a model's answer or reasoning: a secret shorter than FRAGMENT
     characters is not masked there, since replacing a short common string such as "token"
-    would corrupt answers (and such a key cannot be kept secret anyway)."""
+    would corrupt answers (and such a secret cannot be kept secret anyway)."""
 
-    def __init__(self, secret: str | None):
-        self.secret = secret if secret and secret != PLACEHOLDER else None
-        s = self.secret or ""
-        self._grams = frozenset(s[i:i + FRAGMENT] for i in range(len(s) - FRAGMENT + 1))
-        self._quads = frozenset(s[i:i + _QUAD] for i in range(len(s) - _QUAD + 1))
+    def __init__(self, secret: str | None, *more: str | None):
+        kept = [s for s in (secret, *more) if s and s != PLACEHOLDER]
+        # Longest first: a secret that contains another is masked whole.
+        self.secrets = sorted(dict.fromkeys(kept), key=len, reverse=True)
+        self.secret = self.secrets[0] if self.secrets else None
+        self._grams = frozenset(s[i:i + FRAGMENT] for s in self.secrets
+                                for i in range(len(s) - FRAGMENT + 1))
+        self._quads = frozenset(s[i:i + _QUAD] for s in self.secrets
+                                for i in range(len(s) - _QUAD + 1))
 
     def __repr__(self) -> str:   # never shows the secret
-        return f"Redactor({'set' if self.secret else 'none'})"
+        return f"Redactor({'set' if self.secrets else 'none'})"
 
     def clean(self, text: str, limit: int | None = None, *, answer: bool = False) -> str:
-        """`text` with the secret masked, then cut to `limit` characters (with " [...]")."""
-        secret = self.secret
-        if secret and text and not (answer and len(secret) < FRAGMENT):
-            text = self._mask(text)
+        """`text` with the secrets masked, then cut to `limit` characters (with " [...]")."""
+        if self.secrets and text:
+            text = self._mask(text, answer)
         if limit is not None and len(text) > limit:
             text = text[:limit] + " [...]"
         return text
@@ -47,10 +157,10 @@ class Redactor:
     def clean_opt(self, text: str | None, limit: int | None = None) -> str | None:
         return None if text is None else self.clean(text, limit)
 
-    def _mask(self, text: str) -> str:
-        secret = self.secret
-        assert secret is not None
-        text = text.replace(secret, MASK)
+    def _mask(self, text: str, answer: bool = False) -> str:
+        for secret in self.secrets:
+            if not (answer and len(secret) < FRAGMENT):
+                text = text.replace(secret, MASK)
         if not self._grams:
             return text
         # Every FRAGMENT-long window of the text that is a piece of the key. Such a window

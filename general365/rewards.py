@@ -34,6 +34,7 @@ from .completions import completion_parts, final_part
 from .errors import DataError, OptionError, UserError
 from .markers import split_reasoning
 from .schema import AnswerType, Method, Problem, Response, Status
+from .terminal import shown
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +149,7 @@ class AccuracyReward:
             results = probe.score(_WARM_UP[0], answer=_WARM_UP[1], answer_type=_WARM_UP[2])
             if any(r.status == ERROR for r in results):   # the first real call says it again
                 log.warning("general365 reward: the rule-grading pool did not start: %s",
-                            next(r.detail for r in results if r.status == ERROR))
+                            shown(next(r.detail for r in results if r.status == ERROR)))
 
         if wait:
             start()
@@ -255,10 +256,10 @@ class AccuracyReward:
             if problem.answer_type.is_rule_graded:
                 self._golds.rule(problem)
         except DataError as exc:
-            shown = (repr(gold)[:200], repr(answer_type))
-            if shown not in self._bad:  # once per bad reference, not once per completion
-                self._bad.add(shown)
-                log.warning("general365 reward: a reference row scores 0.0: %s", exc)
+            seen = (repr(gold)[:200], repr(answer_type))
+            if seen not in self._bad:  # once per bad reference, not once per completion
+                self._bad.add(seen)
+                log.warning("general365 reward: a reference row scores 0.0: %s", shown(exc))
             return RewardResult(0.0, INVALID_REFERENCE, str(exc))
         if key is not None:
             if len(self._problems) > _MEMO_MAX:
@@ -282,7 +283,7 @@ class AccuracyReward:
             raise
         except Exception as exc:  # the pool or the judge failed: no reward, never a crash
             log.warning("general365 reward: grading failed, %d completions score 0.0: %s",
-                        len(rows), exc)
+                        len(rows), shown(exc))
             for i, _, _ in rows:
                 results[i] = RewardResult(0.0, ERROR, f"{type(exc).__name__}: {exc}")
             return
@@ -378,7 +379,7 @@ def format_reward(completions: Sequence, answer_type: Sequence[str] | None = Non
             raise
         except Exception as exc:  # never raise mid-training; say why in the log
             log.warning("general365 format reward: a completion scores 0.0 after %s: %s",
-                        type(exc).__name__, exc)
+                        type(exc).__name__, shown(exc))
             statuses.append(ERROR)
     if callable(log_extra):
         log_extra("general365_format", statuses)

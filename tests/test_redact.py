@@ -72,3 +72,19 @@ def test_the_placeholder_and_short_keys():
     assert short.clean("a token count", answer=True) == "a token count"     # not in answers
     assert Redactor(KEY).clean(f"answer {KEY}", answer=True) == f"answer {MASK}"
     assert "set" in repr(Redactor(KEY)) and KEY not in repr(Redactor(KEY))
+
+
+@pytest.mark.parametrize("url, shown, secrets", [
+    ("http://alice:s3cret-pass@h:8000/v1", "http://alice:***@h:8000/v1", ["s3cret-pass"]),
+    ("http://tok-12345@h/v1", "http://***@h/v1", ["tok-12345"]),          # a token as the user
+    ("http://u:p@ss-word@h/v1", "http://u:***@h/v1", ["p@ss-word"]),      # '@' in the password
+    ("http://h/v1?api_key=k%2Fey1&api-version=2024&X-Amz-Signature=abcd",
+     "http://h/v1?api_key=***&api-version=2024&X-Amz-Signature=***", ["k%2Fey1", "k/ey1", "abcd"]),
+    ("http://h/v1?token=a", "http://h/v1?token=***", []),   # too short to mask in text
+    ("http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1", []),
+])
+def test_url_credentials_are_shown_masked(url, shown, secrets):
+    from general365.redact import shown_url, url_secrets
+
+    assert shown_url(url) == shown and url_secrets(url) == secrets
+    assert shown_url(shown) == shown   # masking twice changes nothing

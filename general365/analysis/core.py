@@ -17,6 +17,7 @@ from typing import Any, Sequence
 
 from .. import __version__
 from ..errors import UserError
+from ..terminal import shown
 from .cache import EmbeddingCache
 from .datasets import AnalysisSet, load_sets
 from .difficulty import Difficulty, load_difficulty
@@ -172,7 +173,8 @@ def _one(s: AnalysisSet, emb, store, *, threshold: float, mask: bool, perplexity
          method: str, seed: int, progress: bool) -> DatasetAnalysis:
     def step(what: str) -> None:
         if progress:
-            print(f"general365 analyze: {s.name}: {what}", file=sys.stderr, flush=True)
+            print(f"general365 analyze: {shown(s.name)}: {shown(what)}", file=sys.stderr,
+                  flush=True)
 
     stats = set_stats(s)
     questions = [i.question for i in s.items]

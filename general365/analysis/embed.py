@@ -23,6 +23,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from ..errors import MissingExtra, UserError
+from ..redact import Redactor, shown_url, target, url_secrets
 from ..retry import backoff_delay, retry_after_seconds
 from .cache import EmbeddingCache, text_hash
 
@@ -165,10 +166,15 @@ class EndpointEmbedder:
                  max_retries: int = 4, backoff_base: float = 0.5, backoff_max: float = 30.0,
                  truncate: int | None = None):
         if not base_url.startswith(("http://", "https://")):
-            raise UserError(f"--embedder-base-url {base_url!r}: expected an http(s) URL "
+            raise UserError(f"--embedder-base-url {shown_url(base_url)!r}: expected an "
+                            "http(s) URL "
                             "ending in /v1")
         self.model = model
-        self.base_url = base_url.rstrip("/")
+        # Its credentials (user info, a key in the query) go with each request and nowhere
+        # else: the identity, the messages and analysis.json name the URL as shown.
+        self._target, self._query = target(base_url.rstrip("/"))
+        self._secrets = url_secrets(base_url)
+        self.base_url = shown_url(base_url.rstrip("/"))
         self.api_key_env = api_key_env
         self.batch_size, self.concurrency = batch_size, max(1, concurrency)
         self.timeout, self.max_retries = timeout, max_retries
@@ -204,8 +210,8 @@ class EndpointEmbedder:
         while True:
             self.requests += 1
             try:
-                reply = client.post(f"{self.base_url}/embeddings", json=body,
-                                    headers=self._headers())
+                reply = client.post(f"{self._target}/embeddings", json=body,
+                                    params=self._query, headers=self._headers())
                 if reply.status_code == 429 or reply.status_code >= 500:
                     reply.raise_for_status()
             except (httpx.TransportError, httpx.HTTPStatusError) as exc:
@@ -219,7 +225,8 @@ class EndpointEmbedder:
                 attempt += 1
                 continue
             if reply.status_code != 200:
-                message = _server_message(reply, os.environ.get(self.api_key_env, ""))
+                message = _server_message(reply, Redactor(os.environ.get(self.api_key_env),
+                                                          *self._secrets))
                 raise self._fail(f"HTTP {reply.status_code}: {message}")
             return self._parse(reply, len(batch))
 
@@ -266,18 +273,16 @@ def _describe(exc: Exception) -> str:
     return type(exc).__name__
 
 
-def _server_message(reply, key: str) -> str:
-    """The server's error text, the API key masked first (a hostile or careless server may
-    echo the request's headers), then cut."""
+def _server_message(reply, redactor: Redactor) -> str:
+    """The server's error text, the API key and the URL's credentials masked first (a
+    hostile or careless server may echo the request's headers), then cut."""
     try:
         err = reply.json().get("error") or reply.json().get("detail")
         msg = err.get("message") if isinstance(err, dict) else err
     except (ValueError, AttributeError):
         msg = reply.text
     msg = str(msg or "")
-    if key:
-        msg = msg.replace(key, "***")
-    msg = " ".join(msg.split())
+    msg = " ".join(redactor.clean(msg).split())
     return msg[:300] or "(no message)"
 
 

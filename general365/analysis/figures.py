@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import MissingExtra
 from ..report.plots import Figure
+from ..terminal import shown
 
 if TYPE_CHECKING:
     from .core import DatasetAnalysis
@@ -231,7 +232,7 @@ def draw_accuracy(diff: "Difficulty"):
             ax.text(bar.get_x() + bar.get_width() / 2, y + 1, f"{y:.1f}", ha="center",
                     fontsize=7)
     ax.set_xticks(np.arange(len(models)) + w * (len(benches) - 1) / 2)
-    ax.set_xticklabels(models, fontsize=8, rotation=20 if len(models) > 4 else 0, ha="right"
+    ax.set_xticklabels([shown(m) for m in models], fontsize=8, rotation=20 if len(models) > 4 else 0, ha="right"
                        if len(models) > 4 else "center")
     ax.set_ylim(0, 105)
     ax.set_ylabel("Accuracy (%)")
@@ -269,7 +270,7 @@ def draw_tokens(diff: "Difficulty"):
     handles = [Line2D([0], [0], marker="o", ls="", color=color(b), label=bench)
                for b, bench in enumerate(diff.benchmarks)]
     handles += [Line2D([0], [0], marker=markers[m % len(markers)], ls="", color="grey",
-                       label=model) for m, model in enumerate(diff.models)]
+                       label=shown(model)) for m, model in enumerate(diff.models)]
     ax.legend(handles=handles, fontsize=8, frameon=False, loc="center left",
               bbox_to_anchor=(1.01, 0.5))
     ax.set_xlabel("Average output tokens per response")

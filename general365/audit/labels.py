@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import DataError, UserError
 from ..jsonl import iter_jsonl
-from ..schema import AnswerType, Method, Status
+from ..schema import AnswerType, Method, Status, row_id_and_run
 
 LABELS = ("right", "wrong")
 
@@ -63,13 +63,9 @@ def parse_label(d: Any, *, path: str, line: int) -> Label | None:
     if not isinstance(d, Mapping):
         raise DataError("not a JSON object", value=d, expected="one JSON object a line",
                         **where)
-    rid = d.get("id")
-    if isinstance(rid, int) and not isinstance(rid, bool):
-        rid = str(rid)
-    if not isinstance(rid, str) or not rid:
-        raise DataError("missing field" if rid is None else "wrong type", field="id",
-                        value=rid, expected="the graded row's id, a non-empty string", **where)
-    where["row_id"] = rid
+    # The id and run as the graded row's own reader checks them (schema), so that a label
+    # can name only a row that a graded file can hold; null run: the first run.
+    rid, run = row_id_and_run({**d, "run": 0} if d.get("run") is None else d, where)
     if "label" not in d:
         raise DataError("missing field", field="label",
                         expected='"right" or "wrong" (is the verdict right?), or null', **where)
@@ -87,12 +83,6 @@ def parse_label(d: Any, *, path: str, line: int) -> Label | None:
     if status is Status.UNGRADED:
         raise DataError("an ungraded row has no verdict to label", field="status",
                         value=status.value, expected="a status with a verdict", **where)
-    run = d.get("run", 0)
-    if run is None:
-        run = 0
-    if isinstance(run, bool) or not isinstance(run, int) or run < 0:
-        raise DataError("wrong type", field="run", value=run, expected="an integer >= 0",
-                        **where)
     model = d.get("model") or ""
     if not isinstance(model, str):
         raise DataError("wrong type", field="model", value=model, expected="a string", **where)

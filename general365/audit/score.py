@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from .. import __version__
+from ..terminal import shown
 from .labels import Label, read_labels
 from .metrics import Estimate, Scores, scores, weighted_estimate
 from .output import write_files
@@ -171,7 +172,8 @@ def summary_lines(a: AuditScore) -> list[str]:
     def line(name: str, s: Scores) -> str:
         iv = s.interval
         ci = f"[{_pct(iv[0]):>5}, {_pct(iv[1]):>5}]" if iv else ""
-        return (f"  {name:<28.28} n {s.n:>5}  acc {_pct(s.accuracy):>5}% {ci}  "
+        # A group's name (a model's) comes from the labels file: escaped for the terminal.
+        return (f"  {shown(name):<28.28} n {s.n:>5}  acc {_pct(s.accuracy):>5}% {ci}  "
                 f"P {_pct(s.precision) or '-':>5}  R {_pct(s.recall) or '-':>5}  "
                 f"F1 {_pct(s.f1) or '-':>5}  FP {s.fp:>3}  FN {s.fn:>3}")
 

@@ -4,7 +4,8 @@ this package (see VERBS) that adds its arguments and maps them to the library's 
 this package.
 
 A user's mistake (`UserError`) prints one line and exits 2; an `OptionError` names the flag
-that set the bad value. Nothing else is caught here.
+that set the bad value. Nothing else is caught here. A message quotes files and servers,
+so it is printed through terminal.shown: one line, whatever it quotes.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import sys
 
 from .. import __version__
 from ..errors import OptionError, UserError
+from ..terminal import shown
 
 # verb -> module with `add_arguments(parser)` and `main(args) -> int`
 VERBS = {
@@ -90,16 +92,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args._main(args) or 0)
     except OptionError as exc:
-        print(f"general365 {args.verb}: error: {exc.render(_flags(parser, args))}",
+        print(f"general365 {args.verb}: error: {shown(exc.render(_flags(parser, args)))}",
               file=sys.stderr)
         return exc.exit_code
     except UserError as exc:
-        print(f"general365 {args.verb}: error: {exc}", file=sys.stderr)
+        print(f"general365 {args.verb}: error: "
+              + "\n".join(shown(line) for line in exc.lines()), file=sys.stderr)
         return exc.exit_code
     except OSError as exc:
         # A file the user named cannot be read or written (permissions, a folder where a
         # file was expected, a full disk): their environment, not a bug; one line, exit 2.
-        print(f"general365 {args.verb}: error: {_describe_os_error(exc)}", file=sys.stderr)
+        print(f"general365 {args.verb}: error: {shown(_describe_os_error(exc))}",
+              file=sys.stderr)
         return 2
     except Terminated:
         print(f"general365 {args.verb}: terminated", file=sys.stderr)

@@ -10,6 +10,7 @@ import sys
 
 from ..errors import UserError
 from ..extras import require
+from ..terminal import shown, shown_lines
 from . import judge_flags
 from ..analysis.core import Analysis, analyze
 from ..analysis.embed import DEFAULT_API_KEY_ENV, DEFAULT_MODEL
@@ -82,6 +83,8 @@ def _pct(x: float | None) -> str:
 
 
 def summary_lines(a: Analysis, out: str) -> list[str]:
+    """The summary printed; every name, id and note in it comes from the user's files and
+    is shown escaped (terminal.shown)."""
     s = a.settings
     lines = []
     if a.datasets:
@@ -96,12 +99,12 @@ def summary_lines(a: Analysis, out: str) -> list[str]:
             t = d.tsne
             tsne = (f"perplexity {t.perplexity:.3g} ({t.method})" if t.perplexity
                     else "off" if s["tsne"]["method"] == "off" else "skipped")
-            lines.append(f"  {d.name:<24.24} {d.stats.n:>6} {d.stats.seeds:>6} "
+            lines.append(f"  {shown(d.name):<24.24} {d.stats.n:>6} {d.stats.seeds:>6} "
                          f"{dv['nn_similarity_mean']:>7.3f} {_pct(dv['near_duplicate_share']):>8} "
                          f"{dv['local_collapse']:>8.3f} {_pct(dv['near_copy_share']):>9}  {tsne}")
         for d in a.datasets:
             for n in d.notes:
-                lines.append(f"  note: {d.name}: {n}")
+                lines.append(f"  note: {shown(d.name)}: {shown(n)}")
     else:
         lines.append("general365 analyze: no question sets")
     if a.similarity is not None:
@@ -112,7 +115,8 @@ def summary_lines(a: Analysis, out: str) -> list[str]:
                      f"{len(diff.models)} model(s)")
         for c in diff.cells:
             tok = f"{c.avg_output_tokens:,.0f} tokens" if c.avg_output_tokens is not None else "-"
-            lines.append(f"    {c.benchmark:<16.16} {c.model:<28.28} {_pct(c.accuracy)}  {tok}")
+            lines.append(f"    {shown(c.benchmark):<16.16} {shown(c.model):<28.28} "
+                         f"{_pct(c.accuracy)}  {tok}")
         lines += solve_rate_lines(diff.solve_rates)
     lines.append(f"  page:    {os.path.join(out, 'index.html')}")
     lines.append(f"  numbers: {os.path.join(out, 'analysis.json')} (+ tsne.csv, tables/*.csv)")
@@ -131,12 +135,12 @@ def solve_rate_lines(sr) -> list[str]:
     for name, rows in (("too easy", easy), ("check the gold", gold)):
         if rows:
             more = f" (+{len(rows) - 8} more)" if len(rows) > 8 else ""
-            lines.append(f"    {name}: " + ", ".join(p.id for p in rows[:8]) + more)
+            lines.append(f"    {name}: " + ", ".join(shown(p.id) for p in rows[:8]) + more)
     if sr.spread_families:
         fams = sr.spread_families
         more = f" (+{len(fams) - 8} more)" if len(fams) > 8 else ""
         lines.append("    spread families: " + ", ".join(
-            f"{f.seed_id} ({100 * f.lowest:.0f}-{100 * f.highest:.0f}%)" for f in fams[:8])
+            f"{shown(f.seed_id)} ({100 * f.lowest:.0f}-{100 * f.highest:.0f}%)" for f in fams[:8])
             + more)
     return lines
 
@@ -159,7 +163,7 @@ def similarity_lines(a: Analysis) -> list[str]:
              f"    {'set':<24} {'scored':>6} {'failed':>6} {'mean':>5} {'1-2':>6} {'5':>6}"]
     for s in sim.sets:
         mean = "    -" if s.mean is None else f"{s.mean:5.2f}"
-        lines.append(f"    {s.name:<24.24} {len(s.scores):>6} {s.failed:>6} {mean} "
+        lines.append(f"    {shown(s.name):<24.24} {len(s.scores):>6} {s.failed:>6} {mean} "
                      f"{_pct(s.share_1_2):>6} {_pct(s.share_5):>6}")
     for p in sim.published:
         lines.append(f"    {p.benchmark + ' (paper)':<24.24} {'':>6} {'':>6} {p.mean:5.2f} "
@@ -186,7 +190,7 @@ def main(args: argparse.Namespace) -> int:
                 cache=cache, judge=judge, similarity_sample=args.similarity_sample,
                 progress=not args.no_progress)
     write_analysis(a, out)
-    print("\n".join(summary_lines(a, out)))
+    print(shown_lines("\n".join(summary_lines(a, out))))
     if a.similarity is not None and a.similarity.failed:
         print(f"general365 analyze: {a.similarity.failed} pair(s) could not be scored by the "
               "judge (left out of the numbers); rerun the same command to ask again "

@@ -7,6 +7,8 @@ import argparse
 import os
 import sys
 
+from ..terminal import shown_lines
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="audit_verb", metavar="sample|score")
@@ -63,6 +65,6 @@ def _score(args) -> int:
 
     a = write_score(score(args.labels), args.out)
     for line in summary_lines(a):
-        print(line)
+        print(shown_lines(line))
     print(f"  tables: {os.path.join(a.out, 'score.md')} (+ score.csv, score.json)")
     return 0

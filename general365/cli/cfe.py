@@ -20,6 +20,7 @@ import argparse
 import sys
 
 from ..grading.hybrid import POLICIES
+from ..terminal import shown_lines
 from . import judge_flags
 
 
@@ -84,8 +85,8 @@ def main(args: argparse.Namespace) -> int:
         return lambda: make_runner("openai", model, base_url=args.base_url,
                                    api_key_env=args.api_key_env, concurrency=args.concurrency)
 
-    def say(text: str) -> None:
-        print(text, file=sys.stderr, flush=True)
+    def say(text: str) -> None:   # may name what the files hold: escaped for the terminal
+        print(shown_lines(text), file=sys.stderr, flush=True)
 
     if args.cfe_command == "units":
         settings = SamplingSettings(temperature=args.temperature, max_tokens=args.max_tokens)
@@ -101,5 +102,5 @@ def main(args: argparse.Namespace) -> int:
             model=args.segment_model, out=args.out, settings=settings, dry_run=args.dry_run,
             announce=say)
     if table is not None:
-        print(to_markdown(table))
+        print(shown_lines(to_markdown(table)))
     return 0

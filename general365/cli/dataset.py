@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..data.readers import SPLITS
+from ..terminal import shown
 
 _SOURCE_HELP = ("HUB_ID (e.g. meituan-longcat/General365_Public), a .parquet/.jsonl/.json "
                 "file, a folder of them (also one written by `dataset build`), or 'sample'")
@@ -64,11 +65,11 @@ def _print_summary(summary: dict) -> None:
             continue
         if isinstance(value, dict):
             value = ", ".join(f"{k} {v}" for k, v in value.items()) or "none"
-        print(f"  {key:<{width}}  {value}")
+        print(f"  {key:<{width}}  {shown(value)}")   # the dataset's own words, escaped
     notes = summary.get("notes") or []
     print(f"  {'problems':<{width}}  0 bad rows" + (f"; {len(notes)} note(s):" if notes else ""))
     for n in notes:
-        print(f"    - {n}")
+        print(f"    - {shown(n)}")
 
 
 def _validate(args) -> int:
@@ -92,9 +93,10 @@ def _build(args) -> int:
     print(f"general365 dataset build: wrote {built.out}")
     _print_summary(done.imported.summary())
     for split, rows in built.rows.items():
-        print(f"  split {split}: " + ", ".join(f"{c} {n} rows" for c, n in rows.items()))
+        print(f"  split {shown(split)}: "
+              + ", ".join(f"{shown(c)} {n} rows" for c, n in rows.items()))
     for f in built.files:
-        print(f"    {f}")
+        print(f"    {shown(f)}")
     print(f"  next: general365 dataset push {built.out} --repo ORG/NAME")
     return 0
 

@@ -17,6 +17,7 @@ import sys
 
 from ..runners.options import DEFAULT_SEED
 from ..runners.registry import BACKENDS
+from ..terminal import shown, shown_lines
 from . import judge_flags
 
 ACTIONS = ("review", "select")
@@ -166,8 +167,8 @@ def _expand(a: argparse.Namespace) -> int:
                solver_max_tokens=a.solver_max_tokens, solver_preset=a.solver_preset,
                judge=judge, progress=not a.no_progress, on_stage=stage)
     for note in r.notes:
-        print(f"general365 expand: note: {note}", file=sys.stderr)
-    print("\n".join(summary_lines(r, a)))
+        print(f"general365 expand: note: {shown(note)}", file=sys.stderr)
+    print(shown_lines("\n".join(summary_lines(r, a))))
     return 0 if r.ok else 1
 
 
@@ -177,7 +178,7 @@ def summary_lines(r, a: argparse.Namespace) -> list[str]:
              f"{a.model} ({a.backend}) -> {r.path}",
              f"  requested {g.requested}: written {g.written}, already done {g.already_done}, "
              f"failed {g.failed}; structured output: {r.structured}"]
-    lines += [f"  failed: {e}" for e in g.errors]
+    lines += [f"  failed: {shown(e)}" for e in g.errors]   # the server's words
     if r.candidates:
         clean = sum(1 for c in r.candidates if not c.flags)
         counts = ", ".join(f"{k} {v}" for k, v in sorted(r.flag_counts().items()))
@@ -209,5 +210,5 @@ def _select(a: argparse.Namespace) -> int:
 
     s = select(a.folder, decisions=a.decisions, per_seed=a.per_seed, out=a.out,
                embedder=a.embedder, overwrite=a.overwrite)
-    print("\n".join(s.summary_lines()))
+    print(shown_lines("\n".join(s.summary_lines())))
     return 0

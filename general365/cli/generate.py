@@ -15,6 +15,7 @@ import sys
 
 from ..runners.options import DEFAULT_SEED
 from ..runners.registry import BACKENDS
+from ..terminal import shown, shown_lines
 from . import benchmark_flags
 
 
@@ -112,6 +113,6 @@ def main(args: argparse.Namespace) -> int:
 
     result = api.generate(args.model, **generate_kwargs(args))
     for note in result.notes:
-        print(f"general365 generate: {note}", file=sys.stderr)
-    print(result.render(f"{args.out}/responses.jsonl"))
+        print(f"general365 generate: {shown(note)}", file=sys.stderr)
+    print(shown_lines(result.render(f"{args.out}/responses.jsonl")))
     return 0 if result.ok else 1

@@ -12,6 +12,7 @@ import sys
 from ..grading.hybrid import POLICIES
 from ..grading.pool import DEFAULT_TIMEOUT
 from ..tasks.cfe.grade import DEFAULT_TIMEOUT as CFE_TIMEOUT
+from ..terminal import shown, shown_lines
 from . import benchmark_flags, judge_flags
 
 
@@ -44,8 +45,8 @@ def main(args: argparse.Namespace) -> int:
                             judge=judge, workers=args.workers, timeout=args.timeout,
                             progress=not args.no_progress)
     for note in result.notes:
-        print(f"general365 grade: {note}", file=sys.stderr)
-    print(result.render())
+        print(f"general365 grade: {shown(note)}", file=sys.stderr)
+    print(shown_lines(result.render()))
     sys.stdout.flush()
     if result.judge_failed:
         print(f"general365 grade: {result.judge_failed} row(s) are judge_failed (the judge gave "

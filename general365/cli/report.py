@@ -8,6 +8,7 @@ import os
 from ..report import published as pub
 from ..report import stats
 from ..report.summary import leaderboard_order
+from ..terminal import shown
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -63,19 +64,20 @@ def _pct(x: float | None) -> str:
 def print_summary(report, n_files: int) -> None:
     published = report.settings["published"]
     n_published = sum(m.kind == "published" for m in report.models)
-    shown = ""
+    paper = ""
     if published != "none":   # a benchmark's own tables may carry its paper's figures
-        shown = (f", {n_published} published ({published})" if n_published or not
+        paper = (f", {n_published} published ({published})" if n_published or not
                  report.own_tables else f", the paper's figures in its tables ({published})")
     print(f"general365 report: {n_files} file(s), "
-          f"{sum(m.kind == 'run' for m in report.models)} model(s) of yours" + shown)
+          f"{sum(m.kind == 'run' for m in report.models)} model(s) of yours" + paper)
     for rank, m in enumerate(leaderboard_order(report.models), start=1):
         if m.kind != "run":
             continue
         iv = m.interval
         ci = f" [{_pct(iv.low)}, {_pct(iv.high)}]" if iv else ""
         st = m.statuses
-        print(f"  #{rank:<3} {m.name:<40.40} {_pct(m.accuracy)}{ci}  graded "
+        # The model's name comes from the graded file: shown escaped, never raw.
+        print(f"  #{rank:<3} {shown(m.name):<40.40} {_pct(m.accuracy)}{ci}  graded "
               f"{m.overall.graded}/{m.overall.rows}  no_answer {st['no_answer']} "
               f"timeout {st['timeout']} judge_failed {st['judge_failed']}")
     if report.own_tables:
@@ -83,7 +85,7 @@ def print_summary(report, n_files: int) -> None:
         for note in report.kind.notes[:1]:
             print(f"  {note}")
     for note in report.settings["notes"]:
-        print(f"  note: {note}")
+        print(f"  note: {shown(note)}")
     print(f"  page:   {os.path.join(report.out, 'index.html')}")
     print(f"  tables: {os.path.join(report.out, 'report.md')} (+ tables/*.csv, report.json)")
     print(f"  figures: {os.path.join(report.out, 'figures')}/")

@@ -14,6 +14,7 @@ from ..extras import backend_extra, require
 from ..grading.hybrid import POLICIES
 from ..grading.pool import DEFAULT_TIMEOUT
 from ..tasks.cfe.grade import DEFAULT_TIMEOUT as CFE_TIMEOUT
+from ..terminal import shown, shown_lines
 from ..report import published as pub
 from . import generate as generate_cli
 from . import judge_flags
@@ -64,16 +65,16 @@ def print_result(result, out: str) -> int:
     """What each stage of a run said, and the exit code (shared with `general365 demo`)."""
     gen = result.generate
     for note in gen.notes:
-        print(f"general365 generate: {note}", file=sys.stderr)
-    print(gen.render(f"{out}/responses.jsonl"))
+        print(f"general365 generate: {shown(note)}", file=sys.stderr)
+    print(shown_lines(gen.render(f"{out}/responses.jsonl")))
     if not gen.ok:
         print("general365 run: generation did not complete; rerun the same command to resume "
               "(grading and the report wait for it)", file=sys.stderr)
         return 1
     if result.grade is not None:
         for note in result.grade.notes:
-            print(f"general365 grade: {note}", file=sys.stderr)
-        print(result.grade.render())
+            print(f"general365 grade: {shown(note)}", file=sys.stderr)
+        print(shown_lines(result.grade.render()))
         if result.grade.judge_failed:
             print(f"general365 grade: {result.grade.judge_failed} row(s) are judge_failed; "
                   "rerun the same command to retry them (verdicts given are cached)",

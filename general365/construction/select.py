@@ -26,6 +26,7 @@ from ..errors import DataError, OptionError, UserError
 from ..fsutil import check_target, write_text
 from ..jsonl import iter_jsonl
 from ..schema import Problem, parse_categories
+from ..terminal import shown
 from .candidates import ExpansionCandidate
 from .checks import gold_problem, normalise
 from .collect import read_candidates, read_seeds, write_rows
@@ -70,7 +71,7 @@ class Selection:
                  f"  decisions: {self.accepted} accepted, {self.rejected} rejected, "
                  f"{self.undecided} candidate(s) undecided"]
         if self.short:
-            named = ", ".join(f"{s} ({k})" for s, k in self.short.items())
+            named = ", ".join(f"{shown(s)} ({k})" for s, k in self.short.items())
             lines.append(f"  {len(self.short)} seed(s) with fewer than {self.per_seed} "
                          f"variants (write the rest by hand): {named}")
         lines.append(f"  next: general365 dataset build --source {self.out} --out DIR")

@@ -30,10 +30,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import MissingExtra, OptionError, UserError
-from ..redact import Redactor
+from ..redact import Redactor, shown_url, target, url_secrets
 from ..retry import backoff_delay, retry_after_seconds
 from ..schema import Status
-from .judge_ask import ask_batch, run_blocking
+from ..terminal import shown
+from .judge_ask import ask_batch, gather_all, run_blocking
 from .judge_cache import CachedVerdict, JudgeCache, cache_key
 from .judge_prompt import (MAX_PREDICTION_CHARS, OFFICIAL_PROMPT, VERDICT_CHOICES,
                            VERDICT_SCHEMA, JudgePrompt, UnreadableReply, parse_reply,
@@ -94,7 +95,8 @@ def check_judge_options(*, model, base_url=None, concurrency=16, timeout=60.0, v
     if base_url is not None:
         url = urlparse(base_url) if isinstance(base_url, str) else None
         if url is None or url.scheme not in ("http", "https") or not url.netloc:
-            raise OptionError("judge_base_url", f"{base_url!r} is not a URL; expected e.g. "
+            shown = shown_url(base_url) if isinstance(base_url, str) else base_url
+            raise OptionError("judge_base_url", f"{shown!r} is not a URL; expected e.g. "
                                                 "http://127.0.0.1:8000/v1")
 
 
@@ -201,7 +203,8 @@ class Judge:
         self.cache   # opened now: a file that cannot be the cache is refused before any work
 
     def __repr__(self) -> str:  # the key is not an attribute, so it cannot leak from here
-        return (f"Judge(model={self.model!r}, base_url={self.base_url!r}, votes={self.votes}, "
+        return (f"Judge(model={self.model!r}, base_url={shown_url(self.base_url)!r}, "
+                f"votes={self.votes}, "
                 f"concurrency={self.concurrency}, prompt={self.prompt.version})")
 
     def using(self, prompt: JudgePrompt) -> "Judge":
@@ -274,9 +277,9 @@ class Judge:
             client, redactor = self._client()
             sem = asyncio.Semaphore(self.concurrency)
             try:
-                results = await asyncio.gather(
-                    *(self._judge_one(client, redactor, sem, cache, key, it)
-                      for key, it in todo))
+                results = await gather_all(
+                    [self._judge_one(client, redactor, sem, cache, key, it)
+                     for key, it in todo])
             finally:
                 await client.close()
             for (key, _), res in zip(todo, results):
@@ -317,9 +320,12 @@ class Judge:
             key = "EMPTY"   # local servers (vllm serve) accept any key
         # max_retries=0: the retry policy is ours, counted and tested, not the SDK's. The
         # SDK's timeout bounds connecting and each read; _vote bounds the whole request.
-        client = openai.AsyncOpenAI(base_url=self.base_url, api_key=key,
+        # A URL's credentials (user info, a key in the query) go with every request and
+        # are masked in all the server says, as the key is (redact.py).
+        url, query = target(self.base_url) if self.base_url is not None else (None, {})
+        client = openai.AsyncOpenAI(base_url=url, api_key=key, default_query=query,
                                     timeout=self.timeout, max_retries=0)
-        return client, Redactor(key)
+        return client, Redactor(key, *url_secrets(self.base_url or ""))
 
     def _request_body(self, temperature: float,
                       reply: ReplyFormat = VERDICT_REPLY) -> dict[str, Any]:
@@ -342,8 +348,8 @@ class Judge:
                                      truncate_prediction(item.prediction,
                                                          self.max_prediction_chars))
         temp = self.temperature if self.votes == 1 else self.vote_temperature
-        votes = await asyncio.gather(*(self._vote(client, redactor, sem, messages, temp)
-                                       for _ in range(self.votes)))
+        votes = await gather_all([self._vote(client, redactor, sem, messages, temp)
+                                  for _ in range(self.votes)])
         attempts = sum(v.attempts for v in votes)
         served = next((v.served_model for v in votes if v.served_model), None)
         cast = [v.accuracy for v in votes if v.accuracy is not None]
@@ -400,7 +406,8 @@ class Judge:
                 what = self._describe(exc, redactor)
                 if status in (401, 403, 404):
                     # Every other item would fail the same way: stop with one clear line.
-                    raise UserError(f"judge endpoint {self.base_url or 'api.openai.com'}: "
+                    where = shown_url(self.base_url or "api.openai.com")
+                    raise UserError(f"judge endpoint {where}: "
                                     f"{what} (model {self.model!r}, key from "
                                     f"${self.api_key_env})") from None
                 transient = not isinstance(exc, openai.APIStatusError) or status == 429 \
@@ -413,7 +420,7 @@ class Judge:
                                  f"gave up after {failures} failed requests: {what}")
                 self.stats.retries += 1
                 delay = self._backoff(failures, exc)
-                log.info("judge: %s; retry %d in %.2fs", what, failures, delay)
+                log.info("judge: %s; retry %d in %.2fs", shown(what), failures, delay)
                 await asyncio.sleep(delay)
                 continue
             except ValueError as exc:   # the SDK could not decode the body as JSON
@@ -440,7 +447,7 @@ class Judge:
                 return _Vote(None, raw, served, attempts,
                              f"no usable reply after {reasks} asks: {problem}")
             self.stats.reasks += 1
-            log.info("judge: reply unusable (%s); re-asking", problem)
+            log.info("judge: reply unusable (%s); re-asking", shown(problem))
 
     def _backoff(self, failures: int, exc: Exception) -> float:
         return backoff_delay(failures - 1, base=self.backoff_base, cap=self.backoff_max,

@@ -75,6 +75,22 @@ def _run_interruptible(make: Callable[[], Awaitable[Any]]) -> Any:
         raise
 
 
+async def gather_all(aws: Sequence[Awaitable[Any]]) -> list[Any]:
+    """`asyncio.gather(*aws)`, except that the first failure cancels the others and waits
+    for them before it is raised. A bare gather leaves them running: they then fail on the
+    client that the caller closes, and asyncio prints a "Task exception was never
+    retrieved" traceback for each (a judge that starts answering 401 mid-batch, a cache
+    on a full disk)."""
+    tasks = [asyncio.ensure_future(a) for a in aws]
+    try:
+        return await asyncio.gather(*tasks)
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
 def _temperature(judge) -> float:
     return judge.temperature if judge.votes == 1 else judge.vote_temperature
 
@@ -119,7 +135,7 @@ async def ask_batch(judge, task: JudgeTask, items: Sequence[Any], *,
             return answer
 
         try:
-            answers = await asyncio.gather(*(one(key, m) for key, m in todo))
+            answers = await gather_all([one(key, m) for key, m in todo])
         finally:
             await client.close()
         for (key, _), answer in zip(todo, answers):
@@ -135,9 +151,9 @@ async def ask_batch(judge, task: JudgeTask, items: Sequence[Any], *,
 async def _ask_one(judge, task: JudgeTask, client, redactor, sem: asyncio.Semaphore, cache,
                    key: str, messages: list[dict[str, str]]) -> TaskAnswer:
     k = judge.votes
-    votes = await asyncio.gather(*(judge._vote(client, redactor, sem, messages,
-                                               _temperature(judge), task.reply)
-                                   for _ in range(k)))
+    votes = await gather_all([judge._vote(client, redactor, sem, messages,
+                                          _temperature(judge), task.reply)
+                              for _ in range(k)])
     attempts = sum(v.attempts for v in votes)
     served = next((v.served_model for v in votes if v.served_model), None)
     cast = [v.value for v in votes if v.value is not None]

@@ -12,6 +12,7 @@ from typing import Sequence
 
 from ..errors import MissingExtra
 from ..schema import Category
+from ..terminal import shown
 from .summary import ModelSummary, leaderboard_order
 
 RADAR_MAX = 10            # polygons on the radar; more is unreadable
@@ -69,7 +70,7 @@ def draw_leaderboard(models: Sequence[ModelSummary], title: str = "General365"):
             right = hi
         ax.text(right + 0.6, y, f"{acc:.1f}", va="center", fontsize=8)
     ax.set_yticks(ys)
-    ax.set_yticklabels([m.label for m in ms], fontsize=8)
+    ax.set_yticklabels([shown(m.label) for m in ms], fontsize=8)
     for tick, m in zip(ax.get_yticklabels(), ms):
         if m.kind == "run":
             tick.set_fontweight("bold")
@@ -157,7 +158,7 @@ def draw_tokens(models: Sequence[ModelSummary]):
         if m.interval is not None:
             ax.errorbar([x], [y], yerr=[[y - 100 * m.interval.low], [100 * m.interval.high - y]],
                         fmt="none", ecolor=_color(m), lw=0.8, alpha=0.6)
-        texts.append(ax.annotate(m.label, (x, y), xytext=(x, y), fontsize=8, zorder=4,
+        texts.append(ax.annotate(shown(m.label), (x, y), xytext=(x, y), fontsize=8, zorder=4,
                                  va="center"))
         points.append((x, y))
     if ms:
@@ -227,7 +228,7 @@ def draw_radar(models: Sequence[ModelSummary]):
             color, lw, ls = cmap(pub_i % 10), 1.1, "--"
             pub_i += 1
         line, = ax.plot(angles + angles[:1], vals + vals[:1], lw=lw, ls=ls, color=color,
-                        label=m.label, marker="o" if m.kind == "run" else None, ms=3)
+                        label=shown(m.label), marker="o" if m.kind == "run" else None, ms=3)
         ax.fill(angles + angles[:1], vals + vals[:1], alpha=0.06, color=line.get_color())
     ax.set_xticks(angles)
     # Two lines each, so that the side labels stay clear of the legend.

@@ -36,6 +36,8 @@ from typing import Any, Awaitable, Callable
 from urllib.parse import urlparse
 
 from ..errors import OptionError, UserError
+from ..redact import shown_url
+from ..terminal import shown
 
 
 @dataclass(frozen=True)
@@ -47,19 +49,22 @@ class HealthPolicy:
 
 def check_urls(urls: list[str]) -> list[str]:
     """The base URLs as given (a trailing / dropped), or one OptionError for a URL that is
-    not one or is given twice: two entries for one server would double its concurrency."""
+    not one or is given twice: two entries for one server would double its concurrency.
+    A URL's credentials (redact.py) are never in a message, and two URLs that differ only
+    in them are one server."""
     out: list[str] = []
-    seen: dict[str, str] = {}
+    seen: set[str] = set()
     for url in urls:
         parsed = urlparse(url) if isinstance(url, str) else None
         if parsed is None or parsed.scheme not in ("http", "https") or not parsed.netloc:
-            raise OptionError("base_url", f"{url!r} is not a URL; expected one such as "
+            shown = repr(shown_url(url)) if isinstance(url, str) else repr(url)
+            raise OptionError("base_url", f"{shown} is not a URL; expected one such as "
                                           f"http://127.0.0.1:8000/v1")
         url = url.rstrip("/")
-        if url in seen:
-            raise OptionError("base_url", f"{url} is given twice; give each server once "
-                                          "({concurrency} is per server)")
-        seen[url] = url
+        if shown_url(url) in seen:
+            raise OptionError("base_url", f"{shown_url(url)} is given twice; give each server "
+                                          "once ({concurrency} is per server)")
+        seen.add(shown_url(url))
         out.append(url)
     return out
 
@@ -70,10 +75,13 @@ def _now() -> str:
 
 @dataclass
 class Endpoint:
-    """One base URL, its state and what it did (kept across calls to `generate`)."""
+    """One base URL, its state and what it did (kept across calls to `generate`). `url`
+    is the URL as shown (its credentials masked: it names the endpoint in every message,
+    in run.json and as a key); `target` is the URL requests go to (`url` when not given)."""
 
     url: str
     limit: int
+    target: str = ""
     up: bool = True
     in_flight: int = 0
     served: int = 0               # requests whose response came from here
@@ -88,6 +96,9 @@ class Endpoint:
     probe_wait: float = 0.0
     answered_since_back: bool = True   # False from its return until it next replies
     reported: dict[str, Any] = field(default_factory=dict)   # what /v1/models said
+
+    def __post_init__(self) -> None:
+        self.target = self.target or self.url
 
     def record(self) -> dict[str, Any]:
         """Its line in run.json (`runner.endpoints`)."""
@@ -259,8 +270,8 @@ def survey(endpoints: list[Endpoint], listings: list[dict[str, Any] | str], mode
         if isinstance(models, str):
             ep.connection_failures += 1
             ep.mark_down(models)
-            print(f"general365: note: {models}; it is left out and probed until it answers",
-                  file=sys.stderr)
+            print(f"general365: note: {shown(models)}; it is left out and probed until it "
+                  "answers", file=sys.stderr)
             continue
         ep.mark_up()   # it answered (again)
         if models and model not in models:

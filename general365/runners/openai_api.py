@@ -41,8 +41,9 @@ from typing import Any, Awaitable, Iterable, Iterator, TypeVar
 
 from ..errors import MissingExtra, OptionError, UserError
 from ..interrupts import raise_interrupt, route_sigint
-from ..redact import Redactor
+from ..redact import Redactor, shown_url, target, url_secrets
 from ..retry import backoff_delay, retry_after_seconds
+from ..terminal import shown
 from .base import Generation, GenerationRequest
 from .chat_reply import BadReply, post_chat, read_completion
 from .endpoints import Dispatcher, Endpoint, HealthPolicy, check_urls, summary_lines, survey
@@ -96,8 +97,10 @@ class OpenAIRunner:
             raise OptionError("request_timeout", f"must be a positive number of seconds "
                                                  f"(got {request_timeout:g})")
         urls = [base_url] if isinstance(base_url, str) else list(base_url or [])
-        self.base_urls = check_urls(
+        targets = check_urls(
             urls or [os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"])
+        # Shown, never as given: a URL's credentials go to the server and nowhere else.
+        self.base_urls = [shown_url(u) for u in targets]
         self.base_url = self.base_urls[0]
         self.model = model
         self.revision = revision
@@ -107,13 +110,15 @@ class OpenAIRunner:
         self.request_timeout = request_timeout
         self.retry = retry or RetryPolicy()
         self.health = health or HealthPolicy()
-        self.endpoints = [Endpoint(url, concurrency) for url in self.base_urls]
+        self.endpoints = [Endpoint(shown, concurrency, target=url)
+                          for shown, url in zip(self.base_urls, targets)]
         self.chat_template_kwargs = chat_template_kwargs
         self.extra_body = dict(extra_body or {})
         self.max_model_len = max_model_len
         self._rng = random.Random(jitter_seed)
         self._api_key = self._read_key()
-        self._redactor = Redactor(self._api_key)
+        self._redactor = Redactor(self._api_key, *(secret for url in targets
+                                                   for secret in url_secrets(url)))
         self.tokenize_note: str | None = None   # why /tokenize is not used, when it is not
         self._prompt_tokens: dict[str, int] = {}    # prompt hash -> tokens, from /tokenize
         self._prepared = False
@@ -131,11 +136,12 @@ class OpenAIRunner:
         # A local server (vllm serve, llama.cpp) usually wants no key, but the SDK needs one.
         return "EMPTY"
 
-    def _client(self, url: str):
+    def _client(self, ep: Endpoint):
         import openai
 
+        url, query = target(ep.target)
         # The SDK's timeout bounds connecting and each read; _bounded bounds the whole.
-        return openai.AsyncOpenAI(base_url=url, api_key=self._api_key,
+        return openai.AsyncOpenAI(base_url=url, api_key=self._api_key, default_query=query,
                                   max_retries=0, timeout=self.request_timeout)
 
     async def _bounded(self, call: Awaitable[_T], limit: float | None = None) -> _T:
@@ -167,7 +173,7 @@ class OpenAIRunner:
         self._prepared = True
 
     async def _prepare(self, requests: list[GenerationRequest]) -> None:
-        clients = {ep.url: self._client(ep.url) for ep in self.endpoints}
+        clients = {ep.url: self._client(ep) for ep in self.endpoints}
         try:
             # Every listing ends before a refusal is raised: none is left running.
             listings = await asyncio.gather(*(self._list_models(clients[ep.url], ep.url)
@@ -183,7 +189,7 @@ class OpenAIRunner:
             counter = next(ep for ep in self.endpoints if ep.up)
             if self.max_model_len is not None:
                 counted = await count_prompts(
-                    clients[counter.url], counter.url, self.model, requests,
+                    clients[counter.url], target(counter.target)[0], self.model, requests,
                     template_kwargs=self._template_kwargs, concurrency=self.concurrency,
                     timeout=self._quick_timeout,
                     clean=lambda text: self._clean(text, 120))
@@ -194,7 +200,7 @@ class OpenAIRunner:
             await _close_all(clients.values())
         if self.tokenize_note:
             # Once per command, not per prompt.
-            print(f"general365: note: {self.tokenize_note}", file=sys.stderr)
+            print(f"general365: note: {shown(self.tokenize_note)}", file=sys.stderr)
         self._check_fits(requests)
 
     async def _list_models(self, client: Any, url: str) -> dict[str, Any] | str:
@@ -270,7 +276,7 @@ class OpenAIRunner:
         if not self._prepared:
             self.prepare(requests)
         loop = asyncio.new_event_loop()
-        clients = {ep.url: self._client(ep.url) for ep in self.endpoints}
+        clients = {ep.url: self._client(ep) for ep in self.endpoints}
         dispatcher = Dispatcher(self.endpoints, self.health,
                                 probe=lambda ep: self._probe(clients[ep.url]))
         todo: asyncio.Queue = asyncio.Queue()

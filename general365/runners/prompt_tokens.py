@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..errors import UserError
+from ..redact import shown_url
 from .base import GenerationRequest
 
 
@@ -38,7 +39,7 @@ async def count_prompts(client: Any, base_url: str, model: str,
 
     url = base_url.rstrip("/")
     root = url[: -len("/v1")] if url.endswith("/v1") else url
-    where = f"{root}/tokenize"
+    where = f"{shown_url(root)}/tokenize"
     server = client.with_options(base_url=root)
     unique = {r.prompt_hash(): r for r in requests}
     sem = asyncio.Semaphore(concurrency)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import UserError
+from ..terminal import shown
 from .base import GenerationRequest, Runner
 from .store import RecordKey, RunStore, build_record
 
@@ -63,8 +64,10 @@ class GenerateResult:
             f"{self.already_done}, failed {self.failed}",
             f"  output tokens {self.output_tokens:,} in {self.seconds:.1f}s ({rate:,.0f} tok/s)",
         ]
-        lines += [f"  {line}" for line in self.runner_lines]
-        lines += [f"  failed: {e}" for e in self.errors]
+        # A failure's text and an endpoint's last error are the server's words: escaped,
+        # so that they cannot draw on the terminal or add a line of their own.
+        lines += [f"  {shown(line)}" for line in self.runner_lines]
+        lines += [f"  failed: {shown(e)}" for e in self.errors]
         if self.failed:
             lines.append(f"  {self.failed} request(s) failed; rerun the same command to retry "
                          f"them (what is written is kept)")

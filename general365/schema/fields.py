@@ -43,6 +43,18 @@ def _int(value: Any, key: str, where: dict, *, minimum: int | None = None) -> in
     return value
 
 
+def row_id_and_run(d: Mapping[str, Any], where: dict) -> tuple[str, int]:
+    """The `id` and `run` that name a row (a response, a graded row, a label pointing at
+    one), checked alike by every reader: an id a non-empty string (an integer id, as some
+    datasets have, is read as its digits), a run an integer from 0 to MAX_INT (absent: 0).
+    Sets where["row_id"] for the messages that follow."""
+    rid = _req(d, "id", where)
+    rid = str(rid) if isinstance(rid, int) and not isinstance(rid, bool) else rid
+    rid = _str(rid, "id", where, allow_empty=False)
+    where["row_id"] = rid
+    return rid, _int(d.get("run", 0), "run", where, minimum=0)
+
+
 def parse_float_round(value: Any, **where: Any) -> int:
     """`float_round` arrives as a string in the official data ("0", "2"); cast it strictly."""
     if value is None or value == "":

@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping
 
 from ..errors import DataError
 from .enums import AnswerType, Category, Method, Status
-from .fields import _int, _req, _str, parse_categories, parse_float_round
+from .fields import _int, _req, _str, parse_categories, parse_float_round, row_id_and_run
 
 
 @dataclass(frozen=True)
@@ -138,11 +138,7 @@ class Response:
         where: dict[str, Any] = {"path": path, "line": line}
         if not isinstance(d, Mapping):
             raise DataError("not a JSON object", value=d, expected="an object", **where)
-        rid = _req(d, "id", where)
-        rid = str(rid) if isinstance(rid, int) and not isinstance(rid, bool) else rid
-        rid = _str(rid, "id", where, allow_empty=False)
-        where["row_id"] = rid
-        run = _int(d.get("run", 0), "run", where, minimum=0)
+        rid, run = row_id_and_run(d, where)
         text = _str(_req(d, "response", where), "response", where)
         opt_str = {}
         for key in ("model", "reasoning", "finish_reason"):

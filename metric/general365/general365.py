@@ -48,19 +48,17 @@ _KWARGS_DESCRIPTION = _core.KWARGS_DESCRIPTION
 
 
 def _features():
-    # Every option has the same keys (evaluate reads the input names off the first one);
-    # float_round may come as an int or, as in the official release, as a string.
-    options = []
-    for float_round in (datasets.Value("int64"), datasets.Value("string")):
-        options.append(datasets.Features({
-            "predictions": datasets.Value("string"),
-            "references": datasets.Value("string"),
-            "answer_type": datasets.Value("string"),
-            "float_round": float_round,
-            "question": datasets.Value("string"),
-            "categories": datasets.Sequence(datasets.Value("string")),
-        }))
-    return options
+    # One feature set: with several, evaluate chooses by reading the first example, and an
+    # empty input has none (IndexError). float_round, an int or (as in the official
+    # release) a string, is passed as text (general365/metric_inputs.float_round_as_text).
+    return datasets.Features({
+        "predictions": datasets.Value("string"),
+        "references": datasets.Value("string"),
+        "answer_type": datasets.Value("string"),
+        "float_round": datasets.Value("string"),
+        "question": datasets.Value("string"),
+        "categories": datasets.Sequence(datasets.Value("string")),
+    })
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -85,7 +83,7 @@ class General365(evaluate.Metric):
         references, kwargs = _core.split_references(references, kwargs)
         if predictions is not None:
             kwargs = _core.fill_optional_inputs(predictions, kwargs)
-        return references, kwargs
+        return references, _core.float_round_as_text(kwargs)
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch; references may be rows; `question` and `categories` may be left out."""
@@ -96,6 +94,7 @@ class General365(evaluate.Metric):
         """Add one prediction; the reference may be a row; `question` and `categories` may
         be left out."""
         reference, kwargs = _core.split_reference_row(reference, kwargs)
+        kwargs = _core.float_round_as_text(kwargs)
         kwargs.setdefault("question", "")
         kwargs.setdefault("categories", [])
         return super().add(prediction=prediction, reference=reference, **kwargs)

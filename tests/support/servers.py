@@ -196,16 +196,21 @@ class _Handler(BaseHTTPRequestHandler):
               trickle: Behaviour | None = None) -> None:
         self._send(status, json.dumps(obj).encode(), extra=extra, trickle=trickle)
 
+    def _route(self) -> str:
+        # The path without its query (a key may come in the query); .calls keep it whole.
+        return self.path.partition("?")[0].rstrip("/")
+
     def do_GET(self) -> None:
         owner = self.server.owner
         owner._record(self.command, self.path, _lower(self.headers), None)
-        if (self.path.rstrip("/") == "/v1/models" and owner.models_delay > 0
+        path = self._route()
+        if (path == "/v1/models" and owner.models_delay > 0
                 and owner._stopping.wait(owner.models_delay)):
             return  # server shutting down: abandon the request
-        if self.path.rstrip("/") == "/v1/models" and owner.models_status is not None:
+        if path == "/v1/models" and owner.models_status is not None:
             self._json(owner.models_status, {"error": {"message": "models refused",
                                                        "type": "injected"}})
-        elif self.path.rstrip("/") == "/v1/models":
+        elif path == "/v1/models":
             entry = {"id": owner.model, "object": "model", "created": 0,
                      "owned_by": "fault-server"}
             if owner.max_model_len is not None:
@@ -217,7 +222,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         owner = self.server.owner
         body = self._read_body()
-        path = self.path.rstrip("/")
+        path = self._route()
         if path == "/tokenize" and owner.tokenize is not None and not owner.chat_on_any_post:
             owner._record(self.command, self.path, _lower(self.headers), body)
             status, reply = owner.tokenize(body if isinstance(body, dict) else {})

@@ -1,0 +1,291 @@
+"""Hostile round 3 (issue 19), what general365 writes and shows: credentials in a base URL,
+a judge that fails mid-batch, the metric on no input, escape sequences from files and
+servers, and the audit's reader of graded rows. One test per attack, each through the
+real command line (or, for the metric, evaluate.load) against a real local server."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import general365
+from general365.cli import main
+from support.servers import Behaviour, FaultServer
+
+REPO = Path(__file__).resolve().parents[1]
+PASSWORD = "pw-Zq8sXv3Lm"          # in the URL's user info
+QUERY_KEY = "qk-Hn4Rt7Wc2Yp"       # in the URL's query
+ESC = "\x1b"
+
+
+def write_jsonl(path: Path, rows) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def credential_url(server: FaultServer) -> str:
+    host = server.base_url.split("://", 1)[1]          # 127.0.0.1:PORT/v1
+    return f"http://alice:{PASSWORD}@{host}?api_key={QUERY_KEY}&api-version=2024"
+
+
+def every_file_text(folder: Path) -> str:
+    return "\n".join(p.read_bytes().decode("utf-8", "replace")
+                     for p in sorted(folder.rglob("*")) if p.is_file())
+
+
+def assert_no_secret(text: str) -> None:
+    assert PASSWORD not in text and QUERY_KEY not in text
+
+
+def assert_credentials_sent(server: FaultServer, path: str) -> None:
+    basic = "Basic " + base64.b64encode(f"alice:{PASSWORD}".encode()).decode()
+    sent = [c for c in server.calls if c.path.startswith(path)]
+    assert sent, [c.path for c in server.calls]
+    for call in sent:
+        assert call.headers.get("authorization") == basic
+        assert f"api_key={QUERY_KEY}" in call.path and "api-version=2024" in call.path
+
+
+# --- 8: credentials inside --base-url ---------------------------------------------------
+
+
+def test_credentials_in_base_url_reach_the_server_and_nothing_else(fault_server, tmp_path,
+                                                                   capsys, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    url = credential_url(fault_server)
+    # The server echoes the URL it was asked, credentials and all, in an error.
+    fault_server.set_script(lambda req, n: (
+        Behaviour.error(400, message=f"bad request for {url}")
+        if "refuse" in json.dumps(req.get("messages")) else Behaviour.reply(r"\boxed{5}")))
+    dataset = write_jsonl(tmp_path / "problems.jsonl", [
+        {"id": "q1", "question": "2+3?", "answer": "5", "answer_type": "number"},
+        {"id": "q2", "question": "refuse this", "answer": "1", "answer_type": "number"}])
+    run = tmp_path / "run"
+    code = main(["generate", "--backend", "openai", "--model", "fault-model", "--base-url", url,
+                 "--dataset", str(dataset), "--out", str(run), "--max-tokens", "16"])
+    out, err = capsys.readouterr()
+    assert code == 1, err                               # q2 failed, as the server said
+    assert "HTTP 400: bad request for http://alice:***@127.0.0.1:" in out
+    assert_credentials_sent(fault_server, "/v1/chat/completions")
+    assert_credentials_sent(fault_server, "/v1/models")
+    run_json = json.loads((run / "run.json").read_text())
+    assert run_json["runner"]["base_url"].startswith("http://alice:***@127.0.0.1:")
+    assert "api_key=***" in run_json["runner"]["endpoints"][0]["url"]
+
+    assert main(["grade", str(run / "responses.jsonl"), "--policy", "rule",
+                 "--out", str(run / "graded.jsonl"), "--no-progress"]) == 0
+    assert main(["report", str(run / "graded.jsonl"), "--out", str(tmp_path / "report")]) == 0
+    out2, err2 = capsys.readouterr()
+    for text in (out, err, out2, err2, every_file_text(run),
+                 every_file_text(tmp_path / "report")):
+        assert_no_secret(text)
+
+    # The judge: a 401 whose message quotes the URL stops the grade with one masked line.
+    fault_server.reset()
+    fault_server.set_script(lambda req, n: Behaviour.error(401, message=f"who is {url}?"))
+    texts = write_jsonl(tmp_path / "texts.jsonl", [
+        {"id": "t1", "run": 0, "response": r"\boxed{Paris}", "answer": "Paris",
+         "answer_type": "text", "question": "Capital of France?"}])
+    code = main(["grade", str(texts), "--policy", "paper", "--judge-model", "j",
+                 "--judge-base-url", url, "--no-judge-cache", "--no-progress",
+                 "--out", str(tmp_path / "judged.jsonl")])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert "judge endpoint http://alice:***@127.0.0.1:" in err and "HTTP 401" in err
+    assert_no_secret(out + err)
+    assert_credentials_sent(fault_server, "/v1/chat/completions")
+
+
+def test_report_masks_credentials_that_an_old_run_json_holds(tmp_path, capsys):
+    run = tmp_path / "run"
+    run.mkdir()
+    write_jsonl(run / "graded.jsonl", [{"id": "a", "run": 0, "response": r"\boxed{1}",
+                                         "status": "correct", "correct": True,
+                                         "answer_type": "number", "model": "m"}])
+    old = f"http://alice:{PASSWORD}@10.0.0.1:8000/v1?api_key={QUERY_KEY}"
+    (run / "run.json").write_text(json.dumps({
+        "model": "m", "runner": {"backend": "openai", "base_url": old,
+                                 "endpoints": [{"url": old, "last_error": f"at {old}"}]}}))
+    assert main(["report", str(run / "graded.jsonl"), "--out", str(tmp_path / "report")]) == 0
+    out, err = capsys.readouterr()
+    page = every_file_text(tmp_path / "report")
+    assert "http://alice:***@10.0.0.1:8000/v1?api_key=***" in page
+    assert_no_secret(page + out + err)
+
+
+# --- 9: a judge error mid-batch ---------------------------------------------------------
+
+
+def test_judge_refusing_mid_batch_prints_one_line_not_a_traceback_per_task(fault_server,
+                                                                          tmp_path):
+    # The first answers are verdicts; then the key is revoked (401) while many are in flight.
+    fault_server.set_script(lambda req, n: (Behaviour.reply('{"accuracy": true}') if n < 4
+                                            else Behaviour.error(401, message="key revoked",
+                                                                 delay=0.05)))
+    rows = [{"id": f"t{i}", "run": 0, "response": rf"\boxed{{city {i}}}", "answer": f"city {i}",
+             "answer_type": "text", "question": f"Which city, {i}?"} for i in range(40)]
+    src = write_jsonl(tmp_path / "r.jsonl", rows)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("OPENAI_API_KEY", None)
+    r = subprocess.run([sys.executable, "-m", "general365", "grade", str(src), "--policy", "paper",
+                        "--judge-model", "j", "--judge-base-url", fault_server.base_url,
+                        "--judge-concurrency", "8", "--no-judge-cache", "--no-progress",
+                        "--out", str(tmp_path / "g.jsonl")],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 2, r.stderr
+    assert "Task exception was never retrieved" not in r.stderr
+    assert "Traceback" not in r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("general365 grade: error: judge endpoint")
+    assert "HTTP 401" in lines[0]
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real full disk: a 512 KiB tmpfs (needs root; skipped elsewhere, saying why)."""
+    mnt = tmp_path / "disk"
+    mnt.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(mnt)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here (needs root): {done.stderr.strip()}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+def test_judge_cache_filling_the_disk_mid_batch_prints_one_line(fault_server, small_disk,
+                                                               tmp_path):
+    from general365.grading.judge_cache import JudgeCache
+
+    cache = small_disk / "judge.sqlite"
+    JudgeCache(cache).close()          # the file exists; its WAL will not find room to grow
+    st = os.statvfs(small_disk)
+    with open(small_disk / "filler", "wb") as f:
+        f.write(b"\0" * (st.f_bavail * st.f_frsize - 48 * 1024))
+    fault_server.set_script(lambda req, n: Behaviour.reply('{"accuracy": true}', delay=0.02))
+    rows = [{"id": f"t{i}", "run": 0, "response": rf"\boxed{{a long answer {i} " + "x" * 3000
+             + "}", "answer": f"city {i}", "answer_type": "text", "question": f"Which {i}?"}
+            for i in range(60)]
+    src = write_jsonl(tmp_path / "r.jsonl", rows)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("OPENAI_API_KEY", None)
+    r = subprocess.run([sys.executable, "-m", "general365", "grade", str(src), "--policy", "paper",
+                        "--judge-model", "j", "--judge-base-url", fault_server.base_url,
+                        "--judge-concurrency", "8", "--judge-cache", str(cache),
+                        "--no-progress", "--out", str(tmp_path / "g.jsonl")],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 2, r.stderr
+    assert "Task exception was never retrieved" not in r.stderr
+    assert "Traceback" not in r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"general365 grade: error: judge cache "
+                                                   f"{cache}"), r.stderr
+    assert "full" in lines[0]
+
+
+# --- 11: the evaluate metric on no input ------------------------------------------------
+
+
+def test_metric_on_empty_input_scores_zero_not_index_error():
+    import evaluate
+
+    metric = evaluate.load(general365.METRIC_PATH)
+    out = metric.compute(predictions=[], references=[], answer_type=[], float_round=[])
+    assert out["accuracy"] == 0.0 and out["total"] == 0 and out["graded"] == 0
+    assert metric.compute(predictions=[], references=[])["accuracy"] == 0.0
+    # an empty batch, then a real one: the empty one adds nothing
+    metric.add_batch(predictions=[], references=[], answer_type=[], float_round=[])
+    metric.add_batch(predictions=[r"\boxed{2}"], references=["2"], answer_type=["number"],
+                     float_round=[0])
+    assert metric.compute()["total"] == 1
+
+
+# --- 12: escape sequences from files and servers reach no terminal raw --------------------
+
+
+def test_escape_sequences_in_a_graded_model_name_are_shown_escaped_by_report(tmp_path):
+    forged = f"evil{ESC}[2K\r  #1   gpt-5 100.0%\n  #2 x{chr(7)}\u202e"
+    src = write_jsonl(tmp_path / "graded.jsonl", [
+        {"id": "a", "run": 0, "response": r"\boxed{1}", "status": "correct", "correct": True,
+         "answer_type": "number", "model": forged}])
+    # A process of its own: what reaches stderr (a plotting library's warnings quoting the
+    # name's characters too) is what a terminal would get.
+    r = subprocess.run([sys.executable, "-m", "general365", "report", str(src), "--out",
+                        str(tmp_path / "report")], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert r.returncode == 0, r.stderr
+    for text in (r.stdout, r.stderr):
+        assert not {ESC, "\r", chr(7), "\u202e"} & set(text), text
+    assert "evil\\x1b[2K\\r" in r.stdout
+    assert not any(line.startswith("  #2 x") for line in r.stdout.splitlines())
+
+
+def test_escape_sequences_in_server_errors_are_shown_escaped_by_generate(fault_server, tmp_path,
+                                                                         capsys):
+    hostile = f"{ESC}]0;owned{chr(7)}bad\r\n  requested 9: written 9, already done 0, failed 0"
+    fault_server.set_script(lambda req, n: Behaviour.error(400, message=hostile))
+    dataset = write_jsonl(tmp_path / "p.jsonl", [
+        {"id": "q1", "question": "2+3?", "answer": "5", "answer_type": "number"}])
+    code = main(["generate", "--backend", "openai", "--model", "fault-model", "--base-url",
+                 fault_server.base_url, "--dataset", str(dataset), "--out", str(tmp_path / "r"),
+                 "--max-tokens", "8"])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert ESC not in out + err and chr(7) not in out + err
+    assert "\r" not in out   # (stderr has the progress bar's own carriage returns)
+    assert sum(line.lstrip().startswith("requested") for line in out.splitlines()) == 1
+    assert "\\x1b]0;owned\\x07bad" in out
+
+
+def test_escape_sequences_in_a_server_model_list_are_shown_escaped_in_the_error(tmp_path,
+                                                                               capsys):
+    with FaultServer(model=f"{ESC}[2J{ESC}]8;;http://x/{chr(7)}m\nforged") as server:
+        dataset = write_jsonl(tmp_path / "p.jsonl", [
+            {"id": "q1", "question": "2+3?", "answer": "5", "answer_type": "number"}])
+        code = main(["generate", "--backend", "openai", "--model", "wanted", "--base-url",
+                     server.base_url, "--dataset", str(dataset), "--out", str(tmp_path / "r"),
+                     "--max-tokens", "8"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert ESC not in err and chr(7) not in err
+    assert len(err.strip().splitlines()) == 1 and "does not serve model 'wanted'" in err
+
+
+def test_escape_sequences_in_audit_labels_are_shown_escaped_by_audit_score(tmp_path, capsys):
+    labels = write_jsonl(tmp_path / "labels.jsonl", [
+        {"id": "a", "status": "correct", "label": "right", "model": f"m1{ESC}[31m\rforged"},
+        {"id": "a", "status": "incorrect", "label": "wrong", "model": "m2"}])
+    assert main(["audit", "score", str(labels), "--out", str(tmp_path / "s")]) == 0
+    out, err = capsys.readouterr()
+    assert ESC not in out + err and "\r" not in out + err
+    assert "m1\\x1b[31m\\rforged" in out
+
+
+# --- 13: audit score reads graded rows' identity as every reader does ---------------------
+
+
+@pytest.mark.parametrize("line, field", [
+    ('{"id": "p1", "run": 1152921504606846976, "status": "correct", "label": "right"}', "run"),
+    ('{"id": "p1", "run": true, "status": "correct", "label": "right"}', "run"),
+    ('{"id": "p1", "run": 1.5, "status": "correct", "label": "right"}', "run"),
+    ('{"id": "", "status": "correct", "label": "right"}', "id"),
+    ('{"id": ["p1"], "status": "correct", "label": "right"}', "id"),
+])
+def test_audit_score_refuses_what_the_graded_reader_refuses(tmp_path, capsys, line, field):
+    path = tmp_path / "labels.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    code = main(["audit", "score", str(path), "--out", str(tmp_path / "s")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"labels.jsonl:1" in err and f"field {field!r}" in err
+    if field == "run":
+        assert "id 'p1'" in err
+    assert not (tmp_path / "s").exists()
