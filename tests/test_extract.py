@@ -72,8 +72,11 @@ def test_final_answer_statements(text, want):
     assert ex.candidate == want and ex.source == "statement"
 
 
-def test_boxed_beats_a_later_statement():
-    assert extract(r"\boxed{12}. The answer is 13").candidate == "12"
+def test_a_box_then_a_statement_of_another_answer_states_two_answers():
+    # Issue 18: `\boxed{12}. The answer is 13` commits to neither; the box keeps the
+    # statement with it, so no single value is read. A statement that agrees is harmless.
+    assert extract(r"\boxed{12}. The answer is 13").candidate == "12 or 13"
+    assert extract(r"\boxed{12}. The answer is 12 apples.").candidate == "12"
 
 
 @pytest.mark.parametrize("text", [

@@ -56,12 +56,16 @@ def numbers_match(gold: Fraction, pred: Fraction, float_round: int, exponent: in
 
 
 def percent_match(g: Fraction, g_pct: bool, p: Fraction, p_pct: bool, k: int,
-                  exponent: int = 0) -> bool:
+                  exponent: int = 0, written: bool = True) -> bool:
     """The number rule with percent signs. On one side only, that side's written number or
     its hundredth counts (gold `25`: `25\\%`; gold `0.25`: `25\\%`; gold `25\\%`: `25`
     and `0.25`); a gold percentage read as a fraction keeps its precision: `12.5\\%` at
     k=1 is 0.125 at 3 places, so 0.12 is not it. On both sides the written numbers compare
-    (`0.25\\%` is not `25\\%`)."""
+    (`0.25\\%` is not `25\\%`). An answer's percent sign on a gold below 1 that the
+    question does not ask as a percentage (`written=False`) means its hundredth only:
+    `0.632\\%` is not the gold 0.632, `63.2\\%` is."""
+    if p_pct and not g_pct and not written and abs(g) < 1:
+        return numbers_match(g, p / 100, k, exponent)
     if numbers_match(g, p, k, exponent):
         return True
     if g_pct and p_pct:

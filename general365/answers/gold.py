@@ -42,6 +42,9 @@ class GoldAnswer:
     interval: str | None = None
     exponent: int = 0  # a gold in scientific notation: float_round applies to its mantissa
     labels: frozenset[str] = frozenset()  # the question's words an answer may carry
+    # the question asks for a percentage: an answer's percent sign may always be its
+    # written number (else only where the gold is 1 or more: exact.percent_match)
+    percent_written: bool = False
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -69,7 +72,8 @@ def parse_gold(answer: str, answer_type: AnswerType, float_round: int = 0,
     try:
         gold = _read_gold(answer, answer_type, float_round)
         if question and answer_type is AnswerType.NUMBER:
-            gold = replace(gold, labels=words.question_labels(question))
+            gold = replace(gold, labels=words.question_labels(question),
+                           percent_written=_asks_percent(question))
     except Unreadable as exc:
         kind = "an interval" if answer_type is AnswerType.INTERVAL else "a number"
         raise ValueError(f"the gold {answer!r} is not {kind} answer: {exc}") from None
@@ -98,6 +102,11 @@ def _read_gold(answer: str, answer_type: AnswerType, k: int) -> GoldAnswer:
     shape = Shape.LIST if len(pieces) > 1 else Shape.SCALAR
     return GoldAnswer(answer, answer_type, k, shape, values=tuple(pieces),
                       exponent=reader.sci_exponent(answer) if len(pieces) == 1 else 0)
+
+
+def _asks_percent(question: str) -> bool:
+    low = question.lower()
+    return "%" in low or "percent" in low or "per cent" in low
 
 
 _GOLD_CACHE: dict[tuple, Any] = {}

@@ -512,6 +512,8 @@ def _items(s: str) -> list[str]:
         inner = s[1:-1]
         if not any(c in inner for c in "[]()"):
             items = split_top_level(inner, _LIST_SEP)
+    if _LEADING_JOIN.match(items[0]):   # `or 12`: an alternative to something unsaid
+        raise Unreadable("the answer opens with a conjunction: it offers an alternative")
     out = []
     for item in items:
         item = _LEADING_JOIN.sub("", item).strip()

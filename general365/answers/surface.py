@@ -176,9 +176,9 @@ def _vulgar(s: str) -> str:
 
 # Thousands separators: groups of exactly three digits after a comma, `{,}`, `,\!` or a
 # space (`12,000`, `12{,}000`, `12\,000`, `12 000`), never after a decimal point.
-_GROUP_COMMA = re.compile(r"(?<![\d.])(\d{1,3})((?:,\d{3})+)(?![\d])(?!,\d)")
-_GROUP_SPACE = re.compile(r"(?<![\d.,])(\d{1,3})((?: \d{3})+)(?![\d.,/])")
-_GROUP_LATEX = re.compile(r"(?<=\d)(?:\{,\}|,\\!|\\,|\\!)\s*(?=\d{3}(?!\d))")
+_GROUP_COMMA = re.compile(r"(?<![\d.])([1-9]\d{0,2})((?:,\d{3})+)(?![\d])(?!,\d)")
+_GROUP_SPACE = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?: \d{3})+)(?![\d,/])(?!\.\d+ \d)")
+_GROUP_LATEX = re.compile(r"(?<=\d)(?<!(?<!\d)0)(?:\{,\}|,\\!|\\,|\\!)\s*(?=\d{3}(?!\d))")
 
 
 def clean(text: str, *, numeric: bool = True, groups: bool = True) -> str:

@@ -93,7 +93,7 @@ def _exact_real(expr, k: int) -> Fraction | None:
         return None
 
 
-def numbers_equal(gold, pred, k: int, exponent: int = 0) -> bool | None:
+def numbers_equal(gold, pred, k: int, exponent: int = 0, written: bool = True) -> bool | None:
     """Number rule of step 3; None when either side is not a real number (or a finite set
     of them), leaving the decision to math-verify."""
     g_vals, p_vals = _values(gold), _values(pred)
@@ -103,12 +103,12 @@ def numbers_equal(gold, pred, k: int, exponent: int = 0) -> bool | None:
         return False
     if len(g_vals) == 1:
         (g, g_pct), (p, p_pct) = g_vals[0], p_vals[0]
-        return _one_equal(g, g_pct, p, p_pct, k, exponent)
+        return _one_equal(g, g_pct, p, p_pct, k, exponent, written)
     # A set of numbers: matched as multisets, each element by the same rule.
     rest = list(p_vals)
     for g, g_pct in g_vals:
         for i, (p, p_pct) in enumerate(rest):
-            res = _one_equal(g, g_pct, p, p_pct, k)
+            res = _one_equal(g, g_pct, p, p_pct, k, 0, written)
             if res is None:
                 return None
             if res:
@@ -133,26 +133,35 @@ def _values(expr):
     return out
 
 
-def percent_readings(g, g_pct: bool, p, p_pct: bool) -> tuple[list, list]:
+def percent_readings(g, g_pct: bool, p, p_pct: bool, written: bool = True) -> tuple[list, list]:
     """The values each side may mean. A percent sign on one side only: that side's written
     number or its hundredth (gold `25`: `25\\%`; gold `0.25`: `25\\%`; gold `25\\%`:
     `25` and `0.25`). On both sides: the written numbers alone, so `0.25\\%` is not
     `25\\%`."""
     if g_pct and p_pct:
         return [g], [p]
+    if p_pct and not written and _below_one(g):
+        return [g], [p / 100]
     return ([g, g / 100] if g_pct else [g]), ([p, p / 100] if p_pct else [p])
 
 
-def _one_equal(g, g_pct, p, p_pct, k, exponent=0):
+def _below_one(g) -> bool:
+    try:
+        return bool(abs(g) < 1)
+    except Exception:
+        return False
+
+
+def _one_equal(g, g_pct, p, p_pct, k, exponent=0, written=True):
     gq, pq = _exact_real(g, k), _exact_real(p, k)
     if gq is not None and pq is not None:
-        return exact.percent_match(gq, g_pct, pq, p_pct, k, exponent)
+        return exact.percent_match(gq, g_pct, pq, p_pct, k, exponent, written)
     if k > 0:
         return None
     # Exact equivalence of irrational constants (k = 0): sqrt(8) = 2 sqrt(2). A numeric
     # check first: unequal values are told apart at once, and sympy's simplify (slow on
     # reordered radicals) is only asked to confirm values that agree to 50 digits.
-    golds, preds = percent_readings(g, g_pct, p, p_pct)
+    golds, preds = percent_readings(g, g_pct, p, p_pct, written)
     return any(_same_constant(a, b) for a in golds for b in preds)
 
 

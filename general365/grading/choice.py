@@ -48,12 +48,15 @@ def normalize(text: str) -> str:
 _OPTION_TEXT_STOP = re.compile(
     r"\b(?:or|nor|not|no|wrong|false|incorrect|untrue|maybe|perhaps|possibly|probably|unless|"
     r"except|either|neither|but|is|are|isn't|aren't|answer|option|choice)\b", re.IGNORECASE)
+_DOUBT_WORDS = re.compile(r"\b(?:doubt\w*|tentative|guess\w*|unsure|uncertain|retract\w*|"
+                          r"confiden\w*|unverified|though|although|plus|also)\b", re.IGNORECASE)
 _ONLY = re.compile(r"^(?:only\s+)|(?:\s+only)$", re.IGNORECASE)
 
 
 def _option_text_ok(text: str) -> bool:
     """The text after an option letter is that option's text, not a comment on it."""
-    return not _OPTION_TEXT_STOP.search(text) and not _MENTION_RE.search(text)
+    return "?" not in text and not _OPTION_TEXT_STOP.search(text) \
+        and not _MENTION_RE.search(text) and not _DOUBT_WORDS.search(text)
 
 
 def letters(candidate: str | None) -> frozenset[str] | None:

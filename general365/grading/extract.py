@@ -19,6 +19,8 @@ from typing import Callable
 
 from ..answers.surface import group_end
 from ..markers import final_part
+from .hedges import hedge_after, negated_before
+from .shown import visible
 
 NO_REGION = "the reasoning block was opened and never closed (cut off): no final answer"
 NO_CANDIDATE = "no \\boxed{} answer and no final-answer statement"
@@ -79,67 +81,60 @@ def last_boxed(region: str) -> str | None:
     return found[0]
 
 
-def _last_box(region: str) -> tuple[str | None, int] | None:
-    """(content, end) of the last box: content None when it is never closed, "" when it
-    is blank; None when the region has no box."""
-    for m in reversed(list(_BOX_RE.finditer(region))[-MAX_BOX_TRIES:]):
-        end = m.end()
-        rest = region[end:]
-        stripped = rest.lstrip()
-        if stripped.startswith("{"):
-            start = end + (len(rest) - len(stripped))
-            content = braced(region, start)
-            if content is None:
-                return None, len(region)
-            if _BLANK_RE.fullmatch(content) is not None:
-                return "", start + len(content) + 2
-            return content.strip(), start + len(content) + 2
-        if rest[:1] in (" ", "\t"):
-            # `\boxed 5`: TeX takes the next token as the argument.
-            t = re.match(r"\s+([^\s$\\{}]+|\\[A-Za-z]+)", rest)
-            if t:
-                return t.group(1).strip(), end + t.end()
-        # `\boxed` followed by nothing it can take: not a box
+def _last_box(region: str) -> tuple[str | None, int, int] | None:
+    """(content, start, end) of the last box: content None when it is never closed, ""
+    when it is blank; None when the region has no box. A box inside another box is part of
+    the outer one's content (`\\boxed{\\text{not }\\boxed{12}}` holds `not 12`)."""
+    matches = list(_BOX_RE.finditer(region))[-MAX_BOX_TRIES:]
+    for n in range(len(matches) - 1, -1, -1):
+        m = matches[n]
+        found = _box_at(region, m)
+        if found is None:
+            continue
+        for outer in matches[:n]:   # the outermost box that holds this one
+            got = _box_at(region, outer)
+            if got is not None and got[0] is not None and got[2] > m.start():
+                return got
+        return found
     return None
 
 
-_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+def _box_at(region: str, m: re.Match) -> tuple[str | None, int, int] | None:
+    end = m.end()
+    rest = region[end:]
+    stripped = rest.lstrip()
+    if stripped.startswith("{"):
+        start = end + (len(rest) - len(stripped))
+        content = braced(region, start)
+        if content is None:
+            return None, m.start(), len(region)
+        if _BLANK_RE.fullmatch(content) is not None:
+            return "", m.start(), start + len(content) + 2
+        return content.strip(), m.start(), start + len(content) + 2
+    if rest[:1] in (" ", "\t"):
+        # `\boxed 5`: TeX takes the next token as the argument.
+        t = re.match(r"\s+([^\s$\\{}]+|\\[A-Za-z]+)", rest)
+        if t:
+            return t.group(1).strip(), m.start(), end + t.end()
+    return None   # `\boxed` followed by nothing it can take: not a box
 
 
-def _visible(region: str) -> str:
-    """The region as it is shown: HTML comments (`<!-- \\boxed{12} -->`, an unclosed one to
-    the end) are hidden in Markdown, and a LaTeX `%` comment hides the rest of its line when
-    a box stands before it (`\\boxed{13} % \\boxed{12}` shows 13)."""
-    if "<!--" in region:
-        region = _HTML_COMMENT.sub(" ", region)
-    if "%" in region and "box" in region:
-        region = _COMMENT_LINE.sub("", region)
-        region = _LATEX_COMMENT.sub(r"\1", region)
-    return region
+_DIGITS = re.compile(r"\d+")
 
 
-# A line that starts with `%` is a LaTeX comment line.
-_COMMENT_LINE = re.compile(r"(?m)^[ \t]*%.*$")
-# A `%` not escaped and not right after a digit (`25%`), after a closed box on its line.
-_LATEX_COMMENT = re.compile(r"(\\(?:boxed|fbox)\s*\{[^\n%]*\}[^\n%]*?)(?<![\\\d])%[^\n]*")
-
-# What right after an answer takes it back or hedges it: `(or maybe 13)`, `or 13`,
-# `. No wait, it's 13.` (not `or equivalently`, a restatement).
-_HEDGE_AFTER = re.compile(
-    r"^[ \t$*_)\].,;:!]*\(?\s*(?:or(?!\s+(?:equivalently|simply|in\s+other\s+words|written|"
-    r"expressed|as\s+a\s+(?:decimal|fraction|percent(?:age)?)))\b|maybe|perhaps|possibly|"
-    r"probably|not\s+sure|unless|no,?\s+wait|wait|hmm+|oops|correction|scratch\s+that|"
-    r"i\s+mean|either|no[,:;!]|nope|actually[,:]?\s+(?:no|not|it|the|i|that|wait|let|make|"
-    r"we|this)|on\s+second\s+thought|let\s+me\s+re(?:check|consider|do))\b",
-    re.IGNORECASE)
-
-
-def _hedge_after(region: str, end: int) -> str:
-    """The rest of the answer's line when it opens with a hedge or a retraction, else ""."""
-    line = region[end:end + 4 * MAX_CANDIDATE].split("\n", 1)[0]
-    if _HEDGE_AFTER.match(line):
-        return line.strip()
+def _another_answer(region: str, end: int, content: str) -> str:
+    """A final-answer statement after the last box that states other numbers than the box
+    (`\\boxed{12} ... The final answer is 13.`): the response gives two answers."""
+    later = statement_candidates(region[end:end + TRAILING])
+    mine = set(_DIGITS.findall(content))
+    for x in later:
+        theirs = set(_DIGITS.findall(x))
+        if theirs and theirs != mine:
+            return f"or {x}"
     return ""
+
+
+TRAILING = 2000
 
 
 # Explicit final-answer statements, in the forms models actually write. Only the statement
@@ -231,8 +226,8 @@ def _candidate_after(region: str, end: int, depth: int = 0) -> str:
         head = head[m.end():]
         if head[:1] in ("$", "\\", "*"):
             inner = _candidate_after(head, 0, depth + 1)
-            return _with_hedge(inner, line, cut)
-    return _with_hedge(head.strip().rstrip(".").strip(), line, cut)
+            return _with_hedge(inner, x, cut)
+    return _with_hedge(head.strip().rstrip(".").strip(), x, cut)
 
 
 def _find_closing(text: str, right: str, start: int) -> int:
@@ -246,10 +241,10 @@ def _find_closing(text: str, right: str, start: int) -> int:
 
 def _with_hedge(candidate: str, text: str, end: int) -> str:
     """The candidate with the hedge or retraction that follows it, if one does (so the
-    reader sees `12 (or maybe 13)`, not `12`)."""
+    reader sees `12 (or maybe 13)`, not `12`: hedges.py)."""
     if not candidate:
         return candidate
-    hedge = _hedge_after(text, end)
+    hedge = hedge_after(text, end)
     return f"{candidate} {hedge}" if hedge else candidate
 
 
@@ -259,15 +254,18 @@ def extract(text: str, usable: Callable[[str], bool] | None = None) -> Extractio
     region = final_region(text)
     if region is None:
         return Extraction(None, None)
-    shown = _visible(region) if ("<!--" in region or "%" in region) else region
+    shown = visible(region)
     box = _last_box(shown)
     if box is not None:
-        content, end = box
+        content, start, end = box
         if content is None:
             return Extraction(region, None, "open_box")
         if not content:
             return Extraction(region, None, "empty_box")
-        return Extraction(region, _with_hedge(content, shown, end), "boxed")
+        before = negated_before(shown, start)
+        after = hedge_after(shown, end) or _another_answer(shown, end, content)
+        candidate = " ".join(x for x in (before, content, after) if x)
+        return Extraction(region, candidate, "boxed")
     stated = last_statement(shown, usable)
     if stated:
         return Extraction(region, stated, "statement")

@@ -73,8 +73,12 @@ def _fast(gold: GoldAnswer, candidate: str) -> RuleResult | None:
         return values
     if not gold.exact or not all(v.exact for v in values):
         return None
+    def agree(g: Piece, p: Piece, k: int, exponent: int) -> bool:
+        return exact.percent_match(g.exact, g.percent, p.exact, p.percent, k, exponent,
+                                   gold.percent_written)
+
     return _verdict(_multisets_agree(gold.values, values, gold.float_round, gold.exponent,
-                                     _plain_agree))
+                                     agree))
 
 
 def _read_values(gold: GoldAnswer, candidate: str) -> tuple[Value, ...] | RuleResult:
@@ -128,10 +132,6 @@ def _multisets_agree(golds, values, k: int, exponent: int, agree) -> bool:
         else:
             return False
     return True
-
-
-def _plain_agree(g: Piece, p: Piece, k: int, exponent: int) -> bool:
-    return exact.percent_match(g.exact, g.percent, p.exact, p.percent, k, exponent)
 
 
 def _round_spans(spans: tuple[Span, ...], k: int) -> tuple[Span, ...]:
@@ -200,7 +200,7 @@ def _slow_values(gold: GoldAnswer, candidate: str, *, parse_plain: bool) -> Rule
         pv = sympy_of(p)
         if pv is None:
             raise Unreadable("math-verify could not read the answer")
-        res = sets.numbers_equal(g_expr, pv, k, exponent)
+        res = sets.numbers_equal(g_expr, pv, k, exponent, gold.percent_written)
         if res is None:
             undecided.append(1)
             return False

@@ -1,0 +1,101 @@
+"""The final-answer region as a reader sees it: what Markdown, HTML or LaTeX would hide or
+strike out is not there.
+
+A box inside a comment, a code span, a struck-out span, a hidden HTML element, an
+`\\iffalse` block or the argument of `\\phantom`, `\\footnote`, `\\cancel` or a white
+`\\textcolor` is not an answer a reader sees, so it is removed before the last box is
+found (`\\boxed{13}<!-- \\boxed{12} -->` answers 13). Every pattern here is linear or
+bounded: a region is scanned a fixed number of times.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..answers.surface import group_end
+
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+_FENCED = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_STRUCK = re.compile(r"~~(?=\S)[^\n~]*?(?<=\S)~~|<(s|del|strike)\b[^>]*>.*?(?:</\1\s*>|\Z)",
+                     re.DOTALL | re.IGNORECASE)
+_HIDDEN_HTML = re.compile(
+    r"<(\w+)\b[^>]*(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|"
+    r"font-size\s*:\s*0)[^>]*>.*?(?:</\1\s*>|\Z)", re.DOTALL | re.IGNORECASE)
+_IFFALSE = re.compile(r"\\iffalse\b.*?(?:\\fi\b|\Z)", re.DOTALL)
+_COMMENT_ENV = re.compile(r"\\begin\{comment\}.*?(?:\\end\{comment\}|\Z)", re.DOTALL)
+_MD_COMMENT = re.compile(r"(?m)^[ \t]*\[(?://|comment)\]:\s*(?:#|<>).*$")
+_VERB = re.compile(r"\\verb\*?([^A-Za-z\s])(?:(?!\1).)*(?:\1|$)", re.MULTILINE)
+_COMMENT_LINE = re.compile(r"(?m)^[ \t]*%.*$")
+# A `%` not escaped and not right after a digit (`25%`), after a closed box on its line.
+_LATEX_COMMENT = re.compile(r"(\\(?:boxed|fbox)\s*\{[^\n%]*\}[^\n%]*?)(?<![\\\d])%[^\n]*")
+# Macros whose argument is not shown, or shown struck out.
+_HIDING = re.compile(r"\\(?:[hv]?phantom|smash|footnote|marginpar|label|sout|st|xout|"
+                     r"[bx]?cancel|cancelto\s*\{[^{}]*\}|hide|textcolor\s*\{\s*white\s*\}|"
+                     r"colorbox\s*\{\s*white\s*\}\s*\{[^{}]*\}|textcolor\s*\{\s*#?f{3,6}\s*\})"
+                     r"(?![A-Za-z])\s*(?=\{)", re.IGNORECASE)
+_WHITE = re.compile(r"\\color\s*\{\s*(?:white|#?f{3,6})\s*\}", re.IGNORECASE)
+_CUES = ("<!--", "```", "`", "~~", "<s", "<S", "<del", "<strike", "hidden", "display",
+         "visibility", "font-size", "\\iffalse", "\\begin{comment}", "]:", "\\verb", "%",
+         "phantom", "smash", "footnote", "marginpar", "label", "sout", "\\st", "xout",
+         "cancel", "hide", "white", "fff")
+MAX_HIDING = 64
+
+
+def visible(region: str) -> str:
+    """`region` without what a reader would not see (module docstring)."""
+    if not any(c in region for c in _CUES):
+        return region
+    for pattern in (_HTML_COMMENT, _STRUCK, _HIDDEN_HTML, _IFFALSE, _COMMENT_ENV,
+                    _MD_COMMENT, _VERB):
+        region = pattern.sub(" ", region)
+    for pattern in (_FENCED, _INLINE_CODE):   # code shows a box as text, not as an answer
+        region = pattern.sub(_code_without_boxes, region)
+    if "%" in region and "box" in region:
+        region = _COMMENT_LINE.sub("", region)
+        region = _LATEX_COMMENT.sub(r"\1", region)
+    return _without_hidden_arguments(region)
+
+
+def _code_without_boxes(m: re.Match) -> str:
+    code = m.group(0)
+    return " " if ("\\boxed" in code or "\\fbox" in code) else code
+
+
+def _without_hidden_arguments(region: str) -> str:
+    """The argument of each hiding macro, and what a white `\\color` colours (to the end
+    of its group), replaced by HIDDEN."""
+    for m in reversed(list(_HIDING.finditer(region))[-MAX_HIDING:]):
+        end = group_end(region, m.end())
+        region = region[:m.start()] + HIDDEN + (region[end:] if end > 0 else "")
+    for m in reversed(list(_WHITE.finditer(region))[-MAX_HIDING:]):
+        end = _group_close(region, m.end())
+        region = region[:m.start()] + HIDDEN + region[end:]
+    return region
+
+
+# What stands where hidden content was: a box around it is not read (surface.clean
+# refuses it), while a box elsewhere is unaffected.
+HIDDEN = " \\hidden "
+
+
+def _group_close(text: str, start: int) -> int:
+    """Where the brace group that holds position `start` closes (or the end of the text):
+    `{\\color{white} \\boxed{12}}` colours up to its `}`."""
+    depth = 0
+    i, n = start, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\" and i + 1 < n:
+            i += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            if depth == 0:
+                return i
+            depth -= 1
+        elif c == "$" and depth == 0:
+            return i
+        i += 1
+    return n
