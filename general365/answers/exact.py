@@ -118,7 +118,7 @@ _SET_BUILDER = re.compile(r"^\\\{\s*[A-Za-z]\s*(?:\\in\s*" + _REALS + r"\s*)?"
                           r"(?:\\mid(?![A-Za-z])|\||:)\s*(.+)\\\}$")
 # What an interval answer may hold beyond numbers and brackets (for math-verify's path).
 _INTERVAL_MACROS = frozenset("""
-frac sqrt pi infty cup cap in le ge lt gt neq ne mathbb R emptyset varnothing setminus
+frac sqrt pi infty cup cap in notin le ge lt gt neq ne mathbb R emptyset varnothing setminus
 backslash mid cdot times ln log exp lor land vee wedge bigcup
 """.split())
 _INTERVAL_TOKEN = re.compile(r"\\[{}|]|\\[A-Za-z]+|[A-Za-z]+|\d+|[+\-*/^_(){}\[\],;.<>=|:!\s]|.", re.DOTALL)
@@ -133,18 +133,26 @@ def interval_text(text: str) -> str:
     if len(text) > MAX_FAST_LEN * 4:
         raise Unreadable("the answer is too long to be an interval")
     s = clean(text, numeric=False)
+    s = _DEGREES.sub("", s)            # `[0°, 360°)`: the unit of every endpoint
+    s = _GREEK_VAR.sub("x", s)         # `0 \\le \\theta < 360`: the variable's name
+    s = _UNIT_AFTER.sub(_units_only, s)   # `[2, 5) \\text{ seconds}`
     s = _WORD_INF.sub(r"\\infty ", s)
     s = re.sub(r"(?<![A-Za-z\\])U(?![A-Za-z])", r"\\cup ", s)
     m = _SET_BUILDER.match(s)
     if m:
         s = m.group(1).strip()
     s = _IN_REALS.sub("", s)
+    s = _points(s)
     parts = _split_outside(s, _DISJUNCTS)
     if len(parts) > 1 and all(_LEAD.match(p) for p in parts):
         stripped = [_LEAD.sub("", p) for p in parts]
         if all(p[:1] in "[(]" for p in stripped):
             s = " \\cup ".join(stripped)
     s = _LEAD.sub("", s) if not _is_relation_chain(s) else s
+    s = _both_bounds(s)
+    m = _NOT_IN.match(s)
+    if m:   # `x \\notin [3,4]`
+        s = "\\mathbb{R} \\setminus " + m.group(1)
     if ";" in s and "," not in s:
         s = s.replace(";", ",")
     if s.startswith("]"):  # ISO 31-11: `]a,b[` is (a,b), `[a,b[` is [a,b)
@@ -155,6 +163,54 @@ def interval_text(text: str) -> str:
     s = re.sub(r"\[(\s*\\cup)", r")\1", s)
     _gate_interval(s)
     return s.strip()
+
+
+_DEGREES = re.compile(r"\s*(?:\u00b0|\^\s*\{?\s*\\circ\s*\}?)")
+_GREEK_VAR = re.compile(r"\\(?:theta|alpha|beta|gamma|phi|varphi|varepsilon|lambda|omega|tau|"
+                        r"mu|sigma|rho|psi|eta|xi|zeta|kappa)(?![A-Za-z])")
+_UNIT_AFTER = re.compile(r"(?<=[\])])\s+[A-Za-z]{2,}(?:\s+[A-Za-z]{2,})?$")
+_NOT_IN = re.compile(r"^[A-Za-z]\s*\\notin\s*(.+)$")
+_TWO = re.compile(r"^([^,;]+?)\s*[,;]\s*([^,;]+)$")
+_POINTS = re.compile(r"^[A-Za-z]\s*=\s*([^=]+?)(?:\s*(?:,| or |\\lor)\s*[A-Za-z]\s*=\s*([^=]+?))+$")
+
+
+def _units_only(m: re.Match) -> str:
+    from . import words
+
+    return "" if all(words.kind(w) == "unit" for w in m.group(0).split()) else m.group(0)
+
+
+def _both_bounds(s: str) -> str:
+    """`x \\ge 2, x < 5`: a lower and an upper bound joined by a comma read as both
+    (`[2,5)`), as a person writes an interval; bounds that cross (`x < 3, x > 4`) stay a
+    union."""
+    m = _TWO.match(s)
+    if not m or "[" in s or "(" in s:
+        return s
+    a, b = _one_relation(m.group(1).strip()), _one_relation(m.group(2).strip())
+    if a is None or b is None or a[0] != b[0]:
+        return s
+    (_, sa), (_, sb) = a, b
+    lows = [x for x in (sa, sb) if x[0] is not None and x[2] is None]
+    highs = [x for x in (sa, sb) if x[2] is not None and x[0] is None]
+    if len(lows) == 1 and len(highs) == 1 and lows[0][0] < highs[0][2]:
+        return f"{m.group(1).strip()} \\text{{ and }} {m.group(2).strip()}".replace(
+            "\\text{ and }", "and")
+    return s
+
+
+def _points(s: str) -> str:
+    """`x = 1 \\text{ or } x = 2`: the finite set `\\{1, 2\\}`."""
+    if "=" not in s:
+        return s
+    parts = _split_outside(s, re.compile(r",| or |\\lor(?![A-Za-z])"))
+    values = []
+    for p in parts:
+        m = re.match(r"^[A-Za-z]\s*=\s*(.+)$", p.strip())
+        if not m or "=" in m.group(1):
+            return s
+        values.append(m.group(1).strip())
+    return "\\{" + ", ".join(values) + "\\}"
 
 
 def _is_relation_chain(s: str) -> bool:

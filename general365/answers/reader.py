@@ -292,6 +292,10 @@ def _split_tail(s: str, labels: frozenset[str] = frozenset()) -> _Tail:
         elif k == "subunit":
             scale = words.SUBUNITS[low]
             rest = rest[1:]
+    named = [x for x in rest if x[0].isalpha()]
+    if named and (named[-1].lower() in words.DANGLING
+                  or all(words.kind(x, labels) == "connector" for x in named)):
+        raise Unreadable("the words after the value name no unit or thing (`12 a`, `12 pairs of`)")
     for x in rest:
         if x == "%" or (x[0].isalpha() and words.kind(x) in ("percent", "scale", "fraction",
                                                               "subunit")):
@@ -319,6 +323,8 @@ def expression(core: str) -> str:
     """The core as LaTeX math-verify may read: numbers, operators, brackets, the known
     functions and the constants e and pi, nothing else (a variable, an unknown macro, a
     word, `?` or a relation is `Unreadable`)."""
+    if _EMPTY_POWER.search(core):
+        raise Unreadable("an exponent without a number (`12^{+}`) is not a value")
     out = []
     for m in _GATE_TOKEN.finditer(core):
         tok = m.group(0)
@@ -341,6 +347,10 @@ def expression(core: str) -> str:
             raise Unreadable(f"{tok!r} does not belong in a number")
     latex = "".join(out).strip()
     latex = _LOG_E.sub(r"\\ln ", latex)
+    if _EMPTY_POWER.search(latex):
+        raise Unreadable("an exponent without a number (`12^{+}`) is not a value")
+    if "\\overline" in latex or "\\dot" in latex:
+        raise Unreadable("a repeating decimal is read only as a plain number (`0.\\overline{3}`)")
     if _NUMBER_SUBSCRIPT.search(latex):
         raise Unreadable("a subscript on a number (another base?) is not read")
     if _BARE_FUNCTION.search(latex):
@@ -355,6 +365,7 @@ def expression(core: str) -> str:
 _FUNCTIONS = r"\\(?:ln|log|lg|exp|sin|cos|tan|cot|sec|csc|arcsin|arccos|arctan|sinh|cosh|tanh|sqrt|frac|binom)"
 # A function followed by nothing it could apply to: `4 \log`, `\sin +`.
 _BARE_FUNCTION = re.compile(_FUNCTIONS + r"\s*(?:$|[+\-*/=)\]}!,])")
+_EMPTY_POWER = re.compile(r"\^\s*(?:\{\s*[+\-*'\s]*\}|[+\-*']\s*(?:$|[^\w\\{(]))")
 _NUMBER_SUBSCRIPT = re.compile(r"(?<!\\log)(?<!\\log )(?:[\d})]|^)\s*_")
 _LOG_E = re.compile(r"\\log\s*_\s*(?:\{\s*e\s*\}|e)\s*")
 _SQRT_BARE = re.compile(r"\\sqrt\s*(\d+|\([^()]*\))")
@@ -393,6 +404,44 @@ _EQUALS = re.compile(r":=|=|\\approx(?![A-Za-z])|\\equiv(?![A-Za-z])")
 _LABEL = re.compile(
     r"^(?:\\angle\s*|m\s*\\angle\s*)?(?:\\[A-Za-z]+|[A-Za-z][A-Za-z' ]{0,40}?|\|[A-Z]{1,3}\|)"
     r"(?:\s*_\s*(?:\{[^{}=]{1,20}\}|[A-Za-z0-9]))?(?:\s*\([^()=]{0,30}\))?\s*(?:'|\^\{?\*\}?)?$")
+_ELLIPSIS = re.compile(r"(?<=\d)\s*(?:\\[lc]?dots|\.\.\.+)\s*$")
+_ORDINAL = re.compile(r"(?<=\d)\s*(?:st|nd|rd|th)\b")
+_PHRASE_SPLIT = re.compile(r"[\s-]+")
+
+
+def _number_phrase(s: str) -> tuple[Fraction, bool] | None:
+    """A number written in words, and whether a percent follows: `twenty-five percent`,
+    `one million`, `a dozen`, `two thousand twenty-four`. None unless every word is a
+    number word (a leading `a`/`an` is one, `and` joins)."""
+    if not s[:1].isalpha() or len(s) > 120:
+        return None
+    parts = [w for w in _PHRASE_SPLIT.split(s.lower()) if w and w != "and"]
+    percent = bool(parts) and parts[-1] in words.PERCENT_WORDS
+    if percent:
+        parts = parts[:-1]
+    if not parts:
+        return None
+    total, current, seen = 0, 0, False
+    for n, w in enumerate(parts):
+        if w in ("a", "an") and n == 0 and len(parts) > 1:
+            current = 1
+        elif w in words.NUMBER_WORDS:
+            current += words.NUMBER_WORDS[w]
+            seen = True
+        elif w == "hundred":
+            current = (current or 1) * 100
+            seen = True
+        elif w == "dozen":
+            current = (current or 1) * 12
+            seen = True
+        elif w in ("thousand", "million", "billion", "trillion"):
+            total += (current or 1) * words.SCALES[w]
+            current, seen = 0, True
+        else:
+            return None
+    return (Fraction(total + current), percent) if seen else None
+
+
 _NUMBER_WORD_RE = re.compile(r"^([a-z]+)(?:[- ]([a-z]+))?$")
 
 
@@ -416,6 +465,13 @@ def _piece(text: str, approx: bool = False, labels: frozenset[str] = frozenset()
     m = _HEDGE.match(s)
     if m:
         s = s[m.end():].strip()
+    m = _ELLIPSIS.search(s)
+    if m:   # `3.14159\ldots`: the digits shown, an approximation of the value
+        s, approx = s[:m.start()].rstrip(), True
+    s = _ORDINAL.sub("", s)
+    q = _number_phrase(s)
+    if q is not None:
+        return Piece(q[0], None, q[1], None, approx)
     sign, currency = "", None
     m = _CURRENCY.match(s)
     if m:
@@ -507,11 +563,11 @@ def _items(s: str) -> list[str]:
                 s = inner.strip()
                 break
     items = split_top_level(s, _LIST_SEP)
-    if len(items) >= 3 and s[:1] in "[(" and s[-1:] in "])":
+    if len(items) == 1 and s[:1] in "[(" and s[-1:] in "])":
         # `[3, 5, 8]` lists three values; two in brackets would be an interval
-        inner = s[1:-1]
-        if not any(c in inner for c in "[]()"):
-            items = split_top_level(inner, _LIST_SEP)
+        inner = split_top_level(s[1:-1], _LIST_SEP)
+        if len(inner) >= 3 and not any(c in s[1:-1] for c in "[]()"):
+            items = inner
     if _LEADING_JOIN.match(items[0]):   # `or 12`: an alternative to something unsaid
         raise Unreadable("the answer opens with a conjunction: it offers an alternative")
     out = []
@@ -555,8 +611,13 @@ def read_values(text: str, expect: int | None = None,
 # --- times of day and durations, ratios -----------------------------------------------
 
 _CLOCK = re.compile(
-    r"^(\d{1,2}):([0-5]\d)(?::([0-5]\d))?\s*(?:(a\.?\s?m\.?|p\.?\s?m\.?|noon|midnight)"
-    r"|(h|hrs?|hours?|o'clock))?$", re.IGNORECASE)
+    r"^(\d{1,2})\s*(?::|h(?=\d))\s*([0-5]\d)(?:\s*:\s*([0-5]\d))?\s*"
+    r"(?:(a\.?\s?m\.?|p\.?\s?m\.?|noon|midnight)|(h|hrs?|hours?|o'clock))?$"
+    r"|^(\d{1,2})\.([0-5]\d)\s*(a\.?\s?m\.?|p\.?\s?m\.?)$", re.IGNORECASE)
+# A duration in words: `1 hour 20 minutes`, `80 minutes`, `1 h 20 min`.
+_DURATION = re.compile(
+    r"^(?:(\d+)\s*(?:h|hrs?|hours?)\b\s*(?:and\s*)?)?(?:(\d+)\s*(?:m|mins?|minutes?)\b)?$",
+    re.IGNORECASE)
 _CLOCK_HOUR = re.compile(r"^(\d{1,2})\s*(a\.?\s?m\.?|p\.?\s?m\.?|noon|midnight|o'clock)$",
                          re.IGNORECASE)
 _CLOCK_WORD = re.compile(r"^(noon|midday|midnight)$", re.IGNORECASE)
@@ -573,6 +634,7 @@ class Clock:
     minute: int
     second: int
     marker: str | None
+    twelve_hour: bool = True   # written without a leading zero: `7:15` may be 19:15
 
     @property
     def absolute(self) -> int | None:
@@ -583,8 +645,8 @@ class Clock:
             h = 0 if h == 12 else h
         elif self.marker in ("pm", "noon"):
             h = h if h == 12 else h + 12
-        elif 1 <= h <= 12:
-            return None
+        elif 1 <= h <= 11 and self.twelve_hour:
+            return None   # `7:15`: morning or evening (`07:15` and `12:30` are fixed)
         return ((h % 24) * 60 + self.minute) * 60 + self.second
 
     @property
@@ -608,6 +670,8 @@ def read_clock(text: str) -> Clock:
         raise Unreadable("the answer is too long to be a time")
     s = _CLOCK_LEAD.sub("", clean(text, numeric=False)).strip()
     m = _CLOCK.match(s)
+    if m and m.group(6):   # `5.30 pm`: a point for the colon, with its marker
+        return Clock(int(m.group(6)), int(m.group(7)), 0, _marker(m.group(8)), True)
     if m:
         h, mi = int(m.group(1)), int(m.group(2))
         sec = int(m.group(3) or 0)
@@ -615,7 +679,7 @@ def read_clock(text: str) -> Clock:
         if marker and not 1 <= h <= 12:
             if not (h == 0 and marker == "am") and not (h == 12):
                 raise Unreadable(f"{s!r} is not a valid time")
-        return Clock(h, mi, sec, marker)
+        return Clock(h, mi, sec, marker, len(m.group(1)) == 1)
     m = _CLOCK_HOUR.match(s)
     if m:
         h = int(m.group(1))
@@ -624,6 +688,10 @@ def read_clock(text: str) -> Clock:
     m = _CLOCK_WORD.match(s)
     if m:
         return Clock(12, 0, 0, _marker(m.group(1)))
+    m = _DURATION.match(s)
+    if m and (m.group(1) or m.group(2)):
+        minutes = int(m.group(1) or 0) * 60 + int(m.group(2) or 0)
+        return Clock(minutes // 60, minutes % 60, 0, "duration")
     raise Unreadable("the answer is not a time (expected a form such as 7:15 or 7:15 pm)")
 
 
@@ -631,6 +699,9 @@ def clocks_agree(gold: Clock, pred: Clock) -> bool:
     """Same time. A marker on one side only is compared on the 12-hour face when the other
     side is a 12-hour time without one (gold `7:15`, answer `7:15 pm`); a 24-hour time
     without a marker never matches an ambiguous answer (gold `19:15`, answer `7:15`)."""
+    if "duration" in (gold.marker, pred.marker):   # `80 minutes` for `1:20`
+        return gold.marker in (None, "duration") and \
+            (gold.hour, gold.minute, gold.second) == (pred.hour, pred.minute, pred.second)
     ga, pa = gold.absolute, pred.absolute
     if ga is not None and pa is not None:
         return ga % 86400 == pa % 86400
@@ -638,12 +709,20 @@ def clocks_agree(gold: Clock, pred: Clock) -> bool:
         return (gold.hour, gold.minute, gold.second) == (pred.hour, pred.minute, pred.second)
     if ga is None:  # the gold is `7:15` on a 12-hour face
         return gold.face == pred.face
-    # the gold is fixed, the answer is not: only the same digits count (gold 7:15 am)
-    return (gold.hour, gold.minute, gold.second) == (pred.hour, pred.minute, pred.second) \
-        and gold.marker in ("am", None)
+    # the gold is fixed (`7:15 am`, `19:15`), the answer is not (`7:15`): not the same time
+    return False
 
 
 _RATIO = re.compile(r"^[^:]+(?::[^:]+)+$")
+_RATIO_TO = re.compile(r"(?<=\d)\s+to\s+(?=\d)")
+
+
+def _ratio_value(s: str) -> Fraction | None:
+    """A two-part ratio's value as one number (`\\frac{3}{2}`, `1.5` for `3:2`)."""
+    try:
+        return plain_fraction(s)
+    except Unreadable:
+        return None
 
 
 def is_clock(text: str) -> bool:
@@ -658,8 +737,11 @@ def read_ratio(text: str) -> tuple[Fraction, ...]:
     """`3:2`, `2 : 3 : 5`: the parts, each a plain number."""
     if len(text) > MAX_LEN:
         raise Unreadable("the answer is too long to be a ratio")
-    s = clean(text)
+    s = _RATIO_TO.sub(":", clean(text))
     if not _RATIO.match(s):
+        q = _ratio_value(s)
+        if q is not None:
+            return (q, Fraction(1))
         raise Unreadable("the answer is not a ratio (expected a form such as 3:2)")
     parts = []
     for part in s.split(":"):

@@ -38,11 +38,12 @@ _CHARS = {
     "\u2248": "\\approx ", "\u03c0": "\\pi ", "\u221a": "\\sqrt", "\u2205": "\\emptyset ",
     "\u211d": "\\mathbb{R}", "\u03bc": "\u00b5", "\u2126": "\u03a9", "\u2044": "/",
     "\u2215": "/", "\uff0e": ".", "\uff0c": ",", "\uff08": "(", "\uff09": ")",
-    "\uff1a": ":", "\u2236": ":", "\u00b1": "\\pm ", "\u2213": "\\mp ", "\u2032": "'",
+    "\uff1a": ":", "\uff05": "%", "\uff04": "\ue000", "\u3001": ",", "\u2026": "\\ldots ", "\u2236": ":", "\u00b1": "\\pm ", "\u2213": "\\mp ", "\u2032": "'",
     "\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'",
 }
 _SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\t\r\n]")
 _FULLWIDTH_DIGITS = {chr(0xFF10 + d): str(d) for d in range(10)}
+_FULLWIDTH_DIGITS.update({chr(0xFF21 + i): chr(65 + i) for i in range(26)})
 _SUPERSCRIPTS = dict(zip("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u207a",
                          "0123456789-+"))
 _SUPER_RUN = re.compile("[\u2070\u00b9\u00b2\u00b3\u2074-\u2079\u207b\u207a]+")
@@ -64,14 +65,19 @@ _COMMANDS = (
     ("^{\\circ}", "\u00b0 "), ("^\\circ", "\u00b0 "), ("\\degree", "\u00b0 "),
     ("\\%", "%"), ("\\$", "\ue000"), ("\\euro", "\u20ac"), ("\\pounds", "\u00a3"),
     ("\\yen", "\u00a5"), ("\\colon", ":"), ("\\Omega", "\u03a9 "), ("\\mu", "\u00b5 "),
-    ("\\ast", "*"), ("{:}", ":"), ("\\lbrace", "\\{"), ("\\rbrace", "\\}"), ("\\{,\\}", "{,}"),
+    ("\\ast", "*"), ("{:}", ":"), ("\\nicefrac", "\\frac"), ("\\sfrac", "\\frac"),
+    ("\\textdollar", "\ue000"), ("per cent", "percent"), ("\\lbrace", "\\{"), ("\\rbrace", "\\}"), ("\\{,\\}", "{,}"),
 )
-_SIZING = re.compile(r"\\(?:left|right|[Bb]igg?[lr]?|middle)(?![A-Za-z])\s*(\\[{}|]|[()\[\]|.])?")
+_SIZING = re.compile(r"\\(?:left|right|[Bb]igg?[lr]?|middle)(?![A-Za-z])\s*(\\[{}|]|[()\[\]|.])?"
+                     r"|\\(?:tiny|scriptsize|footnotesize|small|normalsize|large|Large|LARGE|huge|Huge|"
+                     r"scriptscriptstyle|scriptstyle|ignorespaces)(?![A-Za-z])")
+# `{24 \over 2}`: TeX's primitive fraction.
+_OVER = re.compile(r"\{([^{}]*)\\over(?![A-Za-z])([^{}]*)\}")
 # Wrappers whose content is what they show. Text-like ones hold words or a symbol.
 _STYLE = ("boxed", "fbox", "underline", "mathbf", "textbf", "bm", "boldsymbol", "mathit",
           "textit", "emph", "textup", "textsl", "mathsf", "textsf", "mathtt", "texttt",
           "mathrm", "text", "textrm", "textnormal", "mbox", "hbox", "operatorname",
-          "mathnormal", "pmb", "mathbfit", "bf", "it", "rm")
+          "mathnormal", "pmb", "mathbfit", "bf", "it", "rm", "num", "SI")
 _WRAPPER = re.compile(r"\\(textcolor|colorbox|color|" + "|".join(_STYLE) + r")(?![A-Za-z])\s*")
 _SPACING = re.compile(r"\\[,;:!> ]|\\(?:quad|qquad|enspace|thinspace|medspace|thickspace|"
                       r"negthinspace|space)(?![A-Za-z])|~")
@@ -190,7 +196,7 @@ def clean(text: str, *, numeric: bool = True, groups: bool = True) -> str:
     if _HIDDEN.search(text):
         raise Unreadable("the answer hides part of itself (\\phantom)")
     s = _SPACES.sub(" ", text)
-    if any(c in s for c in _CHARS) or any("\uff10" <= c <= "\uff19" for c in s):
+    if any(c in s for c in _CHARS) or any("\uff10" <= c <= "\uff3a" for c in s):
         s = "".join(_CHARS.get(c) or _FULLWIDTH_DIGITS.get(c) or c for c in s)
     s = _SUPER_RUN.sub(_superscript, s)
     s = _SUB_RUN.sub(_subscript, s)
@@ -199,6 +205,8 @@ def clean(text: str, *, numeric: bool = True, groups: bool = True) -> str:
         if a in s:
             s = s.replace(a, b)
     s = _SIZING.sub(lambda m: m.group(1) or "", s) if "\\" in s else s
+    if "\\over" in s:
+        s = _OVER.sub(r"\\frac{\1}{\2}", s)
     if "\\" in s:
         s = _unwrap(s)
     s = _DELIMS.sub(" ", s).replace("\ue000", "$")  # an escaped `\$` is money, not math

@@ -69,8 +69,13 @@ islands island bridges bridge towers tower floors levels level stages stage
 liters kg km cm mm ml chance chances probability likelihood odds share rate speed area
 volume length width height depth distance total sum difference product age weight mass
 cost price profit loss income salary wage fee tax interest balance budget amount
-off discount increase decrease growth return yield
+off discount increase decrease growth return yield subsets subset sets set distinct
+different unique ordered unordered valid possible whole complete equal identical consecutive
+positive prime even odd integral dB pts bytes byte bits bit celsius fahrenheit kelvin
 """.split()) - {"cents_x", "mistakes_x"}
+
+# Connectors that cannot end a label (`12 pairs of`, `12 a`).
+DANGLING = frozenset({"of", "the", "a", "an", "per", "in", "on", "for"})
 
 # Words that may stand in a label phrase without being a noun of their own.
 CONNECTORS = frozenset("""

@@ -24,7 +24,7 @@ _PREFIX = re.compile(r"^(?:(?:the\s+)?(?:correct\s+)?(?:options?|choices?|answer
                      re.IGNORECASE)
 # Split, never one big regex: nested optional separators backtrack exponentially.
 _SPLIT_RE = re.compile(r"\s*(?:,|;|/|&|\+|\band\b)\s*|\s+")
-_PIECE_RE = re.compile(r"^(?:\(([A-Z])\)|\[([A-Z])\]|([A-Z]))$")
+_PIECE_RE = re.compile(r"^(?:\(([A-Z])\)|\[([A-Z])\]|([A-Z]))\)?$")
 _LOWER_PIECE_RE = re.compile(r"^(?:\(([a-j])\)|\[([a-j])\]|([a-j]))$")
 _LOWER_LEADING_RE = re.compile(r"^\(([a-j])\)\s*\S")
 # Runs of letters only from A-J, so that a capitalised word ("NO", "YES") is not a run.

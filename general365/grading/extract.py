@@ -148,7 +148,9 @@ _STATEMENT_RE = re.compile(
     r"|\b(?:the|my|our)\s+answers?\s+" + _VERB + _B + r"[ \t]*[:\uff1a]?" + _B +
     r"|\b(?:the\s+)?correct\s+(?:options?|choices?)" + _B + r"(?:\s+" + _VERB + r")?" + _B
     + r"[ \t]*[:\uff1a]?" + _B +
-    r"|(?:^|\n)[ \t>#*_]*answer" + _B + r"[ \t]*[:\uff1a]" + _B +
+    r"|(?:^|\n)[ \t>#*_]*(?:final\s+)?(?:answer|result|solution)" + _B + r"[ \t]*(?:[:\uff1a]|"
+    r"[\u2014\u2013]|--)" + _B +
+    r"|\b(?:the|my|our)\s+(?:final\s+)?answer" + _B + r"[ \t]*[:\uff1a]" + _B +
     # a heading alone on its line ("**Answer**" then the answer below it)
     r"|(?:^|\n)[ \t>#*_]*answer[ \t*_]*(?=\n)"
     r"|\u7b54\u6848[ \t]*(?:\u662f|\u4e3a)?[ \t]*[:\uff1a]?",
@@ -188,7 +190,7 @@ _MATH_SPANS = (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$"), ("**", 
 _CUT_RE = re.compile(
     r"(?<!\bRs)(?<!\bvs)(?<!\bca)(?<!approx)(?<!\b[ap]\.m)(?<!\bNo)\.(?:\s|$)|;(?=\s*(?:[a-z]|[A-Z][a-z]))|\s+\((?=[a-z]|[A-Z][a-z])"
     r"|,?\s+(?:because|since|as|which|so|where|hence|thus|therefore|given|meaning)\b"
-    r"|,?\s+(?:i\.e\.|e\.g\.)|,\s*(?:that|and\s+so|this)\b"
+    r"|,?\s+(?:i\.e\.|e\.g\.)|,\s*(?:that|and\s+so|this)\b|,?\s+or,?\s+equivalently\b"
     r"|\s+[\u2014\u2013]\s+|\s+-\s+(?=[a-z])")
 # "The minimum value is 7": the sentence's lead-in is not the answer.
 _LEAD_IN_RE = re.compile(
@@ -201,7 +203,7 @@ def _candidate_after(region: str, end: int, depth: int = 0) -> str:
     if depth > 3:  # `** ** ** ...`: wrapping that never ends is not an answer
         return ""
     rest = region[end: end + 4 * MAX_CANDIDATE + 1000]
-    x = rest.lstrip(" \t:\uff1a")
+    x = rest.lstrip(" \t:\uff1a}")   # `\textbf{Final Answer:} 12`: the wrapper closes here
     if x.startswith("\n"):  # the answer sits below the statement (a heading)
         x = x.lstrip()
     for left, right in _MATH_SPANS:

@@ -16,7 +16,7 @@ import re
 
 # Right after the answer, on its line: a hedge, an alternative, a question, a negation.
 _AFTER_SKIP = r"^[ \t$*_)\].,;:!\u2014\u2013-]*"
-_HEDGE_WORDS = (r"or(?!\s+(?:equivalently|simply|in\s+other\s+words|written|expressed|as\s+a\s+"
+_HEDGE_WORDS = (r"or(?!,?\s+(?:equivalently|simply|in\s+other\s+words|written|expressed|as\s+a\s+"
                 r"(?:decimal|fraction|percent(?:age)?)))|maybe|perhaps|possibly|probably|"
                 r"not\s+sure|unless|wait|hmm+|oops|correction|scratch\s+that|i\s+mean|either|"
                 r"nope|actually|on\s+second\s+thought|let\s+me\s+re(?:check|consider|do)|"
