@@ -709,8 +709,9 @@ def clocks_agree(gold: Clock, pred: Clock) -> bool:
         return (gold.hour, gold.minute, gold.second) == (pred.hour, pred.minute, pred.second)
     if ga is None:  # the gold is `7:15` on a 12-hour face
         return gold.face == pred.face
-    # the gold is fixed (`7:15 am`, `19:15`), the answer is not (`7:15`): not the same time
-    return False
+    # the gold is fixed, the answer is not: read as written on a 24-hour clock (`5:55` for
+    # `05:55` or `5:55 am`), never as the evening (`7:15` is not `19:15`)
+    return ga % 86400 == ((pred.hour % 24) * 60 + pred.minute) * 60 + pred.second
 
 
 _RATIO = re.compile(r"^[^:]+(?::[^:]+)+$")
