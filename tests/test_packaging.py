@@ -69,7 +69,12 @@ def test_the_wheel_carries_the_data_and_the_entry_point(artifacts, wheel_names):
                    "general365/data/published/table1_full.csv",
                    "general365/data/published/table2_public.csv",
                    "general365/data/published/table3_stability.csv",
-                   "general365/data/published/SOURCE.md", "general365/extras.py"):
+                   "general365/data/published/SOURCE.md", "general365/extras.py",
+                   # lm_eval --include_path general365.integrations.lm_eval.TASK_DIR
+                   "general365/integrations/lm_eval/tasks/general365.yaml",
+                   "general365/integrations/lm_eval/tasks/general365_sample.yaml",
+                   "general365/integrations/lm_eval/tasks/_general365_template_yaml",
+                   "general365/integrations/lm_eval/tasks/utils.py"):
         assert needed in wheel_names, needed
     with zipfile.ZipFile(artifacts.wheel) as z:
         entry = next(n for n in wheel_names if n.endswith("entry_points.txt"))
