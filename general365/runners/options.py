@@ -247,6 +247,8 @@ def runner_options(o: Mapping[str, Any], chat_kwargs: dict[str, Any] | None) -> 
                 "distributed_executor_backend": o.get("distributed_executor_backend"),
                 "max_model_len": o["max_model_len"],
                 "gpu_memory_utilization": o["gpu_memory_utilization"], "dtype": o["dtype"],
-                "enforce_eager": o["enforce_eager"], "chat_template_kwargs": chat_kwargs}
+                "enforce_eager": o["enforce_eager"], "chat_template_kwargs": chat_kwargs,
+                **(o.get("engine_args") or {})}
     return {"revision": o["revision"], "dtype": o["dtype"], "device": o["device"],
-            "batch_size": o["batch_size"], "chat_template_kwargs": chat_kwargs}
+            "batch_size": o["batch_size"], "chat_template_kwargs": chat_kwargs,
+            "engine_args": o.get("engine_args") or None}
