@@ -25,9 +25,9 @@ from .report import stats as _stats
 from .report.build import Report, build_report, check_report_options, write_report
 from .report.kinds import GENERAL365
 from .runners import provenance
-from .runners.engine_args import typed_engine_args
 from .runners.options import (DEFAULT_SEED, build_requests, check_options, runner_options,
-                              sampling_settings, select_problems, template_kwargs)
+                              sampling_settings, select_problems, template_kwargs,
+                              typed_engine_args)
 from .runners.registry import make_runner
 from .runners.session import GenerateResult, SessionPlan, run_session
 from .runners.store import model_key

@@ -30,7 +30,7 @@ from ..errors import OptionError
 OPTION = "engine_args"
 
 # keys our own options set: the engine gets them from there (and run.json records them so)
-_OWN = {
+OWN = {
     "vllm": {"model": "model", "revision": "revision", "tokenizer_revision": "revision",
              "tensor_parallel_size": "tensor_parallel_size",
              "pipeline_parallel_size": "pipeline_parallel_size",
@@ -72,29 +72,6 @@ def parse_pairs(engine_args: Mapping[str, Any] | Sequence[str] | None) -> dict[s
             raise OptionError(OPTION, f"{name!r} is given twice")
         out[name] = value
     return out
-
-
-def typed_engine_args(backend: str, engine_args: Mapping[str, Any] | Sequence[str] | None,
-                      *, model: str, revision: str | None = None) -> dict[str, Any]:
-    """The engine's keyword arguments, checked and typed (see the module's docstring);
-    {} when none are given. Raises OptionError naming the key."""
-    pairs = parse_pairs(engine_args)
-    if not pairs:
-        return {}
-    if backend not in _OWN:
-        raise OptionError(OPTION, "is for {backend} vllm or transformers (an API server "
-                                  "takes its engine options where it is started)")
-    for key in pairs:
-        if key in _OWN[backend]:
-            raise OptionError(OPTION, f"{key!r} is set by our own option {{{_OWN[backend][key]}}}"
-                                      "; give it there")
-    if backend == "vllm":
-        from .vllm_engine import vllm_engine_args
-
-        return vllm_engine_args(pairs)
-    from .transformers import load_args
-
-    return load_args(pairs, model, revision)
 
 
 def as_bool(value: str) -> bool:
