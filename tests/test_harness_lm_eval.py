@@ -99,3 +99,34 @@ def test_lm_eval_run_on_the_tiny_model_scores_as_general365_grade(tmp_path, tiny
     assert "text answers are left out of accuracy" in proc.stderr
     config = json.loads(results_file.read_text())["configs"]["general365_sample"]
     assert "left out of accuracy" in config["metadata"]["grading"]
+
+
+def test_lm_eval_finds_both_tasks_in_the_task_folder():
+    from lm_eval.tasks import TaskManager
+
+    names = set(TaskManager(include_path=g365_lm_eval.TASK_DIR).all_tasks)
+    assert {"general365", "general365_sample"} <= names
+
+
+def test_the_official_task_reads_the_release_through_our_loader(monkeypatch):
+    # Offline (as here) the official split cannot be read: our loader's one line says so,
+    # rather than a Hub traceback from inside lm-eval.
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    with pytest.raises(general365.UserError) as info:
+        g365_lm_eval.load_public()
+    assert "meituan-longcat/General365_Public" in str(info.value)
+    assert len(str(info.value).splitlines()) == 1
+
+
+def test_the_judge_is_named_in_the_environment():
+    from general365.integrations.harness import judge_from_env
+
+    assert judge_from_env({}) is None
+    judge = judge_from_env({"GENERAL365_JUDGE_MODEL": "my-judge",
+                            "GENERAL365_JUDGE_BASE_URL": "http://127.0.0.1:9/v1",
+                            "GENERAL365_JUDGE_API_KEY_ENV": "MY_KEY"})
+    try:
+        assert judge.model == "my-judge"
+    finally:
+        judge.close()
