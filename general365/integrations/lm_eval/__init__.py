@@ -13,6 +13,7 @@ and `coverage` (the share graded). See docs/harnesses.md.
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
@@ -65,4 +66,4 @@ def process_results(doc: dict, results: list) -> dict[str, float]:
     text = results[0] if results else ""
     verdict = grade_one(doc, text, _env_judge())
     value = accuracy_value(verdict)
-    return {"accuracy": value, "coverage": 0.0 if value != value else 1.0}
+    return {"accuracy": value, "coverage": 0.0 if math.isnan(value) else 1.0}
