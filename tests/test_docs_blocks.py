@@ -12,7 +12,11 @@ comment (invisible on GitHub and PyPI) that starts with one of SKIP_KINDS:
 Every other block runs: Python in its own interpreter, bash under `bash -e`, each in a
 fresh folder, offline (a connection that is not to this machine is refused), with
 `general365` and `python` on PATH meaning this checkout's, and MODEL naming the tiny local
-model (the blocks that train or generate read the model from $MODEL, as the docs say).
+model (the blocks that train or generate read the model from $MODEL, as the docs say). The
+folder holds the files the docs name as the reader's own (`doc_files`): two graded runs
+(runs/a, runs/b), a person's labels of run a (labels.jsonl), a question set
+(my_questions.jsonl) and a dataset file (path/to/file.parquet), all made here from the
+bundled sample.
 """
 
 from __future__ import annotations
@@ -102,6 +106,45 @@ def shims(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="module")
+def doc_files(tmp_path_factory) -> Path:
+    """The reader's own files the docs name, made from the bundled sample: runs/a and runs/b
+    (graded runs of my-model and other-model, each right on alternate problems),
+    labels.jsonl, my_questions.jsonl and path/to/file.parquet."""
+    import json
+
+    import general365
+
+    folder = tmp_path_factory.mktemp("doc-files")
+    problems = general365.load_problems(source="sample")
+    for name, run, parity in (("my-model", "a", 0), ("other-model", "b", 1)):
+        (folder / "runs" / run).mkdir(parents=True)
+        responses = folder / "runs" / run / "responses.jsonl"
+        responses.write_text("".join(
+            json.dumps({"id": p.id, "run": 0, "model": name, "response":
+                        f"<think>...</think> \\boxed{{{p.answer if (i + parity) % 2 == 0 else 'x'}}}"})
+            + "\n" for i, p in enumerate(problems)), encoding="utf-8")
+        general365.grade_file(str(responses), str(folder / "runs" / run / "graded.jsonl"),
+                              dataset="sample", policy="rule")
+    (folder / "my_questions.jsonl").write_text("".join(
+        json.dumps({"id": f"q{i}", "question": q}) + "\n" for i, q in enumerate(
+            ["How many ways can four people sit at a round table?",
+             "A clock loses 3 minutes an hour; when does it next show the right time?",
+             "Which of five boxes holds the key, if exactly one label lies?",
+             "What is the probability that two dice sum to 7?"])), encoding="utf-8")
+    # a person's labels of run a's verdicts (docs/audit.md): all right but every tenth
+    graded = [json.loads(line) for line in
+              (folder / "runs" / "a" / "graded.jsonl").read_text().splitlines()]
+    (folder / "labels.jsonl").write_text("".join(
+        json.dumps({"id": g["id"], "model": g["model"], "status": g["status"],
+                    "label": "wrong" if i % 10 == 0 else "right"}) + "\n"
+        for i, g in enumerate(graded) if g["status"] != "ungraded"), encoding="utf-8")
+    (folder / "path" / "to").mkdir(parents=True)
+    general365.load_dataset("all", source="sample").to_parquet(
+        str(folder / "path" / "to" / "file.parquet"))
+    return folder
+
+
 def _env(shims: Path, model: Path) -> dict[str, str]:
     env = dict(os.environ)
     dead = "http://127.0.0.1:9"
@@ -117,7 +160,7 @@ def _env(shims: Path, model: Path) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[b.name for b in BLOCKS])
-def test_block_runs_as_written(block, tmp_path, shims, tiny_model_dir):
+def test_block_runs_as_written(block, tmp_path, shims, tiny_model_dir, doc_files):
     if block.skip is not None:
         pytest.skip(block.skip)
     if block.lang == "python":
@@ -126,8 +169,10 @@ def test_block_runs_as_written(block, tmp_path, shims, tiny_model_dir):
         cmd = [sys.executable, str(script)]
     else:
         cmd = ["bash", "-e", "-c", block.code]
+    import shutil
+
     work = tmp_path / "work"
-    work.mkdir()
+    shutil.copytree(doc_files, work)
     proc = subprocess.run(cmd, cwd=work, env=_env(shims, tiny_model_dir), capture_output=True,
                           text=True, timeout=BLOCK_TIMEOUT_S, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, (f"{block.name} failed ({proc.returncode}):\n"
