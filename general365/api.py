@@ -26,7 +26,8 @@ from .report.build import Report, build_report, check_report_options, write_repo
 from .report.kinds import GENERAL365
 from .runners import provenance
 from .runners.options import (DEFAULT_SEED, build_requests, check_options, runner_options,
-                              sampling_settings, select_problems, template_kwargs)
+                              sampling_settings, select_problems, template_kwargs,
+                              typed_engine_args)
 from .runners.registry import make_runner
 from .runners.session import GenerateResult, SessionPlan, run_session
 from .runners.store import model_key
@@ -49,17 +50,24 @@ def generate(model: str, *, backend: str, out: str, benchmark: str | Benchmark |
              pipeline_parallel_size: int = 1, distributed_executor_backend: str | None = None,
              max_model_len: int | None = None, gpu_memory_utilization: float = 0.9,
              dtype: str = "auto", enforce_eager: bool = False, device: str = "cpu",
-             batch_size: int = 8, progress: bool = True) -> GenerateResult:
+             batch_size: int = 8,
+             engine_args: Mapping[str, Any] | Sequence[str] | None = None,
+             progress: bool = True) -> GenerateResult:
     """Answers of `model` for a benchmark's problems, into the run folder `out`
     (responses.jsonl + run.json; resumed where it exists: only what is missing is
     generated). The sampling defaults are the paper's (`preset`: reasoning T=1.0 or chat
     T=0.7; top-p 1.0, top-k off, max_tokens the context left after the prompt).
     `base_url` (backend openai) is one URL or a list of replicas serving the model: the
     requests are spread over them, `concurrency` in flight on each, and a replica that dies
-    has its requests retried on the others (docs/running.md)."""
+    has its requests retried on the others (docs/running.md).
+    `engine_args`: the engine's own options that have no argument here ("KEY=VALUE"
+    strings, or a mapping): vllm's LLM(...) engine arguments, or transformers'
+    from_pretrained keyword arguments, typed by the engine's definitions and checked before
+    it starts (docs/running.md)."""
     o = dict(locals())
     require("generate", backend_extra(backend))
     check_options(o)
+    o["engine_args"] = typed_engine_args(backend, engine_args, model=model, revision=revision)
     bench = get_benchmark(benchmark)
     chat = template_kwargs(chat_template_kwargs, enable_thinking)
     settings = sampling_settings(o, chat)

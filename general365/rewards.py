@@ -17,8 +17,9 @@
 
 Neither ever raises on a completion: None, empty, binary, megabyte-long or badly encoded
 completions score 0.0. Why each completion scored what it did is kept: TRL's `log_metric`
-gets the share of each status per batch (`general365/<status>`), its `log_extra` the
-`general365_status` and `general365_answer` columns of the completions table, and
+gets the share of each status per batch (`general365/<status>`), its `log_extra` one
+compact `general365` column of the completions table ("correct: 42"; the status and the
+answer as two columns with `AccuracyReward(columns="full")`), and
 `accuracy_reward.last_results` holds the latest batch's `RewardResult`s (`.score()` returns
 them, for callers outside TRL or on several threads). See docs/training.md.
 """
@@ -46,6 +47,12 @@ ERROR = "error"
 STATUSES = tuple(s.value for s in Status) + (INVALID_REFERENCE, ERROR)
 
 _MEMO_MAX = 100_000  # verdicts kept per reward function (a few MB)
+
+# What the rewards add to TRL's completions table (log_completions=True), beside TRL's own
+# prompt, completion, reward and advantage columns: by default one compact `general365`
+# column ("correct: 42"), so that the prompt and the completion keep the table's width.
+COLUMNS = ("compact", "full", "none")
+_COMPACT_ANSWER = 24   # characters of the extracted answer shown in the compact column
 
 # warm_up()'s batch: answers only math-verify reads (a number, an interval), and a letter.
 _WARM_UP = (["</think>\\boxed{\\sqrt{4}}", "</think>\\boxed{0 < x \\le 1}", "</think>\\boxed{B}"],
@@ -89,10 +96,13 @@ class AccuracyReward:
     timeout: the rule grader's per-answer limit in seconds (past it: status `timeout`).
     workers: the shared rule-grading pool's size (default: the CPU count).
     name: what TRL calls it in its logs (`rewards/<name>/mean`).
+    columns: what it adds to TRL's completions table: "compact" (one `general365` column,
+        "status: answer"), "full" (`general365_status` and `general365_answer`) or "none".
     """
 
     def __init__(self, judge=None, *, timeout: float | None = None, workers: int | None = None,
-                 ungraded_reward: float | None = 0.0, name: str = "general365_accuracy"):
+                 ungraded_reward: float | None = 0.0, name: str = "general365_accuracy",
+                 columns: str = "compact"):
         # Refused here, once, with the grader's own checks: inside a call a bad option
         # would only score every completion 0.0 (a reward never raises on a batch). The
         # grader is imported only then: `import general365.rewards` stays cheap.
@@ -108,6 +118,9 @@ class AccuracyReward:
                                             not isinstance(ungraded_reward, (int, float))):
             raise OptionError("ungraded_reward", f"must be a number or None (got "
                                                  f"{ungraded_reward!r})")
+        if columns not in COLUMNS:
+            raise OptionError("columns", f"must be one of {', '.join(COLUMNS)} (got {columns!r})")
+        self.columns = columns
         self.judge = judge
         self.timeout = timeout
         self.workers = workers
@@ -124,7 +137,7 @@ class AccuracyReward:
         self._bad: set[tuple] = set()
 
     def __getstate__(self):  # picklable (multi-process trainers): the caches start afresh
-        keep = ("judge", "timeout", "workers", "ungraded_reward", "__name__")
+        keep = ("judge", "timeout", "workers", "ungraded_reward", "__name__", "columns")
         return {k: self.__dict__[k] for k in keep} | {"last_results": []}
 
     def __setstate__(self, state):
@@ -175,7 +188,9 @@ class AccuracyReward:
                 counts[r.status] += 1
             for status, k in counts.items():  # every status, every batch: steady log keys
                 log_metric(f"general365/{status}", k / len(results))
-        if callable(log_extra):
+        if callable(log_extra) and self.columns == "compact":
+            log_extra("general365", [compact(r) for r in results])
+        elif callable(log_extra) and self.columns == "full":
             log_extra("general365_status", [r.status for r in results])
             log_extra("general365_answer", [r.extracted for r in results])
         return [r.reward for r in results]
@@ -303,6 +318,18 @@ class AccuracyReward:
                                                                v.detail, method)
 
 
+def compact(result: RewardResult) -> str:
+    """A result in a few characters for the completions table: `status: answer`, the
+    answer cut to 24 characters."""
+    answer = result.extracted
+    if answer is None or answer == "":
+        return result.status
+    answer = " ".join(str(answer).split())
+    if len(answer) > _COMPACT_ANSWER:
+        answer = answer[:_COMPACT_ANSWER - 1] + "…"
+    return f"{result.status}: {answer}"
+
+
 def _memo_key(problem: Problem, candidate: str | None) -> tuple:
     return (problem.answer, problem.answer_type, problem.float_round, candidate)
 
@@ -356,16 +383,35 @@ def format_status(completion: Any, answer_type: str | None = None) -> str:
     return "no_box"
 
 
-def format_reward(completions: Sequence, answer_type: Sequence[str] | None = None,
-                  log_extra: Callable[[str, list], None] | None = None,
-                  **columns) -> list[float]:
+class FormatReward:
     """1.0 for a closed reasoning block then a final answer in the expected form (a
     non-empty `\\boxed{}`; for choice problems an option letter, boxed or stated), else
     0.0. A reasoning block counts when the completion closes one (`</think>` and kin; the
     opening marker may be in the prompt) or its message carries one in a separate
-    `reasoning_content` field. Each completion's status (FORMAT_STATUSES) goes to TRL's
-    completions table as the `general365_format` column. TRL logs it as
-    `rewards/general365_format/mean`."""
+    `reasoning_content` field. TRL logs it as `rewards/general365_format/mean`; with
+    `column=True` each completion's status (FORMAT_STATUSES) also goes to TRL's
+    completions table as the `general365_format_status` column (off by default: the
+    table's width is the prompt's and the completion's)."""
+
+    def __init__(self, *, column: bool = False, name: str = "general365_format"):
+        self.column = bool(column)
+        self.__name__ = name
+
+    def __repr__(self) -> str:
+        return f"FormatReward(name={self.__name__!r}, column={self.column})"
+
+    def __call__(self, completions: Sequence, answer_type: Sequence[str] | None = None,
+                 log_extra: Callable[[str, list], None] | None = None,
+                 **columns) -> list[float]:
+        statuses = format_statuses(completions, answer_type)
+        if callable(log_extra) and self.column:
+            log_extra("general365_format_status", statuses)
+        return [1.0 if s == "ok" else 0.0 for s in statuses]
+
+
+def format_statuses(completions: Sequence, answer_type: Sequence[str] | None = None
+                    ) -> list[str]:
+    """format_status of each completion; never raises on one (ERROR, logged)."""
     completions = list(completions)
     types = list(answer_type) if answer_type is not None else [None] * len(completions)
     if len(types) != len(completions):
@@ -381,9 +427,8 @@ def format_reward(completions: Sequence, answer_type: Sequence[str] | None = Non
             log.warning("general365 format reward: a completion scores 0.0 after %s: %s",
                         type(exc).__name__, shown(exc))
             statuses.append(ERROR)
-    if callable(log_extra):
-        log_extra("general365_format", statuses)
-    return [1.0 if s == "ok" else 0.0 for s in statuses]
+    return statuses
 
 
-format_reward.__name__ = "general365_format"
+format_reward = FormatReward()
+"""The default format reward: no column in TRL's completions table."""

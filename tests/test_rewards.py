@@ -17,6 +17,7 @@ from general365.grading.extract import extract
 from general365.grading.pool import shared_pool
 from general365.rewards import (STATUSES, AccuracyReward, accuracy_reward, format_reward,
                                 format_status)
+from general365.errors import UserError
 
 COLS = {
     "answer": ["12", "12", "4", "[2,5)", "C", "BD", "BD", "Paris", "0.75"],
@@ -73,8 +74,31 @@ def test_statuses_go_to_trls_loggers():
     assert shares["general365/correct"] == pytest.approx(6 / 9)
     assert shares["general365/ungraded"] == pytest.approx(1 / 9)
     assert sum(shares.values()) == pytest.approx(1.0)
-    assert extra["general365_status"] == EXPECTED_STATUS
-    assert extra["general365_answer"][4] == "C"
+    # one compact column by default: "status: answer"
+    assert list(extra) == ["general365"]
+    assert [v.split(":")[0] for v in extra["general365"]] == EXPECTED_STATUS
+    assert extra["general365"][4] == "correct: C"
+
+
+def test_the_full_columns_are_opt_in_and_none_adds_none():
+    full, none = {}, {}
+    AccuracyReward(columns="full")(COMPLETIONS, **COLS,
+                                   log_extra=lambda k, v: full.setdefault(k, []).extend(v))
+    assert full["general365_status"] == EXPECTED_STATUS
+    assert full["general365_answer"][4] == "C"
+    AccuracyReward(columns="none")(COMPLETIONS, **COLS,
+                                   log_extra=lambda k, v: none.setdefault(k, []).extend(v))
+    assert none == {}
+    with pytest.raises(UserError, match="columns must be one of compact, full, none"):
+        AccuracyReward(columns="wide")
+
+
+def test_the_compact_column_cuts_a_long_answer():
+    from general365.rewards import RewardResult, compact
+
+    assert compact(RewardResult(0.0, "no_answer")) == "no_answer"
+    long = compact(RewardResult(0.0, "incorrect", extracted="x" * 100))
+    assert long.startswith("incorrect: x") and len(long) == len("incorrect: ") + 24
 
 
 def test_text_answers_without_a_judge_can_give_no_reward():
@@ -334,14 +358,20 @@ def test_format_status(completion, answer_type, status):
     assert format_status(completion, answer_type) == status
 
 
-def test_format_reward_and_its_column():
-    columns = {}
-    out = format_reward(["<think>r</think>\\boxed{4}", "\\boxed{4}", chat("<think>r</think> C")],
-                        answer_type=["number", "number", "single_choice"],
-                        log_extra=lambda k, v: columns.setdefault(k, []).extend(v),
-                        answer=["4", "4", "C"])
+def test_format_reward_and_its_opt_in_column():
+    from general365.rewards import FormatReward
+
+    columns, none = {}, {}
+    batch = ["<think>r</think>\\boxed{4}", "\\boxed{4}", chat("<think>r</think> C")]
+    kinds = ["number", "number", "single_choice"]
+    out = FormatReward(column=True)(batch, answer_type=kinds, answer=["4", "4", "C"],
+                                    log_extra=lambda k, v: columns.setdefault(k, []).extend(v))
     assert out == [1.0, 0.0, 0.0]
-    assert columns["general365_format"] == ["ok", "no_reasoning", "no_answer"]
+    # not general365_format: TRL's table already has the reward's own column by that name
+    assert columns["general365_format_status"] == ["ok", "no_reasoning", "no_answer"]
+    assert format_reward(batch, answer_type=kinds,
+                         log_extra=lambda k, v: none.setdefault(k, []).extend(v)) == out
+    assert none == {}   # the default adds no column
     assert format_reward(["<think>r</think>\\boxed{4}"]) == [1.0]  # answer_type optional
 
 

@@ -33,14 +33,15 @@ def _dataset(rows):
         lambda r: {"prompt": [{"role": "user", "content": r["question"][:160]}]})
 
 
-def _trainer(model_dir, tmp_path, dataset, reward_funcs, completion_length, **kwargs):
+def _trainer(model_dir, tmp_path, dataset, reward_funcs, completion_length, config=None,
+             **kwargs):
     from transformers import AutoTokenizer
 
     args = trl.GRPOConfig(
         output_dir=str(tmp_path / "out"), use_cpu=True, max_steps=2, logging_steps=1,
         per_device_train_batch_size=4, num_generations=2,  # 2 prompts x 2 generations a step
         max_completion_length=completion_length, report_to="none", save_strategy="no",
-        seed=0, dataloader_num_workers=0)
+        seed=0, dataloader_num_workers=0, **(config or {}))
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     return trl.GRPOTrainer(model=str(model_dir), reward_funcs=reward_funcs, args=args,
                            train_dataset=dataset, processing_class=tokenizer, **kwargs)
@@ -132,10 +133,20 @@ def test_grpo_rewards_follow_the_answers(tiny_model_dir, tmp_path):
 
     accuracy = AccuracyReward()
     trainer = _trainer(tiny_model_dir, tmp_path, _dataset(rows), [accuracy, format_reward], 32,
-                       rollout_func=rollout)
+                       config={"log_completions": True}, rollout_func=rollout)
     trainer.train()
 
     assert calls == [4, 4]
+    # TRL's completions table: its own columns and one compact column of ours
+    import pyarrow.parquet as pq
+
+    tables = sorted((tmp_path / "out" / "completions").glob("completions_*.parquet"))
+    assert len(tables) == 2
+    table = pq.read_table(tables[-1])
+    assert table.column_names == ["step", "prompt", "completion", "general365_accuracy",
+                                  "general365_format", "general365", "advantage"]
+    assert sorted(v.split(":")[0] for v in table.column("general365").to_pylist()) == [
+        "correct", "correct", "incorrect", "incorrect"]
     for log in _step_logs(trainer):
         assert log["rewards/general365_accuracy/mean"] == pytest.approx(0.5)
         assert log["general365/correct"] == pytest.approx(0.5)

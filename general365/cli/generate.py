@@ -88,6 +88,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help='e.g. \'{"enable_thinking": true}\' (recorded with the settings)')
     g.add_argument("--enable-thinking", action="store_true",
                    help='shorthand for --chat-template-kwargs \'{"enable_thinking": true}\'')
+    g.add_argument("--engine-arg", action="append", metavar="KEY=VALUE", dest="engine_args",
+                   help="an engine option with no flag here, given again for each: vllm's "
+                        "engine arguments (e.g. max_num_seqs=64, enable_prefix_caching=true), "
+                        "transformers' from_pretrained arguments (e.g. "
+                        "attn_implementation=sdpa); typed by the engine's own definitions")
 
 
 def add_benchmark_arguments(p: argparse.ArgumentParser) -> None:
@@ -102,7 +107,7 @@ def generate_kwargs(args: argparse.Namespace) -> dict:
              "concurrency", "request_timeout", "max_attempts", "tensor_parallel_size",
              "data_parallel_size", "pipeline_parallel_size", "distributed_executor_backend",
              "max_model_len", "gpu_memory_utilization", "dtype", "enforce_eager", "device",
-             "batch_size")
+             "batch_size", "engine_args")
     return {"backend": args.backend, "out": args.out,
             "benchmark": benchmark_flags.benchmark(args),
             **{n: getattr(args, n) for n in names}}

@@ -247,6 +247,33 @@ def runner_options(o: Mapping[str, Any], chat_kwargs: dict[str, Any] | None) -> 
                 "distributed_executor_backend": o.get("distributed_executor_backend"),
                 "max_model_len": o["max_model_len"],
                 "gpu_memory_utilization": o["gpu_memory_utilization"], "dtype": o["dtype"],
-                "enforce_eager": o["enforce_eager"], "chat_template_kwargs": chat_kwargs}
+                "enforce_eager": o["enforce_eager"], "chat_template_kwargs": chat_kwargs,
+                **(o.get("engine_args") or {})}
     return {"revision": o["revision"], "dtype": o["dtype"], "device": o["device"],
-            "batch_size": o["batch_size"], "chat_template_kwargs": chat_kwargs}
+            "batch_size": o["batch_size"], "chat_template_kwargs": chat_kwargs,
+            "engine_args": o.get("engine_args") or None}
+
+
+def typed_engine_args(backend: str, engine_args: Mapping[str, Any] | Sequence[str] | None,
+                      *, model: str, revision: str | None = None) -> dict[str, Any]:
+    """The engine's keyword arguments, checked and typed (runners/engine_args.py);
+    {} when none are given. Raises OptionError naming the key."""
+    from .engine_args import OPTION, OWN, parse_pairs
+
+    pairs = parse_pairs(engine_args)
+    if not pairs:
+        return {}
+    if backend not in OWN:
+        raise OptionError(OPTION, "is for {backend} vllm or transformers (an API server "
+                                  "takes its engine options where it is started)")
+    for key in pairs:
+        if key in OWN[backend]:
+            raise OptionError(OPTION, f"{key!r} is set by our own option {{{OWN[backend][key]}}}"
+                                      "; give it there")
+    if backend == "vllm":
+        from .vllm_engine import vllm_engine_args
+
+        return vllm_engine_args(pairs)
+    from .transformers import load_args
+
+    return load_args(pairs, model, revision)

@@ -137,7 +137,8 @@ class TransformersRunner:
 
     def __init__(self, model: str, *, revision: str | None = None, dtype: str = "auto",
                  device: str = "cpu", batch_size: int = 8,
-                 chat_template_kwargs: dict[str, Any] | None = None):
+                 chat_template_kwargs: dict[str, Any] | None = None,
+                 engine_args: dict[str, Any] | None = None):
         from .store import model_key
 
         torch, transformers = _import()
@@ -147,6 +148,9 @@ class TransformersRunner:
         self.model_id = model_key(model, revision)
         self.dtype, self.batch_size = dtype, batch_size
         self.chat_template_kwargs = dict(chat_template_kwargs or {})
+        # from_pretrained's keyword arguments for the model (--engine-arg; typed and checked
+        # by load_args, below, in general365.generate)
+        self.engine_args = dict(engine_args or {})
         if dtype != "auto" and not isinstance(getattr(torch, str(dtype), None), torch.dtype):
             raise UserError(f"dtype {dtype!r} is not a torch dtype; expected auto, float32, "
                             f"bfloat16 or float16")
@@ -157,8 +161,9 @@ class TransformersRunner:
         try:
             self.tokenizer = transformers.AutoTokenizer.from_pretrained(model, revision=revision)
             self.model = transformers.AutoModelForCausalLM.from_pretrained(
-                model, revision=revision, dtype="auto" if dtype == "auto" else getattr(torch, dtype))
-        except (OSError, ValueError) as exc:   # ValueError: no usable tokenizer files
+                model, revision=revision, dtype="auto" if dtype == "auto" else getattr(torch, dtype),
+                **self.engine_args)
+        except (OSError, ValueError, TypeError) as exc:   # ValueError: no usable tokenizer files
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise UserError(f"cannot load model {model!r} with transformers: {first}") from None
         if not getattr(self.tokenizer, "chat_template", None):
@@ -276,5 +281,60 @@ class TransformersRunner:
             "dtype": self.dtype, "device": self.device, "batch_size": self.batch_size,
             "max_model_len": self.max_model_len,
             "chat_template_kwargs": self.chat_template_kwargs or None,
+            "engine_args": self.engine_args or None,
             "transformers": transformers.__version__, "torch": torch.__version__,
         }
+
+
+# --- --engine-arg -----------------------------------------------------------------------
+
+
+def loading_arguments() -> set[str]:
+    """The keyword arguments transformers' `from_pretrained` reads itself: its named
+    parameters and the keyword arguments its body takes (`kwargs.pop("name", ...)`)."""
+    import inspect
+    import re
+
+    _, transformers = _import()
+    method = transformers.PreTrainedModel.from_pretrained
+    names = {n for n, p in inspect.signature(method).parameters.items()
+             if p.kind in (inspect.Parameter.KEYWORD_ONLY,
+                           inspect.Parameter.POSITIONAL_OR_KEYWORD)}
+    try:
+        source = inspect.getsource(method)
+    except (OSError, TypeError):   # no source shipped: the signature's names only
+        source = ""
+    names |= set(re.findall(r"kwargs\.pop\(\s*[\"']([A-Za-z_][A-Za-z0-9_]*)[\"']", source))
+    return {n for n in names if not n.startswith("_")}
+
+
+def load_args(pairs: dict[str, Any], model: str, revision: str | None) -> dict[str, Any]:
+    """`--engine-arg` values as from_pretrained keyword arguments: a key of the model's
+    config typed like the config's value there, a loading argument of transformers read as
+    a literal (engine_args.literal). Raises OptionError naming the key."""
+    from .engine_args import OPTION, like, literal
+
+    _, transformers = _import()
+    from .registry import check_local_model
+
+    check_local_model(model)
+    try:
+        config = transformers.AutoConfig.from_pretrained(model, revision=revision).to_dict()
+    except (OSError, ValueError) as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise UserError(f"cannot read the config of model {model!r} to check the engine "
+                        f"arguments: {first}") from None
+    loading = loading_arguments()
+    out = {}
+    for key, value in pairs.items():
+        if key in config:
+            out[key] = like(config[key], value, key)
+        elif key in loading:
+            out[key] = literal(value) if isinstance(value, str) else value
+        else:
+            raise OptionError(OPTION, f"{key!r} is neither a from_pretrained argument of "
+                                      f"transformers nor an attribute of the model's config "
+                                      f"({config.get('model_type', '?')}); e.g. "
+                                      f"attn_implementation, or a config key such as "
+                                      f"rope_scaling")
+    return out

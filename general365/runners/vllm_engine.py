@@ -208,3 +208,65 @@ class Engine:
         import gc
 
         gc.collect()
+
+
+# --- --engine-arg -----------------------------------------------------------------------
+
+
+def vllm_engine_args(pairs: dict[str, Any]) -> dict[str, Any]:
+    """`--engine-arg` values typed by vLLM's own argument definitions: the parser
+    `vllm serve` uses (EngineArgs.add_cli_args), restricted to the fields of
+    vllm.EngineArgs (what LLM(...) takes). Raises OptionError naming the key."""
+    import argparse
+    import dataclasses
+
+    require_vllm()
+    from vllm.engine.arg_utils import EngineArgs
+    from vllm.utils.argparse_utils import FlexibleArgumentParser
+
+    from ..errors import OptionError
+    from .engine_args import OPTION
+
+    fields = {f.name for f in dataclasses.fields(EngineArgs)}
+    parser = EngineArgs.add_cli_args(FlexibleArgumentParser())
+    actions = {a.dest: a for a in parser._actions if a.dest in fields}
+    out = {}
+    for key, value in pairs.items():
+        action = actions.get(key)
+        if action is None:
+            raise OptionError(OPTION, f"{key!r} is not an engine argument of vLLM (a field of "
+                                      f"vllm.EngineArgs, as `vllm serve --help` lists them, "
+                                      f"e.g. max_num_seqs, enable_prefix_caching)")
+        if not isinstance(value, str):   # already a Python value (from the API)
+            out[key] = value
+            continue
+        try:
+            out[key] = _by_action(action, value, argparse)
+        except (argparse.ArgumentTypeError, ValueError, TypeError) as exc:
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+            raise OptionError(OPTION, f"{key}={value!r}: vLLM refuses the value: "
+                                      f"{first}") from None
+    return out
+
+
+def _by_action(action: Any, value: str, argparse: Any) -> Any:
+    """`value` as vLLM's parser reads `--key value` (for a switch: `--key` / `--no-key`)."""
+    from .engine_args import as_bool
+
+    if isinstance(action, argparse.BooleanOptionalAction) or action.nargs == 0:
+        return as_bool(value)
+    if action.nargs == "?" and action.const is True and value.lower() in ("true", "1", "yes"):
+        return True
+    convert = action.type or str
+    if action.nargs in ("+", "*") or isinstance(action.nargs, int):
+        items = json.loads(value) if value.lstrip().startswith("[") else value.split(",")
+        return _check_choices(action, [convert(v) if isinstance(v, str) else v for v in items])
+    return _check_choices(action, [convert(value)])[0]
+
+
+def _check_choices(action: Any, values: list) -> list:
+    if action.choices is not None:
+        for v in values:
+            if v not in action.choices:
+                raise ValueError(f"expected one of {', '.join(map(str, action.choices))}")
+    return values

@@ -1,0 +1,115 @@
+"""Engine options that have no flag of ours: `--engine-arg KEY=VALUE` (repeatable) on the
+command line, `engine_args=` in Python, passed to the engine as keyword arguments.
+
+- vllm: `vllm.LLM(...)`'s engine arguments (the fields of `vllm.EngineArgs`). Each value is
+  typed by vLLM's own argument definitions, the parser `vllm serve` uses
+  (`EngineArgs.add_cli_args`): `max_num_seqs=8` is an int, `enable_prefix_caching=false` a
+  bool, `kv_cache_dtype=fp8` is checked against vLLM's choices, `hf_overrides={"a": 1}` JSON.
+- transformers: keyword arguments of `from_pretrained` for the model: the loading
+  arguments transformers itself reads (its signature and the keyword arguments its body
+  takes, such as `attn_implementation`, `trust_remote_code`) and any attribute of the
+  model's config (`rope_scaling`, `sliding_window`, ...), which from_pretrained sets on the
+  config. A value is typed by the config's current value where the key is a config
+  attribute (an int stays an int), else read as a Python/JSON literal (`true`, `3`,
+  `{"a": 1}`), else kept as a string.
+
+A key the engine does not know, a value its definition refuses, or a key that one of our
+own options sets (`max_model_len`: use `--max-model-len`) is refused in one line, before
+the engine starts and before anything is written.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..errors import OptionError
+
+OPTION = "engine_args"
+
+# keys our own options set: the engine gets them from there (and run.json records them so)
+OWN = {
+    "vllm": {"model": "model", "revision": "revision", "tokenizer_revision": "revision",
+             "tensor_parallel_size": "tensor_parallel_size",
+             "pipeline_parallel_size": "pipeline_parallel_size",
+             "data_parallel_size": "data_parallel_size",
+             "distributed_executor_backend": "distributed_executor_backend",
+             "max_model_len": "max_model_len",
+             "gpu_memory_utilization": "gpu_memory_utilization", "dtype": "dtype",
+             "enforce_eager": "enforce_eager", "seed": "seed"},
+    "transformers": {"pretrained_model_name_or_path": "model", "revision": "revision",
+                     "dtype": "dtype", "torch_dtype": "dtype", "config": "model",
+                     "device_map": "device"},
+}
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+
+
+def parse_pairs(engine_args: Mapping[str, Any] | Sequence[str] | None) -> dict[str, Any]:
+    """`KEY=VALUE` strings (or a mapping) as {key: value}, keys in Python spelling
+    (`max-num-seqs` is `max_num_seqs`), each given once."""
+    if engine_args is None:
+        return {}
+    if isinstance(engine_args, str):
+        engine_args = [engine_args]
+    if isinstance(engine_args, Mapping):
+        items: Iterable[tuple[Any, Any]] = engine_args.items()
+    else:
+        items = []
+        for pair in engine_args:
+            if not isinstance(pair, str) or "=" not in pair:
+                raise OptionError(OPTION, f"{pair!r}: expected KEY=VALUE, e.g. max_num_seqs=8")
+            key, _, value = pair.partition("=")
+            items.append((key.strip(), value))
+    out: dict[str, Any] = {}
+    for key, value in items:
+        if not isinstance(key, str) or not _KEY.match(key):
+            raise OptionError(OPTION, f"{key!r} is not an argument name; expected KEY=VALUE, "
+                                      f"e.g. max_num_seqs=8")
+        name = key.replace("-", "_")
+        if name in out:
+            raise OptionError(OPTION, f"{name!r} is given twice")
+        out[name] = value
+    return out
+
+
+def as_bool(value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("true", "1", "yes", "on"):
+        return True
+    if lowered in ("false", "0", "no", "off"):
+        return False
+    raise ValueError("expected true or false")
+
+
+def like(current: Any, value: Any, key: str) -> Any:
+    """`value` typed as the config's current value for `key`."""
+    if not isinstance(value, str):
+        return value
+    try:
+        if isinstance(current, bool):
+            return as_bool(value)
+        if isinstance(current, int):
+            return int(value)
+        if isinstance(current, float):
+            return float(value)
+    except ValueError:
+        kind = "true or false" if isinstance(current, bool) else type(current).__name__
+        raise OptionError(OPTION, f"{key}={value!r}: the model's config holds "
+                                  f"{current!r} there; expected {kind}") from None
+    if isinstance(current, str):
+        return value
+    return literal(value)
+
+
+def literal(value: str) -> Any:
+    """JSON, then a Python literal (true/false/null as JSON spells them), else the text."""
+    try:
+        return json.loads(value)
+    except ValueError:
+        pass
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return value
