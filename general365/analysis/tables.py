@@ -130,13 +130,15 @@ def near_duplicates_table(a: "Analysis") -> Table:
 def families_table(a: "Analysis") -> Table:
     t = Table("variant_seed_similarity", "Each variant's similarity to its seed",
               [Column("Dataset"), Column("Variant id"), Column("Seed id"),
-               Column("Similarity", SIM), Column("Near-copy")],
-              note="A near-copy is at or above the near-duplicate threshold (the diversity "
-                   "audit of the paper's variant selection).")
+               Column("Similarity", SIM), Column("Structure", SIM), Column("Near-copy")],
+              note="Similarity: the embedder's cosine. Structure: the near-copy measure "
+                   "(the ask, the constraints and the reasoning compared with names, "
+                   "numbers and content words masked); a near-copy is at or above its "
+                   "threshold (the diversity audit of the paper's variant selection).")
     for d in a.datasets:
         for link in d.diversity.links:
             t.rows.append([d.name, link.variant_id, link.seed_id, link.similarity,
-                           "yes" if link.near_copy else "no"])
+                           link.structure, "yes" if link.near_copy else "no"])
     return t
 
 
