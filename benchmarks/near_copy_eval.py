@@ -166,8 +166,8 @@ def main(argv=None) -> int:
         from general365.analysis.similarity_prompt import SIMILARITY_TASK, SimilarityPair, Triplet
         from general365.grading.judge import Judge
 
-        judge = Judge(args.judge_model, base_url=args.judge_base_url, cache=None,
-                      structured="vllm")
+        judge = Judge(args.judge_model, base_url=args.judge_base_url, cache=False,
+                      structured="vllm", max_tokens=2, concurrency=4, timeout=300)
         plan = [SimilarityPair(Triplet(s.question, s.reasoning, s.answer),
                                Triplet(v.question, v.reasoning, v.answer))
                 for _, v, s, _ in pairs]
