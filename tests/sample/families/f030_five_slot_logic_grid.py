@@ -157,12 +157,31 @@ def stations(q):
     return Story(people, towns, items, times)
 
 
-@verifies("g365s-030", "g365s-030-v3")
+@verifies("g365s-030")
 def _(q):
     story = stations(q)
     s = the_grid(q, story)
     town = q.find(r"Who travels to (\w+)\?").group(1)
     return s["p"][s["t"].index(town)]
+
+
+@verifies("g365s-030-v3")
+def _(q):
+    # which clues can each be dropped with the arrangement still unique
+    story = stations(q)
+    found = q.findall(r"^(\d+)\. (.+)$")
+    clues = [clue(story, m.group(2)) for m in found]
+    assert len(solve(story, clues)) == 1
+    n = {"eleven": 11, "ten": 10}
+    assert n[q.find(r"These (eleven|ten) clues allow exactly one arrangement").group(1)] == \
+        len(clues) == n[q.find(r"the other (ten|nine) still allow exactly one "
+                               r"arrangement").group(1)] + 1
+    q.has("Some of them are not needed: without that one clue,", "Which clues are not needed "
+          "in this sense? Give their numbers in increasing order, separated by commas with no "
+          "spaces (for example 2,5).")
+    spare = [int(found[k].group(1)) for k in range(len(clues))
+             if len(solve(story, clues[:k] + clues[k + 1:])) == 1]
+    return ",".join(str(k) for k in spare)
 
 
 @verifies("g365s-030-v1")
@@ -209,5 +228,5 @@ NUMBERS = {
         "8 9 10 6 20 7 20 11"),
     "g365s-030-v3": (
         "8 00 8 15 8 30 8 45 9 00 1 30 2 3 8 30 9 00 4 8 00 5 6 15 7 8 8 15 "
-        "9 15 10"),
+        "9 15 10 11 2 5"),
 }
