@@ -86,8 +86,8 @@ class Parts:
 def parts(question: str) -> Parts:
     """The ask and the constraint sentences of a question (options and the output-format
     instruction left out)."""
-    sentences = [s.strip() for line in question.splitlines() for s in _SPLIT.split(line.strip())
-                 if s.strip() and not _FORMAT.search(s) and not _OPTION.match(s)]
+    sentences = [s.strip() for line in question.splitlines() if not _OPTION.match(line)
+                 for s in _SPLIT.split(line.strip()) if s.strip() and not _FORMAT.search(s)]
     if not sentences:
         return Parts("", ())
     asks = [i for i, s in enumerate(sentences) if "?" in s] or \
