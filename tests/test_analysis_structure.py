@@ -120,3 +120,43 @@ def test_every_variant_of_the_sample_is_labelled_once_with_a_reason():
     assert sorted(r["id"] for r in old) == sorted(retired)
     assert all(retired[r["id"]]["question"] != variants[r["id"]].question for r in old)
     assert {r["text"] for r in rows} == {"current", "retired"}
+
+
+def _row(id_, seed, variant, question, reasoning):
+    return {"id": id_, "seed_id": seed, "variant": variant, "question": question,
+            "answer": "4", "answer_type": "number", "float_round": 0,
+            "categories": ["Complex Constraints"], "reasoning": reasoning}
+
+
+def test_with_a_judge_its_score_joins_the_structure_score(fault_server, tmp_path):
+    from general365.grading.judge import Judge
+    from support.servers import Behaviour
+
+    # family "lift": a renamed copy (structure 1.0) that the judge scores 2;
+    # family "crate": a new question (structure low) that the judge scores 5
+    crate = ("Each of {n} crates holds at most {k} kg. Sacks weigh {a} kg and {b} kg, one per "
+             "crate. What is the {w} number of crates that can carry all the sacks? Put your "
+             "final answer in \\boxed{{}}.")
+    rows = [_row("lift", "lift", 0, LIFT.format(a="Ann", x=2, y=14, z=3),
+                 LIFT_WHY.format(x=2, y=14, d=12, z=3, t=4)),
+            _row("lift-v1", "lift", 1, LIFT.format(a="Bo", x=1, y=9, z=2),
+                 LIFT_WHY.format(x=1, y=9, d=8, z=2, t=4)),
+            _row("crate", "crate", 0, crate.format(n=8, k=40, a=15, b=25, w="smallest"),
+                 "Pair a light and a heavy sack where the weight allows."),
+            _row("crate-v1", "crate", 1, crate.format(n=8, k=40, a=15, b=25, w="largest"),
+                 "Every sack in its own crate, as long as there are crates.")]
+    src = tmp_path / "fam.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+    def script(req, n):
+        problem_a = req["messages"][1]["content"].split("Problem A:\n", 1)[1]
+        return Behaviour.reply("2" if "lift" in problem_a else "5")
+    fault_server.set_script(script)
+    judge = Judge("sim-judge", base_url=fault_server.base_url, cache=False)
+    a = analyze([f"fam={src}"], embedder="tfidf", cache=False, tsne_method="off", judge=judge)
+    d = a.dataset("fam").diversity
+    got = {link.variant_id: (link.judge_score, link.near_copy) for link in d.links}
+    assert got == {"lift-v1": (2, False), "crate-v1": (5, True)}
+    assert d.links[0].structure >= THRESHOLD > d.links[1].structure
+    assert "combined with the LLM judge" in d.to_dict()["near_copy_measure"]
+    assert a.settings["near_copy_judge"]["scored"] == 2

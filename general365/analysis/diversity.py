@@ -45,6 +45,7 @@ class FamilyLink:
     similarity: float           # the embedder's cosine
     near_copy: bool
     structure: float | None = None   # structure.py's score, which decides near_copy
+    judge_score: int | None = None   # with a judge (family_judge.py): its 0-5 score
 
 
 @dataclass
@@ -59,6 +60,7 @@ class Diversity:
     densest_ids: list[str]              # the densest 10%, densest first
     links: list[FamilyLink] = field(default_factory=list)
     missing_seeds: int = 0              # variants whose seed is not in the set
+    judged: bool = False                # near_copy joins an LLM judge's score (family_judge)
 
     @property
     def near_duplicates(self) -> np.ndarray:
@@ -94,7 +96,10 @@ class Diversity:
             "variant_seed_similarity_median": float(np.median(sims)) if sims else None,
             "variant_seed_structure_mean": (float(np.mean([link.structure for link in self.links]))
                                             if self.links else None),
-            "near_copy_measure": STRUCTURE_DESCRIPTION if self.links else None,
+            "near_copy_measure": (STRUCTURE_DESCRIPTION + (", combined with the LLM judge's "
+                                                           "reasoning similarity"
+                                                           if self.judged else "")
+                                  if self.links else None),
             "near_copy_threshold": STRUCTURE_THRESHOLD if self.links else None,
             "near_copies": sum(link.near_copy for link in self.links) if self.links else None,
             "near_copy_share": self.near_copy_share,
