@@ -43,8 +43,13 @@ def test_without_masking_the_ranking_still_holds(templated):
     assert a.settings["mask"] is False
     assert t["nn_similarity_mean"] > s["nn_similarity_mean"]
     assert t["local_collapse"] > s["local_collapse"] + 0.3
-    # raw names and numbers weigh in TF-IDF: the swapped copies fall under 0.9
-    assert t["near_copy_share"] < 0.5
+    # raw names and numbers weigh in TF-IDF: the swapped copies fall under 0.9 there
+    links = a.dataset("templated").diversity.links
+    assert sum(link.similarity >= 0.9 for link in links) < len(links) / 2
+    # while the near-copy measure masks the story whatever the embedder reads: every
+    # templated variant is still a near-copy
+    assert t["near_copy_share"] == 1.0
+    assert t["near_copy_measure"].startswith("story-blind structure")
 
 
 @pytest.mark.slow

@@ -115,15 +115,26 @@ def test_local_collapse_is_zero_for_a_spread_set():
 
 
 def test_variants_flagged_against_their_own_seed():
-    items = [Item("a", "qa", seed_id="a", variant=0), Item("a-v1", "q", seed_id="a", variant=1),
-             Item("b", "qb", seed_id="b", variant=0), Item("b-v1", "q", seed_id="b", variant=1),
+    # a-v1 is its seed with the names and numbers swapped; b-v1 keeps its seed's story and
+    # turns its question round (the largest for the smallest): a new question
+    lift = ("{} takes the lift from floor {} to floor {}. The lift moves {} floors a minute. "
+            "How many minutes does the ride take?")
+    load = ("Each of {} crates holds at most {} kg, and no crate may hold two sacks. Sacks "
+            "weigh {} kg and {} kg. What is the {} number of crates that can carry all the "
+            "sacks?")
+    items = [Item("a", lift.format("Ann", 2, 14, 3), seed_id="a", variant=0),
+             Item("a-v1", lift.format("Bo", 1, 9, 2), seed_id="a", variant=1),
+             Item("b", load.format(8, 40, 15, 25, "smallest"), seed_id="b", variant=0),
+             Item("b-v1", load.format(8, 40, 15, 25, "largest"), seed_id="b", variant=1),
              Item("c-v1", "q", seed_id="c", variant=1)]   # its seed is not in the set
     x = unit([[1, 0, 0], [0.99, 0.141, 0], [0, 1, 0], [0.6, 0.8, 0], [0, 0, 1]])
     s = AnalysisSet("t", "t", GENERAL365, items)
     d = diversity(s, x, N.nearest_neighbours(x, k=2), threshold=0.95)
     assert [(l.variant_id, l.seed_id, l.near_copy) for l in d.links] == [
         ("a-v1", "a", True), ("b-v1", "b", False)]
+    # the embedder's cosine is kept beside the structure score that decides
     assert d.links[1].similarity == pytest.approx(0.8, abs=1e-6)
+    assert d.links[0].structure == pytest.approx(1.0) and d.links[1].structure < 0.9
     assert d.missing_seeds == 1 and d.near_copy_share == 0.5
     assert d.to_dict()["families_with_near_copy"] == 1
 

@@ -24,6 +24,7 @@ from .difficulty import Difficulty, load_difficulty
 from .diversity import DENSEST, KNN, Diversity, diversity
 from .embed import (DEFAULT_API_KEY_ENV, DEFAULT_MODEL, Embedded, describe_embedder,
                     embed_texts, make_embedder, near_duplicate_default)
+from .family_judge import judge_families
 from .neighbours import Neighbours, nearest_neighbours
 from .similarity import Similarity, check_similarity_options, reasoning_similarity
 from .similarity_prompt import VERSION as SIMILARITY_VERSION
@@ -161,6 +162,8 @@ def analyze(datasets: Sequence[str | AnalysisSet] = (), *, embedder: Any = DEFAU
     }
     similarity = None
     if judge is not None:
+        # before the nearest-neighbour study, which closes the judge when it is done
+        settings["near_copy_judge"] = judge_families(results, judge)
         similarity = reasoning_similarity(results, judge, sample=similarity_sample, seed=seed,
                                           progress=progress)
         settings["reasoning_similarity"] = {**similarity.judge, "sample": similarity_sample,

@@ -10,8 +10,11 @@ Per set:
   (D - B) / (1 - B), where D is the mean, over the densest 10% of items, of an item's mean
   similarity to its k nearest neighbours, and B the mean similarity of all distinct pairs.
   0: the densest neighbourhoods are no tighter than random pairs; 1: they are copies.
-Per seed family (General365-format sets): each variant's similarity to its seed; a variant
-at or above the threshold is flagged as a near-copy (the paper's diversity audit).
+Per seed family (General365-format sets): each variant's similarity to its seed, and its
+structure score (structure.py: the ask, the constraints and the reasoning compared with the
+story masked); a variant whose structure score is at or above structure.THRESHOLD is a
+near-copy (the paper's diversity audit). The embedding similarity is kept beside it: on
+the labelled sample it tells near-copies apart no better than chance (docs/analysis.md).
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ import numpy as np
 from .datasets import AnalysisSet
 from .neighbours import Neighbours, pair_similarity
 from .stats import QUANTILES
+from .structure import DESCRIPTION as STRUCTURE_DESCRIPTION
+from .structure import THRESHOLD as STRUCTURE_THRESHOLD
+from .structure import StructureIndex
 
 KNN = 10
 DENSEST = 0.10
@@ -36,8 +42,10 @@ HIST_EDGES = tuple(round(-1.0 + 0.05 * i, 2) for i in range(41))   # -1.00 .. 1.
 class FamilyLink:
     variant_id: str
     seed_id: str
-    similarity: float
+    similarity: float           # the embedder's cosine
     near_copy: bool
+    structure: float | None = None   # structure.py's score, which decides near_copy
+    judge_score: int | None = None   # with a judge (family_judge.py): its 0-5 score
 
 
 @dataclass
@@ -52,6 +60,7 @@ class Diversity:
     densest_ids: list[str]              # the densest 10%, densest first
     links: list[FamilyLink] = field(default_factory=list)
     missing_seeds: int = 0              # variants whose seed is not in the set
+    judged: bool = False                # near_copy joins an LLM judge's score (family_judge)
 
     @property
     def near_duplicates(self) -> np.ndarray:
@@ -85,6 +94,13 @@ class Diversity:
             "local_collapse": self.local_collapse,
             "variant_seed_similarity_mean": float(np.mean(sims)) if sims else None,
             "variant_seed_similarity_median": float(np.median(sims)) if sims else None,
+            "variant_seed_structure_mean": (float(np.mean([link.structure for link in self.links]))
+                                            if self.links else None),
+            "near_copy_measure": (STRUCTURE_DESCRIPTION + (", combined with the LLM judge's "
+                                                           "reasoning similarity"
+                                                           if self.judged else "")
+                                  if self.links else None),
+            "near_copy_threshold": STRUCTURE_THRESHOLD if self.links else None,
             "near_copies": sum(link.near_copy for link in self.links) if self.links else None,
             "near_copy_share": self.near_copy_share,
             "families_with_near_copy": (len({link.seed_id for link in self.links if link.near_copy})
@@ -116,6 +132,7 @@ def diversity(s: AnalysisSet, vectors, nb: Neighbours, threshold: float) -> Dive
                     local_collapse=collapse, densest_ids=[ids[j] for j in order[:top]])
     if s.has_families:
         row = {item.id: n for n, item in enumerate(s.items)}
+        structure = StructureIndex([i.question for i in s.items], [i.reasoning for i in s.items])
         for n, item in enumerate(s.items):
             if not item.is_variant:
                 continue
@@ -123,5 +140,7 @@ def diversity(s: AnalysisSet, vectors, nb: Neighbours, threshold: float) -> Dive
                 div.missing_seeds += 1
                 continue
             sim = pair_similarity(vectors, n, row[item.seed_id])
-            div.links.append(FamilyLink(item.id, item.seed_id, sim, sim >= threshold))
+            score = structure.compare(n, row[item.seed_id]).score
+            div.links.append(FamilyLink(item.id, item.seed_id, sim,
+                                        score >= STRUCTURE_THRESHOLD, score))
     return div

@@ -28,8 +28,11 @@ MEASURES = (
                        "items to their k nearest neighbours, B the mean similarity of all "
                        "pairs. 0: no neighbourhood is tighter than random pairs; 1: the "
                        "densest neighbourhoods are copies"),
-    ("Variant-seed similarity", "each variant's cosine similarity to its own seed; at or "
-                                "above the threshold it is flagged as a near-copy"),
+    ("Variant-seed similarity", "each variant's cosine similarity to its own seed, and its "
+                                "structure score: the ask, the constraints and the "
+                                "reasoning compared with names, numbers and content words "
+                                "masked; at or above the structure threshold it is flagged "
+                                "as a near-copy"),
 )
 SIMILARITY_MEASURE = (
     "Reasoning similarity", "each item and its nearest neighbour (problem, reasoning, final "

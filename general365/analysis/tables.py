@@ -130,12 +130,18 @@ def near_duplicates_table(a: "Analysis") -> Table:
 def families_table(a: "Analysis") -> Table:
     t = Table("variant_seed_similarity", "Each variant's similarity to its seed",
               [Column("Dataset"), Column("Variant id"), Column("Seed id"),
-               Column("Similarity", SIM), Column("Near-copy")],
-              note="A near-copy is at or above the near-duplicate threshold (the diversity "
-                   "audit of the paper's variant selection).")
+               Column("Similarity", SIM), Column("Structure", SIM), Column("Judge", INT),
+               Column("Near-copy")],
+              note="Similarity: the embedder's cosine. Structure: the near-copy measure "
+                   "(the ask, the constraints and the reasoning compared with names, "
+                   "numbers and content words masked); a near-copy is at or above its "
+                   "threshold (the diversity audit of the paper's variant selection). Judge: "
+                   "with an LLM judge, its 0-5 reasoning similarity of variant and seed; a "
+                   "near-copy then needs 5, or 4 with a structure score of 0.60 or more.")
     for d in a.datasets:
         for link in d.diversity.links:
             t.rows.append([d.name, link.variant_id, link.seed_id, link.similarity,
+                           link.structure, link.judge_score,
                            "yes" if link.near_copy else "no"])
     return t
 

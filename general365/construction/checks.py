@@ -4,11 +4,13 @@ FLAGS is the documented list (docs/building.md shows it; a test holds the two to
 A flag is advice for the reviewer, except the three in BLOCKING: a candidate with one of
 those cannot become a dataset row until a reviewer edits it (`expand select` refuses it).
 
-Near-duplicates are measured as `general365 analyze` measures them: TF-IDF (word 1-2 grams)
-over each question's skeleton (numbers and names masked, general365.analysis.skeleton),
-fitted on the seeds and candidates together; a candidate whose cosine to its seed, or to
-an earlier candidate of the same seed, is at or above the threshold (default 0.90, the
-analysis's TF-IDF near-duplicate threshold) is flagged.
+A near-copy of the seed is measured as `general365 analyze` measures it: the structure
+score (general365.analysis.structure: the ask, the constraints and the reasoning compared
+with names, numbers and content words masked) at or above its threshold. A near-duplicate
+of a sibling is TF-IDF (word 1-2 grams) over each question's skeleton (numbers and names
+masked), fitted on the seeds and candidates together, at or above the threshold (default
+0.90, the analysis's TF-IDF near-duplicate threshold): two candidates that say the same
+thing in the same words.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ FLAGS: dict[str, str] = {
     "float_round_wording": "float_round disagrees with the question's rounding wording",
     "no_format_instruction": "the question does not end with an output-format instruction "
                              "(\\boxed{} or 'final answer')",
-    "near_copy_of_seed": "the question is a near-duplicate of its seed's",
+    "near_copy_of_seed": "the question asks what its seed asks and is solved the same way, "
+                         "the story aside (the structure score)",
     "near_duplicate_of_sibling": "the question is a near-duplicate of an earlier candidate "
                                  "of the same seed",
     "leaked_answer": "the gold answer appears in the question",
@@ -257,18 +260,27 @@ def check_near_duplicates(cands: Sequence[ExpansionCandidate], seeds: Mapping[st
                 and "unparseable" not in c.flag_names]
     if not readable:
         return
+    from ..analysis.structure import THRESHOLD as STRUCTURE, StructureIndex
+
     family_seeds = list(dict.fromkeys(c.seed_id for c in readable))
     texts = [seeds[s].question for s in family_seeds] + [c.get("question") for c in readable]
+    reasonings = [seeds[s].reasoning or "" for s in family_seeds] + \
+        [c.get("reasoning") if isinstance(c.get("reasoning"), str) else "" for c in readable]
     x = similarities(texts)
+    structure = StructureIndex(texts, reasonings)
     row = {s: i for i, s in enumerate(family_seeds)}
     offset = len(family_seeds)
     earlier: dict[str, list[int]] = {}
     for j, c in enumerate(readable, start=offset):
         vj = x[j]
-        to_seed = float(vj.multiply(x[row[c.seed_id]]).sum())
-        if to_seed >= threshold:
-            c.flag("near_copy_of_seed", f"similarity {to_seed:.2f} to the seed "
-                                        f"(threshold {threshold:.2f})")
+        to_seed = structure.compare(j, row[c.seed_id])
+        if to_seed.score >= STRUCTURE:
+            c.flag("near_copy_of_seed", f"structure {to_seed.score:.2f} to the seed "
+                                        f"(ask {to_seed.ask:.2f}, "
+                                        + (f"reasoning {to_seed.reasoning:.2f}"
+                                           if to_seed.reasoning is not None
+                                           else f"constraints {to_seed.constraints:.2f}")
+                                        + f"; threshold {STRUCTURE:.2f})")
         for i in earlier.get(c.seed_id, []):
             sim = float(vj.multiply(x[i]).sum())
             if sim >= threshold:

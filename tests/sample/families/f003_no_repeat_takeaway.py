@@ -48,9 +48,19 @@ def _(q):
 
 @verifies("g365s-003-v3")
 def _(q):
-    moves = q.nums("taking {}, {} or {} sweets")
+    # a child may never reuse any number she has taken before (not just the last one)
+    moves = tuple(q.nums("taking {}, {} or {} sweets"))
+    q.has("she never takes a number of sweets that she has already taken on any earlier turn of "
+          "her own, so each number can be used by each child at most once",
+          "The child who takes the last sweet wins; a child who cannot take a legal number while "
+          "sweets remain loses.")
     lo, hi = q.nums("values of N from {} to {} inclusive")
-    return sum(mover_wins(n, tuple(moves)) for n in range(lo, hi + 1))
+
+    @lru_cache(maxsize=None)
+    def win(n, mine, theirs):
+        return any(m == n or not win(n - m, theirs, mine | {m})
+                   for m in moves if m <= n and m not in mine)
+    return sum(win(n, frozenset(), frozenset()) for n in range(lo, hi + 1))
 
 
 # The numbers each question says, in order: the ones this module's verifiers were written

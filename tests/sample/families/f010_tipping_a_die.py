@@ -95,16 +95,28 @@ def _(q):
 
 @verifies("g365s-010-v3")
 def _(q):
+    # the tiles a wet face touches: position and orientation tracked together
     m = q.find(r"with (\w+) on top, (\w+) on the bottom, (\w+) facing north, (\w+) facing "
                r"south, (\w+) facing east and (\w+) facing west")
     state = dict(zip(("top", "bottom", "N", "S", "E", "W"), m.groups()))
     order = q.find(r"in this order: ((?:(?:north|east|south|west)(?:, )?)+)\.").group(1)
+    wet = q.find(r"The (\w+) face has just been painted and is still wet: every tile that the "
+                 r"\1 face rests on, even for a moment, gets a \1 mark\.").group(1)
+    step = {"north": (0, 1), "east": (1, 0), "south": (0, -1), "west": (-1, 0)}
+    pos = (0, 0)
+    marked = {pos} if state["bottom"] == wet else set()
     for mv in order.split(", "):
         state = tip(state, mv)
-    colours = {t: k for k, t in q.options().items()}
-    q.findall(r"^[A-H]\. \w+$")
-    assert set(colours) == set(m.groups())
-    return colours[state["bottom"]]
+        pos = (pos[0] + step[mv][0], pos[1] + step[mv][1])
+        if state["bottom"] == wet:
+            marked.add(pos)
+    q.has(f"How many different tiles have a {wet} mark when the cube stops?")
+    return number_letter_any(q, len(marked))
+
+
+def number_letter_any(q, value) -> str:
+    options = {int(m.group(2)): m.group(1) for m in q.findall(r"^([A-H])\. (\d)$")}
+    return options[value]
 
 
 # The numbers each question says, in order: the ones this module's verifiers were written
@@ -113,5 +125,5 @@ NUMBERS = {
     "g365s-010": "4 4 1 2 3 3 3 3 3 4 2 6 1 5 3",
     "g365s-010-v1": "6 4 5 3 5 1 6 2 4",
     "g365s-010-v2": "5 5 1 5 1 1 3 5 1 1 2 3 4 1 1 4 1 5 4 5 5 5 3 1 2 6 4",
-    "g365s-010-v3": "",
+    "g365s-010-v3": "1 2 3 4 0 5",
 }

@@ -54,11 +54,14 @@ def _(q):
 
 @verifies("g365s-017-v1")
 def _(q):
+    # the least score that can still finish strictly above every other player
     teams = COUNT[q.find(r"^(Five) players play a single round-robin").group(1)]
     win, draw, scale = scoring(q, "A win scores {} point, a draw scores {} point for each player")
-    q.has("a loss scores 0")
-    spots = COUNT[q.find(r"The top (two) players qualify").group(1)]
-    return Fraction(smallest_safe(tables(win, draw, teams), spots), scale)
+    q.has("a loss scores 0", "A player wins the tournament outright when every other player "
+          "finishes with fewer points.", "What is the smallest score with which a player can "
+          "win the tournament outright?")
+    return Fraction(min(p[0] for p in tables(win, draw, teams)
+                        if all(x < p[0] for x in p[1:])), scale)
 
 
 @verifies("g365s-017-v2")

@@ -64,15 +64,23 @@ def _(q):
 
 @verifies("g365s-025-v2")
 def _(q):
+    # waiting time grows with the distance: one minute per started kilometre
     fare, breaks = taxi(q)
     check_examples(q, fare)
     wait_price, block = q.nums("${} for each started {} minutes the taxi stands still")
     q.has("(this is added before any discount)")
-    standing = q.int("includes exactly {} minutes of standing still")
-    extra = wait_price * ceil(Fraction(standing, block))
+    per_km = q.int("the taxi stands still for {} minute in every started kilometre")
+
+    def standing(d):
+        return per_km * ceil(d)
+    for m in q.findall(r"a (\d+(?:\.\d+)?) km trip has (\d+)"):
+        assert standing(Fraction(m.group(1))) == int(m.group(2)), m.group(0)
+
+    def total(d):
+        return fare(d, extra=wait_price * ceil(Fraction(standing(d), block)))
     q.has("(in km, d > 0)")
     limit = q.num("is the fare at most ${}?")
-    return solve_set(lambda d: fare(d, extra=extra) <= limit, 0, None, breaks,
+    return solve_set(lambda d: total(d) <= limit, 0, None, breaks + list(range(0, 100)),
                      lo_included=False)
 
 
@@ -96,6 +104,7 @@ def _(q):
 NUMBERS = {
     "g365s-025": "3 20 2 2 0 60 500 2 1 3 80 3 4 40 10 3 00 0 10 40",
     "g365s-025-v1": "0 5 2 2 3 20 12 6 6 1 0 5",
-    "g365s-025-v2": "3 20 2 2 0 60 500 2 1 3 80 3 4 40 10 3 00 0 60 2 3 0 12 50",
+    "g365s-025-v2": (
+        "3 20 2 2 0 60 500 2 1 3 80 3 4 40 10 3 00 0 30 3 1 2 5 3 3 3 0 12 50"),
     "g365s-025-v3": "3 20 2 2 500 10 3 00 0 7 3 10 40 12 2 10 40",
 }

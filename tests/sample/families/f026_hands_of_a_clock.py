@@ -6,6 +6,7 @@ between them, or the minute hand, passes one of a few angles; those instants are
 exactly and `solve_set` tests each of them and every gap between."""
 
 from fractions import Fraction
+from math import floor
 
 from sample.harness import solve_set, verifies
 
@@ -86,17 +87,33 @@ def _(q):
 
 @verifies("g365s-026-v2")
 def _(q):
-    q.has("an ordinary analogue clock with a 12-hour dial whose hands both move continuously")
+    # the minute hand jumps at the end of each minute; the hour hand moves continuously
+    q.has("a 12-hour dial", "Its hour hand moves continuously, but its minute hand jumps: it "
+          "stands still during each minute and jumps forward by one minute mark")
+    step = q.int("by one minute mark ({}°) at the instant the minute ends")
+    assert step == 6
     start, end = q.nums("at some moment between {t} and {t}.")
     assert q.nums("Let t be the number of minutes after {t}")[0] == start
     hi = q.int("with $0 \\le t \\le {}$")
     assert end - start == hi
+    at, mark, until = q.nums("so at exactly {t} it already points at the {}-minute mark and "
+                             "stays there until {t}.")
+    assert at % 60 == mark and until == at + 1 and start <= at <= end
     h0, hs = Fraction(start % 720, 2), Fraction(1, 2)
     least = q.int("the smaller angle between the hour hand and the minute hand (a value from 0° "
                   "to 180°) must be at least {}°")
     lo_deg, hi_deg = half_of_dial(q)
-    return solve_set(lambda t: smaller_angle(t, h0, hs) >= least
-                     and minute_in(t, lo_deg, hi_deg), 0, hi, instants(h0, hs, (least,), hi))
+
+    def ok(t):
+        shown = Fraction(floor(start % 60 + t))   # the minute mark the hand points at
+        d = (6 * shown - (h0 + hs * t)) % 360
+        return min(d, 360 - d) >= least and minute_in(shown, lo_deg, hi_deg)
+    crit = [Fraction(k) for k in range(hi + 1)]
+    for m in range(start % 60, start % 60 + hi + 1):   # where the angle to mark m crosses
+        for k in range(-3, 4):                          # `least`
+            for a in (least, 360 - least):
+                crit.append((6 * m + 360 * k - a - h0) / hs)
+    return solve_set(ok, 0, hi, crit)
 
 
 @verifies("g365s-026-v3")
@@ -115,6 +132,6 @@ def _(q):
 NUMBERS = {
     "g365s-026": "12 2 00 0 120 4 00 0 180 30 9 3 12",
     "g365s-026-v1": "24 24 12 00 0 180 0 180 30",
-    "g365s-026-v2": "12 2 00 4 00 0 180 150 3 9 6 2 00 0 120",
+    "g365s-026-v2": "12 2 30 4 00 6 2 46 46 2 47 0 180 150 3 9 6 2 30 0 90",
     "g365s-026-v3": "12 2 00 0 120 4 00 0 360 3 00 270 90",
 }

@@ -101,13 +101,27 @@ def _(q):
 
 @verifies("g365s-027-v1")
 def _(q):
+    # one of one robot's outputs arrived negated: every choice of it is tried with every world
     q.has("green robots always output true statements, red robots always output false "
           "statements, and amber robots alternate between true and false (the first output may "
-          "be either)", "each output exactly two statements, in this order:",
-          "Which of the following must be true?")
+          "be either)", "each output exactly two statements.",
+          "Which of the following must be true?", "we do not know which one. Everything else "
+          "arrived unchanged. What arrived, in order:")
+    faulty = q.find(r"(\w+)'s speaker is faulty: exactly one of \1's two outputs reached us "
+                    r"turned into its opposite").group(1)
+    q.has('("Cog is red." would arrive as "Cog is not red.", and the other way round)')
     kinds = ("green", "red", "amber")
     rule, lines = alternating(kinds), said(q)
-    ws = worlds(people(q), kinds, lambda w: all(rule(w[s], [t(w) for t in ts]) for s, ts in lines))
+
+    def fits(w, garbled):
+        for s, ts in lines:
+            values = [t(w) for t in ts]
+            if s == faulty:
+                values[garbled] = not values[garbled]
+            if not rule(w[s], values):
+                return False
+        return True
+    ws = worlds(people(q), kinds, lambda w: any(fits(w, g) for g in (0, 1)))
     return answer(q, ws, must=True)
 
 

@@ -58,12 +58,22 @@ def _(q):
 
 @verifies("g365s-029-v1")
 def _(q):
+    # demand depends on the decision: a full stall draws one more customer
     price, unit = q.nums("Each bouquet sells for ${} and costs ${} to make.")
     dispose = q.int("the market charges ${} each to dispose of them")
+    shown = q.int("On all those days he showed {} or fewer bouquets.")
+    full = q.int("whenever he shows {} or more bouquets, one customer more than those "
+                 "frequencies give wants one that day")
+    more = 1
+    assert full == shown + 1
     days = demand(q)
     q.has("to make his expected profit as large as possible")
-    return best_letter(q, lambda n: expected(days, n, price=price, cost=lambda k: unit * k,
-                                             leftover=lambda k: -dispose * k))
+
+    def score(n):
+        shifted = {d + (more if n >= full else 0): k for d, k in days.items()}
+        return expected(shifted, n, price=price, cost=lambda k: unit * k,
+                        leftover=lambda k: -dispose * k)
+    return best_letter(q, score)
 
 
 @verifies("g365s-029-v2")
@@ -94,7 +104,7 @@ def _(q):
 # against. Editing a question's numbers means revisiting its verifier (and this list).
 NUMBERS = {
     "g365s-029": "10 4 5 3 1 20 0 1 1 2 2 3 3 5 4 4 5 3 6 2 3 4 5 6 7",
-    "g365s-029-v1": "10 4 1 20 0 1 1 2 2 3 3 5 4 4 5 3 6 2 2 3 4 5 6",
+    "g365s-029-v1": "10 4 1 20 0 1 1 2 2 3 3 5 4 4 5 3 6 2 4 5 2 3 4 5 6",
     "g365s-029-v2": "10 4 6 3 1 2 20 0 1 1 2 2 3 3 5 4 4 5 3 6 2 3 4 5 6 7",
     "g365s-029-v3": "10 4 5 3 1 20 0 1 1 2 2 3 3 5 4 4 5 3 6 2 18 3 4 5 6 7",
 }

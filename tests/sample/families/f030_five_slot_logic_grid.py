@@ -157,12 +157,31 @@ def stations(q):
     return Story(people, towns, items, times)
 
 
-@verifies("g365s-030", "g365s-030-v3")
+@verifies("g365s-030")
 def _(q):
     story = stations(q)
     s = the_grid(q, story)
     town = q.find(r"Who travels to (\w+)\?").group(1)
     return s["p"][s["t"].index(town)]
+
+
+@verifies("g365s-030-v3")
+def _(q):
+    # which clues can each be dropped with the arrangement still unique
+    story = stations(q)
+    found = q.findall(r"^(\d+)\. (.+)$")
+    clues = [clue(story, m.group(2)) for m in found]
+    assert len(solve(story, clues)) == 1
+    n = {"eleven": 11, "ten": 10}
+    assert n[q.find(r"These (eleven|ten) clues allow exactly one arrangement").group(1)] == \
+        len(clues) == n[q.find(r"the other (ten|nine) still allow exactly one "
+                               r"arrangement").group(1)] + 1
+    q.has("Some of them are not needed: without that one clue,", "Which clues are not needed "
+          "in this sense? Give their numbers in increasing order, separated by commas with no "
+          "spaces (for example 2,5).")
+    spare = [int(found[k].group(1)) for k in range(len(clues))
+             if len(solve(story, clues[:k] + clues[k + 1:])) == 1]
+    return ",".join(str(k) for k in spare)
 
 
 @verifies("g365s-030-v1")
@@ -174,9 +193,20 @@ def _(q):
     aids = [x.removeprefix("a ") for x in
             listing(q, r"uses a different aid \(((?:a \w+, )+a \w+ or a \w+)\)")]
     q.has("each give one talk at the science fair")
-    s = the_grid(q, Story(people, topics, aids, times))
-    topic = q.find(r"Who gives the talk on (\w+)\?").group(1)
-    return s["p"][s["t"].index(topic)]
+    # the clues do not fix one programme: who speaks first in at least one that fits
+    story = Story(people, topics, aids, times)
+    clues = [clue(story, m.group(2)) for m in q.findall(r"^(\d+)\. (.+)$")]
+    n = {"eight": 8, "nine": 9, "ten": 10}[q.find(r"These (\w+) clues do not fix the "
+                                                   r"programme").group(1)]
+    assert len(clues) == n
+    first = q.find(r"Which students speak at (\d+:\d\d) in at least one programme that "
+                   r"fits\?").group(1)
+    assert minutes(first) == times[0]
+    q.has("Give their names in alphabetical order, separated by commas with no spaces (for "
+          "example Kofi,Milo).")
+    found = solve(story, clues, limit=10**6)
+    assert len(found) > 1
+    return ",".join(sorted({s["p"][0] for s in found}))
 
 
 @verifies("g365s-030-v2")
@@ -202,12 +232,12 @@ NUMBERS = {
         "8 00 8 15 8 30 8 45 9 00 1 30 2 3 8 30 9 00 4 8 00 5 6 15 7 8 8 15 "
         "9 15 10 11"),
     "g365s-030-v1": (
-        "1 00 1 20 1 40 2 00 2 20 1 40 2 3 1 40 2 20 4 1 00 5 6 20 7 8 1 20 "
-        "9 20 10"),
+        "1 00 1 20 1 40 2 00 2 20 1 40 2 1 40 2 20 3 1 00 4 5 20 6 1 20 7 20 "
+        "8 1 00"),
     "g365s-030-v2": (
         "6 00 6 20 6 40 7 00 7 20 1 2 6 40 3 4 6 40 7 20 5 20 6 7 6 40 7 20 "
         "8 9 10 6 20 7 20 11"),
     "g365s-030-v3": (
         "8 00 8 15 8 30 8 45 9 00 1 30 2 3 8 30 9 00 4 8 00 5 6 15 7 8 8 15 "
-        "9 15 10"),
+        "9 15 10 11 2 5"),
 }

@@ -16,7 +16,7 @@ from sample.harness import minutes, verifies
 @dataclass(frozen=True)
 class Place:
     name: str
-    kind: str            # "stack" or "spots"
+    kind: str            # "stack", "two doors" (a row open at both ends) or "spots"
     capacity: int
     closed: tuple = ()   # (from, to) minutes: the place must be empty then
 
@@ -32,27 +32,40 @@ def best_moves(places, start: dict, events) -> int | None:
     closed = set()
 
     def state_of(contents):
-        return tuple(tuple(contents[n]) if by_name[n].kind == "stack"
+        return tuple(tuple(contents[n]) if by_name[n].kind != "spots"
                      else tuple(sorted(contents[n])) for n in names)
 
-    def outer(state):
-        """(place index, item) for every item that can be taken out."""
+    def outer(state, event=False):
+        """(place index, item) for every item that can be taken out (by a move, or with
+        `event` by leaving: a two-door row lets items leave through its outer door only)."""
         for i, content in enumerate(state):
             if content:
-                items = [content[-1]] if places[i].kind == "stack" else content
+                kind = places[i].kind
+                items = ([content[-1]] if kind == "stack" or (kind == "two doors" and event)
+                         else list(dict.fromkeys((content[0], content[-1])))
+                         if kind == "two doors" else content)
                 for it in items:
                     yield i, it
 
     def take(state, i, item):
         content = list(state[i])
-        content.remove(item) if places[i].kind == "spots" else content.pop()
+        if places[i].kind == "stack" or (places[i].kind == "two doors" and content[-1] == item):
+            content.pop()
+        elif places[i].kind == "two doors":
+            content.pop(0)
+        else:
+            content.remove(item)
         return state[:i] + (tuple(content),) + state[i + 1:]
 
-    def put(state, i, item):
-        content = state[i] + (item,)
+    def puts(state, i, item, event=False):
+        """Every state after putting `item` into place i (a two-door row: at either end by
+        a move, at the outer end by coming home)."""
+        ends = [state[i] + (item,)]
         if places[i].kind == "spots":
-            content = tuple(sorted(content))
-        return state[:i] + (content,) + state[i + 1:]
+            ends = [tuple(sorted(ends[0]))]
+        elif places[i].kind == "two doors" and not event:
+            ends.append((item,) + state[i])
+        return [state[:i] + (content,) + state[i + 1:] for content in ends]
 
     def room(state, i):
         return len(state[i]) < places[i].capacity and places[i].name not in closed
@@ -69,10 +82,10 @@ def best_moves(places, start: dict, events) -> int | None:
                 base = take(s, i, it)
                 for j in range(len(places)):
                     if j != i and room(base, j):
-                        s2 = put(base, j, it)
-                        if cost + 1 < dist.get(s2, float("inf")):
-                            dist[s2] = cost + 1
-                            heapq.heappush(todo, (cost + 1, s2))
+                        for s2 in puts(base, j, it):
+                            if cost + 1 < dist.get(s2, float("inf")):
+                                dist[s2] = cost + 1
+                                heapq.heappush(todo, (cost + 1, s2))
         nxt = {}
         for s, cost in dist.items():
             if kind == "close":
@@ -80,9 +93,10 @@ def best_moves(places, start: dict, events) -> int | None:
             elif kind == "open":
                 options = [s]
             elif kind == "leaves":
-                options = [take(s, i, it) for i, it in outer(s) if it == item]
+                options = [take(s, i, it) for i, it in outer(s, event=True) if it == item]
             else:
-                options = [put(s, j, item) for j in range(len(places)) if room(s, j)]
+                options = [s2 for j in range(len(places)) if room(s, j)
+                           for s2 in puts(s, j, item, event=True)]
             for s2 in options:
                 nxt[s2] = min(nxt.get(s2, float("inf")), cost)
         if kind == "close":
@@ -102,7 +116,8 @@ def read_places(q):
     places = []
     for m in q.findall(r"^- the ([a-z ]+?): holds (\w+) (\w+)(.*)$"):
         name, cap, rest = m.group(1), NUMBER.get(m.group(2)) or int(m.group(2)), m.group(4)
-        kind = "stack" if re.search(r"in single file|on one rail", rest) else "spots"
+        kind = ("two doors" if re.search(r"with a door at each end", rest) else
+                "stack" if re.search(r"in single file|on one rail", rest) else "spots")
         closed = tuple((minutes(a), minutes(b)) for a, b in
                        re.findall(r"from (\d+:\d\d) to (\d+:\d\d)", rest))
         places.append(Place(name, kind, cap, closed))
@@ -139,11 +154,17 @@ def _(q):
 
 @verifies("g365s-033-v1")
 def _(q):
-    q.has(RULES.format(thing="canoe"), "only the canoe nearest the water can be carried out, and "
-          "a canoe carried in is put nearest the water", "so it must be empty for that whole hour")
+    # a shed with a door at each end: moves use either door, the river only the water door
+    q.has(RULES.format(thing="canoe"), "with a door at each end: the water door and the path "
+          "door. A canoe can be carried out through either door, but only the canoe nearest "
+          "that door, and a canoe carried in is put nearest the door it came through.",
+          "Canoes go out on the river, and come back from it, only through the water door; the "
+          "path door is for moving canoes between the shed and the other places.",
+          "so it must be empty for that whole hour")
     places = read_places(q)
-    m = q.find(r"At (\d+:\d\d) the shed holds, from the back wall to the water, ([\w, ]+); (\w+) "
-               r"is on the jetty; the bank is empty\.")
+    assert places[0].kind == "two doors"
+    m = q.find(r"At (\d+:\d\d) the shed holds, from the path door to the water door, ([\w, ]+); "
+               r"(\w+) is on the jetty; the bank is empty\.")
     events = read_events(q)
     assert minutes(m.group(1)) < events[0][0]
     return best_moves(places, {"shed": names(m.group(2)), "jetty": [m.group(3)], "bank": []},
@@ -185,8 +206,8 @@ def _(q):
 NUMBERS = {
     "g365s-033": "3 1 8 00 9 00 1 6 30 7 15 7 30 8 35 9 10 10 40 12 30 15 50 17 15",
     "g365s-033-v1": (
-        "3 1 1 10 00 11 00 9 00 9 30 9 45 10 05 10 25 10 30 16 25 18 05 18 "
-        "25"),
+        "3 1 1 10 00 11 00 9 00 10 05 10 35 10 40 11 00 12 10 12 50 13 45 14 "
+        "55"),
     "g365s-033-v2": (
         "2 2 1 12 00 13 00 7 00 7 10 10 00 11 45 12 30 12 50 13 40 16 15 16 "
         "20 17 20 18 35"),

@@ -2,6 +2,7 @@
 assignment is enumerated and the rules are read sentence by sentence from the question."""
 
 import itertools
+import math
 import re
 
 from sample.harness import verifies
@@ -83,9 +84,21 @@ def _(q):
 
 @verifies("g365s-035-v1")
 def _(q):
+    # seats count: a canoe with s steerers and n people seats in s x (n - 1)! ways
     names, room_list, rules = setup(q)
-    q.has("Every seat must be used.", "Only who sits in which canoe matters (not which seat).")
-    return sum(1 for _ in fillings(names, room_list, rules))
+    q.has("Every seat must be used.", "In each canoe the seats are in a line from front to back, "
+          "and the back seat must be taken by someone who can steer.", "nobody else can",
+          "Seats matter: two seatings are different if somebody sits in a different canoe or "
+          "in a different seat.")
+    steer = re.split(r", | and ", q.find(r"((?:\w+, )+\w+ and \w+) can steer;").group(1))
+    total = 0
+    for at in fillings(names, room_list, rules):
+        ways = 1
+        for room, seats, _ in room_list:
+            aboard = [p for p in at if at[p] == room]
+            ways *= sum(p in steer for p in aboard) * math.factorial(seats - 1)
+        total += ways
+    return total
 
 
 @verifies("g365s-035-v2")
@@ -117,7 +130,7 @@ def _(q):
 # against. Editing a question's numbers means revisiting its verifier (and this list).
 NUMBERS = {
     "g365s-035": "3 3 2 1 2 3 4 5 6",
-    "g365s-035-v1": "3 3 2 1 2 3 4 5",
+    "g365s-035-v1": "3 3 2 1 2 3 4",
     "g365s-035-v2": "3 3 3 1 2 3 4 5",
     "g365s-035-v3": "3 3 2 1 2 3 4 5",
 }

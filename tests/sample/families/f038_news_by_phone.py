@@ -100,7 +100,7 @@ def setup(q):
     return zone, first, learns, length, {p: (wake, sleep) for p in zone}
 
 
-@verifies("g365s-038", "g365s-038-v2")
+@verifies("g365s-038")
 def _(q):
     q.has("Each call is between two people")
     return clock(fastest(*setup(q)))
@@ -108,26 +108,49 @@ def _(q):
 
 @verifies("g365s-038-v1")
 def _(q):
-    q.has("Each call is between two people")
-    pairs = frozenset(frozenset(m.groups()) for m in
-                      q.findall(r"(\w+) and (\w+) are not on speaking terms"))
-    q.has("(they never call each other)")
-    return clock(fastest(*setup(q), refuse=pairs))
+    # one person keeps other waking hours (a night shift, across midnight)
+    m = q.find(r"^(\w+) has just learned some news at (\d+:\d\d) by (?:her|his) clock")
+    first, learns = m.group(1), minutes(m.group(2))
+    zone = {first: 0, **friends(q)}
+    other, wake, sleep = q.nums("Everyone except {w}, ")[0], *q.nums(
+        "takes and makes calls only while awake, from {t} to {t} by their own clock.")
+    night = q.nums("{w} works night shifts: she is awake from {t} until {t} the next morning "
+                   "by her own clock, and takes and makes calls only then.")
+    assert night[0] == other and night[2] < night[1]
+    q.has("A call must start and end within the waking hours of both people on it.",
+          "Nobody can be on two calls at once.", "once someone knows, they can pass it on",
+          "Each call is between two people", "at what time by",
+          "Give the time as HH:MM on a 24-hour clock.")
+    length = q.int("lasts exactly {} minutes")
+    hours = {p: (wake, sleep) for p in zone}
+    hours[other] = (night[1], night[2])
+    return clock(fastest(zone, first, learns, length, hours))
+
+
+@verifies("g365s-038-v2")
+def _(q):
+    # conference calls: the caller and one or two people who do not know yet
+    q.has("Each call is placed by someone who already knows the news and joins that person "
+          "with one or two people who do not (a conference call with two listeners is "
+          "allowed)", "tells the news to everyone on it")
+    return clock(fastest(*setup(q), group=2))
 
 
 @verifies("g365s-038-v3")
 def _(q):
     q.has("Each call is between two people")
-    most = {"two": 2, "three": 3}[q.find(r"each of them can make at most (two|three) "
-                                         r"calls").group(1)]
-    return clock(fastest(*setup(q), most=most))
+    # the cap binds everyone, Sol too, and only people who know place calls: the solver's
+    # model (a caller is always informed; `most` counts every caller's calls)
+    q.has("each of the six, Sol included, can make at most two calls",
+          "a call is always made by someone who already knows the news to someone who does not")
+    return clock(fastest(*setup(q), most=2))
 
 
 # The numbers each question says, in order: the ones this module's verifiers were written
 # against. Editing a question's numbers means revisiting its verifier (and this list).
 NUMBERS = {
     "g365s-038": "17 00 7 1 9 8 3 7 00 22 00 30 24",
-    "g365s-038-v1": "19 30 2 1 3 3 9 7 00 22 00 25 24",
+    "g365s-038-v1": "19 30 2 1 3 3 9 7 00 22 00 22 00 6 00 25 24",
     "g365s-038-v2": "20 30 2 1 1 3 6 7 00 22 00 20 24",
     "g365s-038-v3": "13 00 9 9 8 9 8 7 00 22 00 30 24",
 }

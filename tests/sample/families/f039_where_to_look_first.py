@@ -31,9 +31,9 @@ def chance(found_at: dict, counts: dict) -> Fraction:
     return sum(p * (1 - (1 - d) ** counts.get(name, 0)) for name, (p, _, d) in found_at.items())
 
 
-def route_time(start, order, counts, spots, walk, opens) -> int:
+def route_time(start, order, counts, spots, walk, opens, back=False) -> int:
     """Minutes to do all the looks, visiting the places in `order` (waiting for a place that
-    is not open yet)."""
+    is not open yet), and with `back` the walk from the last place back to the start."""
     clock, here = 0, start
     for name in order:
         if name != here:
@@ -41,24 +41,27 @@ def route_time(start, order, counts, spots, walk, opens) -> int:
         clock = max(clock, opens.get(name, 0))
         clock += counts[name] * spots[name][1]
         here = name
+    if back and here != start:
+        clock += walk[frozenset((here, start))]
     return clock
 
 
-def shortest(start, chosen, counts, spots, walk, opens) -> int:
-    return min(route_time(start, order, counts, spots, walk, opens)
+def shortest(start, chosen, counts, spots, walk, opens, back=False) -> int:
+    return min(route_time(start, order, counts, spots, walk, opens, back)
                for order in itertools.permutations(chosen))
 
 
-def best_chance(spots, walk, start, deadline, *, searchers=1, opens=None):
+def best_chance(spots, walk, start, deadline, *, searchers=1, opens=None, back=False):
     """The greatest chance of finding it in time, over every number of looks per place and
-    every way to walk (with two searchers, every split of the places between them)."""
+    every way to walk (with two searchers, every split of the places between them; with
+    `back`, every route ends at the start)."""
     opens = opens or {}
     names = sorted(spots)
     ranges = [range(deadline // spots[n][1] + 1) for n in names]
     best = Fraction(0)
 
     def fits(part, counts):
-        return shortest(start, part, counts, spots, walk, opens) <= deadline
+        return shortest(start, part, counts, spots, walk, opens, back) <= deadline
 
     for combo in itertools.product(*ranges):
         counts = dict(zip(names, combo))
@@ -105,14 +108,15 @@ def _(q):
 
 @verifies("g365s-039-v1")
 def _(q):
-    elsewhere, out_of = q.nums("there is a {} in {} chance that they are somewhere else entirely")
-    q.has("If they are at one of these four places, the chances are:")
+    # the route must end back at the front door by the deadline
+    q.has("They are in exactly one of four places:")
     spots, walk, deadline = common(q)
-    four_places(q)
-    keep = 1 - Fraction(elsewhere, out_of)
-    spots = {n: (p * keep, t, d) for n, (p, t, d) in spots.items()}
-    assert sum(p for p, _, _ in spots.values()) == keep
-    return best_chance(spots, walk, "front door", deadline)
+    assert sum(p for p, _, _ in spots.values()) == 1
+    q.has("You start at the front door, and you must be back at the front door, ready to "
+          "leave, when the 18 minutes are up: the walk back from your last place counts too.",
+          "being back at the front door within the 18 minutes")
+    assert q.int("ready to leave, when the {} minutes are up") == deadline
+    return best_chance(spots, walk, "front door", deadline, back=True)
 
 
 @verifies("g365s-039-v2")
@@ -140,8 +144,8 @@ NUMBERS = {
         "20 3 10 3 1 2 1 5 2 1 2 2 5 5 9 10 1 10 4 1 2 2 5 5 3 3 2 1 3 2 1 "
         "20 4"),
     "g365s-039-v1": (
-        "18 1 10 1 8 5 2 3 1 4 2 2 3 3 8 2 3 4 1 4 5 2 3 4 5 1 5 2 1 2 4 3 "
-        "2 18 4"),
+        "18 1 8 5 2 3 1 4 2 2 3 3 8 2 3 4 1 4 5 2 3 4 5 1 5 2 1 2 4 3 2 18 "
+        "18 4"),
     "g365s-039-v2": (
         "20 3 8 2 2 3 1 4 6 4 5 1 4 4 3 4 1 8 2 3 4 4 2 4 5 5 1 2 5 5 3 20 "
         "4"),

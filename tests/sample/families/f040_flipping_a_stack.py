@@ -14,12 +14,14 @@ def flip(state, k):
 
 
 def unique_shortest(start, goal, allowed) -> str:
+    """`allowed`: flip sizes k, or (name, move) pairs for other moves."""
+    moves = [m if isinstance(m, tuple) else (str(m), lambda s, k=m: flip(s, k)) for m in allowed]
     dist, ways, back = {start: 0}, {start: 1}, {start: None}
     todo = deque([start])
     while todo:
         s = todo.popleft()
-        for k in allowed:
-            t = flip(s, k)
+        for k, move in moves:
+            t = move(s)
             if t not in dist:
                 dist[t], ways[t], back[t] = dist[s] + 1, ways[s], (s, k)
                 todo.append(t)
@@ -31,7 +33,7 @@ def unique_shortest(start, goal, allowed) -> str:
     while back[s]:
         s, k = back[s]
         out.append(k)
-    return ",".join(str(k) for k in reversed(out))
+    return ",".join(reversed(out))
 
 
 def stack(q, regex, up_word):
@@ -69,11 +71,27 @@ def _(q):
 
 @verifies("g365s-040-v1")
 def _(q):
-    n, start = plates(q)
-    q.has("the spatula can lift any number of plates, up to all five")
+    # two kinds of move: a flip (Fk) and a cut (Ck: the top k set under the rest, unturned)
+    q.has("numbered 1 (smallest) to 5 (largest)", PLATES[0], "She has two kinds of move.",
+          "- A flip: slide a spatula under the top k plates and turn that block over in one go, "
+          "so the order of those k plates reverses and each of them ends up the other way up",
+          "- A cut: lift the top k plates as a block without turning it over and set it down "
+          "under the remaining plates, so those k plates keep their order and stay the same "
+          "way up", "It is written Fk.", "It is written Ck.",
+          "There is exactly one shortest sequence of moves. Write it as its moves in order, "
+          "separated by commas with no spaces (for example F2,C1,F4).")
+    start = stack(q, r"From top to bottom the stack is: ([^.]+)\.", "up")
+    n = len(start)
+    assert sorted(s for s, _ in start) == list(range(1, n + 1))
+    flips = [int(k) for k in re.findall(r"\d", q.find(r"\(k can be (1, 2, 3, 4 or 5)\)\. "
+                                                       r"It is written Fk").group(1))]
+    cuts = [int(k) for k in re.findall(r"\d", q.find(r"\(k can be (1, 2, 3 or 4)\)\. It is "
+                                                      r"written Ck").group(1))]
     q.has("the largest plate on top and the smallest at the bottom, every rim facing up")
     goal = tuple((size, True) for size in range(n, 0, -1))
-    return unique_shortest(start, goal, range(1, n + 1))
+    moves = [(f"F{k}", lambda s, k=k: flip(s, k)) for k in flips] + \
+        [(f"C{k}", lambda s, k=k: s[k:] + s[:k]) for k in cuts]
+    return unique_shortest(start, goal, moves)
 
 
 @verifies("g365s-040-v2")
@@ -106,7 +124,7 @@ def _(q):
 # against. Editing a question's numbers means revisiting its verifier (and this list).
 NUMBERS = {
     "g365s-040": "1 5 1 3 2 4 5 4 1 2 3 4 2 4 1",
-    "g365s-040-v1": "1 5 3 2 5 4 1 2 4 1",
+    "g365s-040-v1": "1 5 4 2 5 3 1 1 2 3 4 5 1 2 3 4 2 1 4",
     "g365s-040-v2": "1 5 2 5 4 3 1 2 5 1 2 4 1",
     "g365s-040-v3": "1 5 3 4 1 2 5 1 3 5 2 4 1",
 }
