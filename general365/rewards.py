@@ -372,7 +372,8 @@ def format_status(completion: Any, answer_type: str | None = None) -> str:
     except ValueError:
         kind = None
     ex = extract(part, _usable(kind) if kind is not None else None)
-    if ex.candidate is None:
+    if ex.candidate is None or ex.source == "bare":
+        # a bare final line is graded as the answer, but it is not the form asked for
         return "no_answer"
     if kind is not None and kind.is_choice:
         return "ok" if choice.letters(ex.candidate) is not None else "no_option_letter"

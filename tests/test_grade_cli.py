@@ -354,9 +354,9 @@ def test_each_gold_is_parsed_once_per_command(tmp_path, monkeypatch):
     calls = []
     real = gold_cache.parse_gold
 
-    def counting(answer, answer_type, float_round):
+    def counting(answer, answer_type, float_round, question=None):
         calls.append(answer)
-        return real(answer, answer_type, float_round)
+        return real(answer, answer_type, float_round, question)
 
     monkeypatch.setattr(gold_cache, "parse_gold", counting)
     rows = [{"id": "a", "run": r, "response": r"\boxed{3}", "answer": "3",

@@ -24,7 +24,7 @@ _HEDGE_WORDS = (r"or(?!,?\s+(?:equivalently|simply|in\s+other\s+words|written|ex
 _RIGHT_AFTER = re.compile(
     _AFTER_SKIP + r"(?:\(\s*)?(?:(?:" + _HEDGE_WORDS + r")\b|no\s*[,:;!]|no\s+wait\b|\?|"
     r"(?:is|are|was|seems|looks)\s+(?:wrong|incorrect|not|false|invalid|unlikely|a\s+guess|"
-    r"uncertain|doubtful|wrong)\b|/\s*[\w\\$])",
+    r"uncertain|doubtful|wrong)\b|/\s*[\d\\$])",
     re.IGNORECASE)
 # A remark in brackets right after the answer that doubts it: `(13?)`, `(wrong)`,
 # `(low confidence)`, `(tentative)`.
