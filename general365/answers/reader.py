@@ -20,6 +20,7 @@ functions and the constants e and pi (handed to math-verify as the cleaned LaTeX
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from enum import Enum
@@ -48,10 +49,11 @@ class Piece:
     approximation of the piece before it)."""
 
     exact: Fraction | None
-    latex: str | None = None     # for math-verify: the expression, or the plain number as read
+    latex: str | None = None     # for math-verify: the expression (None for a plain number)
     percent: bool = False
     currency: str | None = None
     approx: bool = False
+    text: str | None = None      # a plain number as written (`plain_latex` reads it)
 
 
 @dataclass(frozen=True)
@@ -498,8 +500,8 @@ def _piece(text: str, approx: bool = False, labels: frozenset[str] = frozenset()
     if q is None and tail.scale == 1 and not tail.units and not tail.percent:
         q = _number_word(core)
     if q is not None:
-        latex = core if tail.scale == 1 else f"{core}\\cdot {tail.scale}"
-        return Piece(q * tail.scale, _plain_latex(latex), tail.percent, currency, approx)
+        text = core if tail.scale == 1 else f"{core}\\cdot {tail.scale}"
+        return Piece(q * tail.scale, None, tail.percent, currency, approx, text)
     if tail.scale != 1:
         raise Unreadable("a scale word follows something other than a plain number")
     return Piece(None, expression(core), tail.percent, currency, approx)
@@ -508,7 +510,7 @@ def _piece(text: str, approx: bool = False, labels: frozenset[str] = frozenset()
 _MV_MISREADS = re.compile(r"[eExX*]|\\overline|\\dot|\d\s*\\frac|\d\s+\d|\{,\}|,")
 
 
-def _plain_latex(core: str) -> str | None:
+def plain_latex(core: str) -> str | None:
     """A plain number's text for math-verify (the tests' both-paths check reads it), or
     None for the notations math-verify misreads (`1.2e4` as 1.2·e·4, `0.\\overline{3}`,
     the mixed number `3\\frac{1}{4}`, thousands separators): those are the reader's alone."""
@@ -589,6 +591,14 @@ def _items(s: str) -> list[str]:
 
 def read_values(text: str, expect: int | None = None,
                 labels: frozenset[str] = frozenset()) -> tuple[Value, ...]:
+    """(`_read_values`, remembered: the runs of a problem mostly give the same answers.)"""
+    if len(text) > MAX_LEN:
+        raise Unreadable("the answer is too long to be a final value")
+    return _read_values_cached(text, expect, labels)
+
+
+def _read_values(text: str, expect: int | None = None,
+                 labels: frozenset[str] = frozenset()) -> tuple[Value, ...]:
     """The values a number answer states, in order: one for a scalar, several for a list
     (`1,2,2`, `\\{-1, 3\\}`, `x = -1 or x = 3`, `7, 21, and 40`, `\\pm 3`). `expect`: how
     many the gold has; a comma run such as `100,200,300` is then read as a list when that
@@ -606,6 +616,9 @@ def read_values(text: str, expect: int | None = None,
         if len(alt) == expect:
             items = alt
     return tuple(_chain(item, labels) for item in items)
+
+
+_read_values_cached = functools.lru_cache(maxsize=8192)(_read_values)
 
 
 # --- times of day and durations, ratios -----------------------------------------------

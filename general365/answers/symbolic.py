@@ -35,13 +35,18 @@ def piece_value(piece, *, parse_plain: bool = False):
     (`_split_percent`). None when math-verify reads nothing."""
     from .mv import mv_value
 
-    if piece.exact is not None and not (parse_plain and piece.latex):  # (latex None: misread)
+    from .reader import plain_latex
+
+    latex = piece.latex
+    if piece.exact is not None and parse_plain and piece.text:
+        latex = plain_latex(piece.text)   # None where math-verify would misread it
+    if piece.exact is not None and not (parse_plain and latex):
         q = piece.exact
         value = Rational(q.numerator, q.denominator)
     else:
-        if not piece.latex:
+        if not latex:
             return None
-        expr = mv_value(piece.latex)
+        expr = mv_value(latex)
         if expr is None:
             return None
         value = unwrap_value(expr)
