@@ -17,8 +17,9 @@ process (a cache keyed by the gold).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from ..answers import exact
 from ..answers.exact import Span
@@ -31,6 +32,9 @@ from ..schema import AnswerType, Status
 class RuleResult:
     status: Status
     detail: str | None = None
+    # What a task's own `grade_in_worker` hands back to its caller besides a verdict
+    # (CFE-Bench's reading of a response: tasks/cfe/reading.py); picklable.
+    data: Any = field(default=None, compare=False)
 
 
 # --- the fast path (parent process) -------------------------------------------------

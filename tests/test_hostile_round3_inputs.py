@@ -1,0 +1,95 @@
+"""Hostile inputs of issue 19 (round 3), items 2 to 7: one test per attack, named after
+what it attacks. Each failed on the code before its fix (a traceback, a hang, a crash that
+every rerun repeats, or a value passed on unflagged).
+
+- CFE: numbers beyond a float (1e309 and up) and exponents of a billion;
+- CFE: a response whose reading is slow runs under `--timeout`, like a formula;
+- analyze: a similarity judge replying `²` or `①`;
+- `cfe lengths`: a segmenting reply nested 100,000 deep;
+- expand: hostile generator replies (NaN, Infinity, 5,000 digits, a lone surrogate);
+- the embedding cache: foreign and damaged files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*argv: str, timeout: float = 600) -> tuple[int, str, str]:
+    """`general365 ARGV` in a fresh interpreter: (exit code, stdout, stderr)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    p = subprocess.run([sys.executable, "-m", "general365", *argv], capture_output=True,
+                       text=True, env=env, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def no_traceback(err: str) -> None:
+    assert "Traceback" not in err, err[-3000:]
+
+
+# --- CFE: numbers (items 2 and 3) ---------------------------------------------------------
+
+
+def cfe_row(response: str, gold: str = "6.25 kbp", vtype: str = "numeric") -> dict:
+    return {"id": "q1", "run": 0, "model": "m", "response": response, "benchmark": "cfe",
+            "question": "How long is the genome?", "modality": "text",
+            "variables": [{"name": "name", "type": vtype, "description": "a length",
+                           "value": gold}]}
+
+
+def grade_cfe(tmp_path: Path, response: str, *flags: str, **row) -> dict:
+    responses = tmp_path / "r.jsonl"
+    responses.write_text(json.dumps(cfe_row(response, **row)) + "\n", encoding="utf-8")
+    out = tmp_path / "g.jsonl"
+    code, _, err = cli("grade", str(responses), "--out", str(out), "--policy", "rule",
+                       "--no-progress", *flags)
+    no_traceback(err)
+    assert code == 0, err
+    (graded,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    return graded
+
+
+@pytest.mark.parametrize("answer", [r"2\times10^{400}", "1e400 kbp", "-3e308 kbp"])
+def test_cfe_number_beyond_a_float_is_incorrect_with_a_reason(tmp_path, answer):
+    graded = grade_cfe(tmp_path, f"name = {answer}")
+    (part,) = graded["parts"]
+    assert part["status"] == "incorrect" and "out of range" in part["detail"], part
+
+
+def test_cfe_integer_gold_against_a_number_beyond_a_float(tmp_path):
+    graded = grade_cfe(tmp_path, "name = 1e400", gold="5")
+    (part,) = graded["parts"]
+    assert part["status"] == "incorrect" and "1e400" in part["detail"], part
+
+
+def test_cfe_exponent_of_a_billion_ends_within_the_timeout(tmp_path):
+    # It ran 8 minutes at 100% CPU computing 10**999999999; now the exponent is bounded
+    # before anything is computed (and the reading runs under --timeout besides).
+    graded = grade_cfe(tmp_path, "name = 1e999999999 kbp", "--timeout", "10")
+    (part,) = graded["parts"]
+    assert part["status"] == "incorrect" and "out of range" in part["detail"], part
+    graded = grade_cfe(tmp_path, "name = 10^{-999999999}", "--timeout", "10", gold="0.5")
+    assert graded["parts"][0]["status"] == "incorrect"
+
+
+def test_cfe_unit_power_of_a_billion_is_not_a_unit(tmp_path):
+    graded = grade_cfe(tmp_path, "name = 3 m^{999999999}", "--timeout", "10", gold="3 m^2")
+    (part,) = graded["parts"]
+    assert part["status"] == "ungraded" and "cannot convert" in part["detail"], part
+
+
+def test_cfe_reading_a_response_runs_under_the_timeout(tmp_path):
+    # Thousands of unclosed boxes: the box reader takes quadratic time (minutes here).
+    # The reading runs in the rule pool's workers, so the limit ends it: status timeout.
+    graded = grade_cfe(tmp_path, "\\boxed{" * 12000, "--timeout", "1")
+    (part,) = graded["parts"]
+    assert part["status"] == "timeout" and "limit" in part["detail"], part
+    assert graded["status"] == "timeout"
