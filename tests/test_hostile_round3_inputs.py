@@ -93,3 +93,37 @@ def test_cfe_reading_a_response_runs_under_the_timeout(tmp_path):
     (part,) = graded["parts"]
     assert part["status"] == "timeout" and "limit" in part["detail"], part
     assert graded["status"] == "timeout"
+
+
+# --- analyze: the similarity judge (item 4) ----------------------------------------------
+
+
+def similarity_set(path: Path) -> str:
+    rows = [{"id": f"q{k}", "question": f"The orchard apple ladder puzzle, version {k}: how "
+             "many are left?", "reasoning": "Count the apples, then remove the ladders.",
+             "answer": str(3 + k)} for k in range(2)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("reply", ["²", "①"])
+def test_similarity_judge_reply_of_a_digit_int_refuses(fault_server, tmp_path, capsys, reply):
+    # isdigit() took the character and int() refused it: a ValueError ended the run. The
+    # promise: refused, asked again, then the pair is left unscored (exit 1, one line).
+    from general365.cli import main
+    from support.servers import Behaviour
+
+    fault_server.set_script(lambda req, n: Behaviour.reply(reply))
+    out = tmp_path / "out"
+    code = main(["analyze", similarity_set(tmp_path / "s.jsonl"), "--out", str(out),
+                 "--judge-model", "sim", "--judge-base-url", fault_server.base_url,
+                 "--judge-cache", str(tmp_path / "j.sqlite"), "--embedder", "tfidf",
+                 "--tsne", "off", "--no-progress", "--no-embed-cache"])
+    err = capsys.readouterr().err
+    no_traceback(err)
+    # (two items, each the other's nearest neighbour: one pair asked, counted per item)
+    assert code == 1 and "2 pair(s) could not be scored" in err, err
+    assert len(err.strip().splitlines()) == 1
+    assert len(fault_server.requests) == 3     # refused, asked again, then left unscored
+    d = json.loads((out / "analysis.json").read_text())["similarity"]["datasets"]["s"]
+    assert d["failed"] == 2 and d["scored"] == 0

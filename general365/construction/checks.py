@@ -74,7 +74,10 @@ def normalise(fields: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     else:
         problems.append(f"answer_type {kind!r} is not one of {', '.join(AnswerType.values())}")
     fr = out.get("float_round")
-    if isinstance(fr, str) and fr.strip().isascii() and fr.strip().isdigit():
+    # ASCII digits (isdigit() takes `²`, which int() refuses), at most 9 of them (int() of
+    # more than 4,300 raises).
+    if isinstance(fr, str) and fr.strip().isascii() and fr.strip().isdigit() \
+            and len(fr.strip()) <= 9:
         fr = int(fr.strip())
     if isinstance(fr, float) and fr.is_integer():
         fr = int(fr)
@@ -113,16 +116,18 @@ def gold_problem(c: ExpansionCandidate) -> str | None:
 
 
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-_PLACES = re.compile(r"\b(\d+|one|two|three|four|five|six)[\s-]+(?:decimal[\s-]+(?:places?|"
-                     r"digits?)|digits?\s+after\s+the\s+decimal\s+point|places?\s+of\s+"
-                     r"decimals?)", re.I)
+# [0-9]{1,9}: `\d` takes every script's digits, and int() refuses more than 4,300 of them.
+_PLACES = re.compile(r"\b([0-9]{1,9}|one|two|three|four|five|six)[\s-]+"
+                     r"(?:decimal[\s-]+(?:places?|digits?)|digits?\s+after\s+the\s+decimal"
+                     r"\s+point|places?\s+of\s+decimals?)", re.I)
 _NEAREST = re.compile(r"\bnearest\s+(whole\s+number|integer|tenth|hundredth|thousandth)", re.I)
 _NEAREST_PLACES = {"tenth": 1, "hundredth": 2, "thousandth": 3}
 
 
 def stated_rounding(question: str) -> set[int]:
     """The decimal places the question's wording asks for (empty: it says none)."""
-    found = {int(m.group(1)) if m.group(1).isdigit() else _WORDS[m.group(1).lower()]
+    found = {int(m.group(1)) if m.group(1).isascii() and m.group(1).isdigit()
+             else _WORDS[m.group(1).lower()]
              for m in _PLACES.finditer(question)}
     for m in _NEAREST.finditer(question):
         found.add(_NEAREST_PLACES.get(m.group(1).lower(), 0))
