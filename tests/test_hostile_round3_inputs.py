@@ -127,3 +127,35 @@ def test_similarity_judge_reply_of_a_digit_int_refuses(fault_server, tmp_path, c
     assert len(fault_server.requests) == 3     # refused, asked again, then left unscored
     d = json.loads((out / "analysis.json").read_text())["similarity"]["datasets"]["s"]
     assert d["failed"] == 2 and d["scored"] == 0
+
+
+# --- cfe lengths: the segmenting reply (item 5) ------------------------------------------
+
+
+def test_cfe_lengths_segmenting_reply_nested_100000_deep(fault_server, tmp_path, capsys,
+                                                          cfe_dir):
+    # json raised RecursionError (only ValueError was caught), and the reply is stored, so
+    # every rerun crashed again. Now such a reply counts no steps: segment_failed.
+    from general365.cli import main
+    from general365.tasks.cfe.data import load
+    from support.servers import Behaviour
+
+    problems = load(cfe_dir, subset="text").problems[:1]
+    rows = [{"id": p.id, "run": 0, "response": "step\nstep\n", **p.inline_fields()}
+            for p in problems]
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    graded = tmp_path / "g.jsonl"
+    assert main(["grade", str(responses), "--out", str(graded), "--no-progress"]) == 0
+    fault_server.set_script(lambda req, n: Behaviour.reply("[" * 100000 + "]" * 100000))
+    lengths = ["cfe", "lengths", "--dataset", str(cfe_dir), "--config", "text",
+               "--graded", str(graded), "--segment-model", fault_server.model,
+               "--base-url", fault_server.base_url, "--out", str(tmp_path / "seg")]
+    capsys.readouterr()
+    for _ in range(2):   # the run, then a rerun that reads the stored reply
+        code = main(lengths)
+        captured = capsys.readouterr()
+        no_traceback(captured.err)
+        assert code == 0, captured.err
+        assert 'repl(ies) were not {"steps": N}; left out' in captured.err, captured.err
+        assert "| text | Overall | 1 | 6.00 | 0.00 | 0 |" in captured.out, captured.out
