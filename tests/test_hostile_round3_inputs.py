@@ -159,3 +159,68 @@ def test_cfe_lengths_segmenting_reply_nested_100000_deep(fault_server, tmp_path,
         assert code == 0, captured.err
         assert 'repl(ies) were not {"steps": N}; left out' in captured.err, captured.err
         assert "| text | Overall | 1 | 6.00 | 0.00 | 0 |" in captured.out, captured.out
+
+
+# --- expand: hostile generator replies (item 6) ------------------------------------------
+
+# Candidate k of the seed gets HOSTILE_REPLIES[k]: the JSON text a generator wrote.
+HOSTILE_REPLIES = {
+    "float_round NaN": '"float_round": NaN',
+    "answer Infinity": '"answer": Infinity',
+    "answer 1e999": '"answer": 1e999',
+    "answer of 5,000 digits": '"answer": ' + "7" * 5000,
+    "answer text of 5,000 digits": '"answer": "1.' + "9" * 5000 + '"',
+    "lone surrogate in the reasoning": '"reasoning": "count \\ud800 them"',
+    "answer text inf": '"answer": "inf"',
+    "nested 500 deep": '"change": ' + "[" * 500 + "]" * 500,
+}
+
+
+def hostile_reply(name: str, seed) -> str:
+    fields = {"question": seed.question + " (a variant)", "reasoning": "count them",
+              "answer": seed.answer, "answer_type": seed.answer_type.value,
+              "float_round": seed.float_round, "change": "a new story"}
+    raw = HOSTILE_REPLIES[name]
+    key = raw.split(":", 1)[0].strip('"')
+    rest = {n: v for n, v in fields.items() if n != key}
+    return json.dumps(rest)[:-1] + ", " + raw + "}"
+
+
+@pytest.mark.parametrize("attack", list(HOSTILE_REPLIES))
+def test_expand_hostile_generator_reply_is_flagged_never_a_crash(tmp_path, capsys, attack):
+    # NaN was written to candidates.jsonl (then review and select refused the folder); 5,000
+    # digits and a lone surrogate gave a traceback, no candidates.jsonl, and every rerun
+    # crashed on the stored reply; Infinity and 1e999 became an unflagged gold "inf".
+    from general365 import load_problems
+    from general365.cli import main
+    from general365.construction.checks import BLOCKING
+    from support.servers import Behaviour, FaultServer
+
+    seed = next(p for p in load_problems(source="sample") if p.id == "g365s-001")
+    ids = tmp_path / "ids.txt"
+    ids.write_text("g365s-001\n")
+    out = tmp_path / "exp"
+    with FaultServer(script=lambda req, n: Behaviour.reply(hostile_reply(attack, seed))) \
+            as server:
+        argv = ["expand", "sample", "--model", server.model, "--backend", "openai",
+                "--base-url", server.base_url, "--out", str(out), "--candidates", "1",
+                "--ids", str(ids), "--max-tokens", "400", "--no-progress",
+                "--structured", "off"]
+        for _ in range(2):   # the run, then a rerun from the stored reply
+            code = main(argv)
+            err = capsys.readouterr().err
+            no_traceback(err)
+            assert code == 0, err
+    (row,) = [json.loads(line) for line in (out / "candidates.jsonl").read_text(
+        encoding="utf-8").splitlines()]
+    assert {f["flag"] for f in row["flags"]} & set(BLOCKING), row["flags"]
+    # the folder is readable by its own review and select
+    assert main(["expand", "review", str(out)]) == 0
+    decisions = tmp_path / "decisions.jsonl"
+    decisions.write_text(json.dumps({"seed_id": "g365s-001", "candidate": 0,
+                                     "decision": "reject"}) + "\n")
+    code = main(["expand", "select", str(out), "--decisions", str(decisions),
+                 "--out", str(tmp_path / "variants.jsonl")])
+    err = capsys.readouterr().err
+    no_traceback(err)
+    assert code == 0, err

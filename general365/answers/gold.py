@@ -62,7 +62,11 @@ def parse_gold(answer: str, answer_type: AnswerType, float_round: int = 0) -> Go
         if spans is not None:
             return GoldAnswer(answer, answer_type, float_round, spans=spans)
     gold = GoldAnswer(answer, answer_type, float_round)
-    sympy_gold(gold)  # raises ValueError when math-verify cannot read it either
+    try:
+        sympy_gold(gold)  # raises ValueError when math-verify cannot read it either
+    except (TypeError, OverflowError, RecursionError) as exc:
+        # sympy's own limits: a 5,000-digit decimal (int() refuses it inside Rational)
+        raise ValueError(f"math-verify cannot read the gold ({type(exc).__name__})") from None
     return gold
 
 
@@ -116,8 +120,19 @@ def sympy_gold(gold: GoldAnswer):
         value = sets.unwrap_value(expr)
         if value.free_symbols:
             raise ValueError(f"the gold {gold.text!r} is not a number")
+        if _not_finite(value):
+            # `inf`, `\infty`: the rule grader finds no answer equal to it, ever
+            raise ValueError(f"the gold {gold.text!r} is not a finite number")
     _GOLD_CACHE[ck] = (value, parsed)
     return value, parsed
+
+
+def _not_finite(value) -> bool:
+    from sympy import S
+
+    has = getattr(value, "has", None)
+    return bool(has is not None and has(S.Infinity, S.NegativeInfinity, S.ComplexInfinity,
+                                        S.NaN))
 
 
 _OR = re.compile(r" or |\\lor(?![A-Za-z])|\\vee(?![A-Za-z])|[,;]")

@@ -13,6 +13,7 @@ analysis's TF-IDF near-duplicate threshold) is flagged.
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
@@ -23,7 +24,8 @@ from ..schema import AnswerType, Problem
 from .candidates import ExpansionCandidate
 
 FLAGS: dict[str, str] = {
-    "unparseable": "the reply holds no JSON object (no object, broken JSON, or cut off)",
+    "unparseable": "the reply holds no JSON object (no object, broken JSON, JSON the strict "
+                   "reader refuses such as NaN or a lone surrogate, or cut off)",
     "schema": "a field is missing or of the wrong type (question, reasoning, answer, "
               "answer_type, float_round, change)",
     "gold_unparseable": "the gold answer does not parse with the grader's parser for its "
@@ -62,7 +64,7 @@ def normalise(fields: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     answer = out.get("answer")
     if isinstance(answer, bool):
         problems.append("answer is not text")
-    elif isinstance(answer, int) or (isinstance(answer, float) and answer == answer):
+    elif isinstance(answer, int) or (isinstance(answer, float) and math.isfinite(answer)):
         out["answer"] = str(answer)
     elif not isinstance(answer, str) or not answer.strip():
         problems.append(f"answer {'missing' if answer is None else 'is not non-empty text'}")
@@ -100,8 +102,9 @@ def gold_problem(c: ExpansionCandidate) -> str | None:
     if kind.is_rule_graded:
         try:
             parse_gold(answer, kind, c.get("float_round"))
-        except ValueError as exc:
-            return f"{answer!r} is not a valid {kind.value} answer: {exc}"
+        except (ValueError, RecursionError) as exc:
+            shown = answer if len(answer) <= 80 else answer[:77] + "..."
+            return f"{shown!r} is not a valid {kind.value} answer: {_short(exc)}"
         return None
     if kind.is_choice:
         letters = gold_letters(answer)
@@ -113,6 +116,11 @@ def gold_problem(c: ExpansionCandidate) -> str | None:
         if missing:
             return f"option {', '.join(missing)} is not listed in the question"
     return None
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
