@@ -224,3 +224,95 @@ def test_expand_hostile_generator_reply_is_flagged_never_a_crash(tmp_path, capsy
     err = capsys.readouterr().err
     no_traceback(err)
     assert code == 0, err
+
+
+# --- the embedding cache: foreign and damaged files (item 7) -----------------------------
+
+from support.embed_servers import embed_fault_server  # noqa: E402,F401  (a fixture)
+
+
+def analyze_with_cache(server, tmp_path: Path, cache: Path) -> int:
+    from general365.cli import main
+
+    code = main(["analyze", similarity_set(tmp_path / "s.jsonl"), "--out",
+                 str(tmp_path / "out"), "--embedder", "emb", "--embedder-base-url",
+                 server.base_url, "--embed-cache", str(cache), "--tsne", "off",
+                 "--no-progress"])
+    return code
+
+
+def refused(capsys, code: int, cache: Path) -> str:
+    err = capsys.readouterr().err
+    no_traceback(err)
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and f"embedding cache {cache}" in lines[0], err
+    return lines[0]
+
+
+def test_embed_cache_foreign_sqlite_file_with_an_embeddings_table(embed_fault_server, tmp_path,
+                                                                   capsys):
+    import sqlite3
+
+    cache = tmp_path / "foreign.sqlite"
+    db = sqlite3.connect(cache)
+    db.execute("CREATE TABLE embeddings (id INTEGER PRIMARY KEY, label TEXT)")
+    db.execute("INSERT INTO embeddings VALUES (1, 'theirs')")
+    db.commit()
+    db.close()
+    code = analyze_with_cache(embed_fault_server, tmp_path, cache)
+    assert "not an embedding cache's" in refused(capsys, code, cache)
+    db = sqlite3.connect(cache)
+    assert db.execute("SELECT * FROM embeddings").fetchall() == [(1, "theirs")]   # untouched
+
+
+@pytest.mark.parametrize("marked", [False, True], ids=["verdicts-table-only", "judge-cache"])
+def test_embed_cache_judge_cache_file_gets_no_embeddings_table(embed_fault_server, tmp_path,
+                                                               capsys, marked):
+    import sqlite3
+
+    from general365.grading.judge_cache import JudgeCache
+
+    cache = tmp_path / "judge.sqlite"
+    if marked:
+        JudgeCache(cache).close()
+    else:   # a judge cache from before the file was marked: its verdicts table alone
+        db = sqlite3.connect(cache)
+        db.execute("CREATE TABLE verdicts (key TEXT PRIMARY KEY, model TEXT NOT NULL)")
+        db.commit()
+        db.close()
+    before = sorted(r[0] for r in sqlite3.connect(cache).execute(
+        "SELECT name FROM sqlite_master WHERE type='table'"))
+    code = analyze_with_cache(embed_fault_server, tmp_path, cache)
+    refused(capsys, code, cache)
+    after = sorted(r[0] for r in sqlite3.connect(cache).execute(
+        "SELECT name FROM sqlite_master WHERE type='table'"))
+    assert after == before and "embeddings" not in after
+
+
+@pytest.mark.parametrize("damage", ["vector is text", "vector of 3 bytes", "vector of NaN"])
+def test_embed_cache_damaged_vector_rows_are_misses(embed_fault_server, tmp_path, capsys,
+                                                    damage):
+    # np.frombuffer raised TypeError or ValueError; NaN vectors went on into analysis.json.
+    import sqlite3
+
+    cache = tmp_path / "e.sqlite"
+    code = analyze_with_cache(embed_fault_server, tmp_path, cache)
+    assert code == 0, capsys.readouterr().err
+    asked = len(embed_fault_server.requests)
+    db = sqlite3.connect(cache)
+    (dim,) = db.execute("SELECT dim FROM embeddings").fetchone()
+    if damage == "vector is text":
+        db.execute("UPDATE embeddings SET vector = 'garbage'")
+    elif damage == "vector of 3 bytes":
+        db.execute("UPDATE embeddings SET vector = x'010203'")
+    else:
+        db.execute("UPDATE embeddings SET vector = ?", (b"\x00\x00\xc0\x7f" * dim,))
+    db.commit()
+    db.close()
+    capsys.readouterr()
+    code = analyze_with_cache(embed_fault_server, tmp_path, cache)
+    err = capsys.readouterr().err
+    no_traceback(err)
+    assert code == 0, err
+    assert len(embed_fault_server.requests) > asked      # embedded again, not read as garbage
