@@ -86,6 +86,24 @@ def test_cfe_unit_power_of_a_billion_is_not_a_unit(tmp_path):
     assert part["status"] == "ungraded" and "cannot convert" in part["detail"], part
 
 
+def test_cfe_units_answer_beyond_a_float(fault_server, tmp_path, capsys, cfe_dir):
+    # `cfe units` grades each unit's answer with the same reader: it crashed the same way,
+    # and the stored reply crashed every rerun.
+    from general365.cli import main
+    from support.servers import Behaviour
+
+    fault_server.set_script(lambda req, n: Behaviour.reply("answer = 1e400"))
+    argv = ["cfe", "units", "--dataset", str(cfe_dir), "--config", "text", "--limit", "1",
+            "--model", fault_server.model, "--base-url", fault_server.base_url,
+            "--out", str(tmp_path / "u")]
+    for _ in range(2):   # the run, then a rerun that grades the stored replies
+        code = main(argv)
+        captured = capsys.readouterr()
+        no_traceback(captured.err)
+        assert code == 0, captured.err
+        overall = next(line for line in captured.out.splitlines() if "| text | all |" in line)
+        assert overall.split("|")[4].strip() == "0", overall    # none right
+
 def test_cfe_reading_a_response_runs_under_the_timeout(tmp_path):
     # Thousands of unclosed boxes: the box reader takes quadratic time (minutes here).
     # The reading runs in the rule pool's workers, so the limit ends it: status timeout.
@@ -159,6 +177,56 @@ def test_cfe_lengths_segmenting_reply_nested_100000_deep(fault_server, tmp_path,
         assert code == 0, captured.err
         assert 'repl(ies) were not {"steps": N}; left out' in captured.err, captured.err
         assert "| text | Overall | 1 | 6.00 | 0.00 | 0 |" in captured.out, captured.out
+
+
+# The same class (item 5): a server's whole body nested 100,000 deep, decoded by the SDK.
+DEEP_BODY = b"[" * 100000 + b"]" * 100000
+
+
+def test_generation_server_body_nested_100000_deep_is_retried(fault_server):
+    from general365.runners.base import GenerationRequest, preset
+    from general365.runners.openai_api import OpenAIRunner, RetryPolicy
+    from support.servers import Behaviour
+
+    calls = []
+
+    def script(req, n):
+        calls.append(n)
+        return Behaviour.malformed(DEEP_BODY) if len(calls) == 1 else Behaviour.reply("ok")
+
+    fault_server.set_script(script)
+    runner = OpenAIRunner(fault_server.model, base_url=fault_server.base_url, jitter_seed=0,
+                          retry=RetryPolicy(max_attempts=4, base_delay=0.01, max_delay=0.05))
+    request = GenerationRequest("p1", 0, ({"role": "user", "content": "Say hi."},),
+                                preset("reasoning", max_tokens=16, seed=11))
+    [g] = runner.generate([request])
+    assert g.error is None and g.response == "ok" and len(fault_server.requests) == 2
+
+
+def test_judge_server_body_nested_100000_deep_is_judge_failed(fault_server, tmp_path):
+    from general365.grading.judge import Judge, JudgeItem
+    from general365.schema import Status
+    from support.servers import Behaviour
+
+    fault_server.set_script(lambda req, n: Behaviour.malformed(DEEP_BODY))
+    judge = Judge("j", base_url=fault_server.base_url, cache=tmp_path / "j.sqlite",
+                  backoff_base=0.01, timeout=5.0, max_reasks=1)
+    [r] = judge.judge_batch([JudgeItem("Capital of France?", "Paris", "It is Paris.")])
+    assert r.status is Status.JUDGE_FAILED and "unreadable response body" in r.detail
+
+
+
+@pytest.mark.parametrize("status", [200, 400])
+def test_embedding_server_body_nested_100000_deep(embed_fault_server, tmp_path, capsys,
+                                                  status):
+    # analyze's embedder decodes the body itself (httpx): a reply, or an error's message.
+    from support.embed_servers import Reply
+
+    embed_fault_server.script = lambda body, n: Reply(status=status, body=DEEP_BODY)
+    code = analyze_with_cache(embed_fault_server, tmp_path, tmp_path / "e.sqlite")
+    err = capsys.readouterr().err
+    no_traceback(err)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
 
 
 # --- expand: hostile generator replies (item 6) ------------------------------------------
