@@ -384,3 +384,34 @@ def test_embed_cache_damaged_vector_rows_are_misses(embed_fault_server, tmp_path
     no_traceback(err)
     assert code == 0, err
     assert len(embed_fault_server.requests) > asked      # embedded again, not read as garbage
+
+
+def test_judge_cache_damaged_rows_are_misses(fault_server, tmp_path, capsys):
+    # The embedding cache's case in the judge cache: a row whose votes are not JSON gave
+    # a ValueError traceback on every rerun. Now it is asked again and replaced.
+    import sqlite3
+
+    from general365.cli import main
+    from support.servers import Behaviour
+
+    fault_server.set_script(lambda req, n: Behaviour.reply('{"accuracy": true}'))
+    src = tmp_path / "r.jsonl"
+    src.write_text(json.dumps({"id": "t", "run": 0, "response": "Paris", "answer": "Paris",
+                               "answer_type": "text", "question": "Capital?"}) + "\n")
+    cache = tmp_path / "judge.sqlite"
+    argv = ["grade", str(src), "--policy", "paper", "--judge-model", "j", "--judge-base-url",
+            fault_server.base_url, "--judge-cache", str(cache), "--no-progress", "--out"]
+    assert main(argv + [str(tmp_path / "g1.jsonl")]) == 0
+    db = sqlite3.connect(cache)
+    db.execute("UPDATE verdicts SET votes = 'not json'")
+    db.commit()
+    db.close()
+    capsys.readouterr()
+    code = main(argv + [str(tmp_path / "g2.jsonl")])
+    err = capsys.readouterr().err
+    no_traceback(err)
+    assert code == 0, err
+    assert len(fault_server.requests) == 2                     # asked again
+    assert json.loads((tmp_path / "g2.jsonl").read_text())["status"] == "correct"
+    assert main(argv + [str(tmp_path / "g3.jsonl")]) == 0
+    assert len(fault_server.requests) == 2                     # the row was replaced
