@@ -294,6 +294,38 @@ def test_expand_hostile_generator_reply_is_flagged_never_a_crash(tmp_path, capsy
     assert code == 0, err
 
 
+
+def test_expand_gold_that_stalls_the_parser_is_flagged_within_the_limit(tmp_path, capsys,
+                                                                        monkeypatch):
+    # Found by the hostile pass on item 6: a gold of nested parentheses took math-verify a
+    # minute (300 deep) and longer the deeper, in the expand process, on every rerun. The
+    # golds are read in the rule pool now, under a limit (30 s; 2 s here).
+    from general365 import load_problems
+    from general365.cli import main
+    from general365.construction import checks
+    from support.servers import Behaviour, FaultServer
+
+    monkeypatch.setattr(checks, "GOLD_TIMEOUT", 2.0)
+    seed = next(p for p in load_problems(source="sample") if p.id == "g365s-001")
+    gold = "(" * 1000 + "1" + ")" * 1000
+    reply = json.dumps({"question": seed.question + " (a variant)", "reasoning": "count",
+                        "answer": gold, "answer_type": "number", "float_round": 0,
+                        "change": "a new story"})
+    ids = tmp_path / "ids.txt"
+    ids.write_text("g365s-001\n")
+    out = tmp_path / "exp"
+    with FaultServer(script=lambda req, n: Behaviour.reply(reply)) as server:
+        code = main(["expand", "sample", "--model", server.model, "--backend", "openai",
+                     "--base-url", server.base_url, "--out", str(out), "--candidates", "1",
+                     "--ids", str(ids), "--max-tokens", "400", "--no-progress",
+                     "--structured", "off"])
+    err = capsys.readouterr().err
+    no_traceback(err)
+    assert code == 0, err
+    (row,) = [json.loads(line) for line in (out / "candidates.jsonl").read_text().splitlines()]
+    (flag,) = [f for f in row["flags"] if f["flag"] == "gold_unparseable"]
+    assert "within 2 s" in flag["reason"], flag
+
 # --- the embedding cache: foreign and damaged files (item 7) -----------------------------
 
 from support.embed_servers import embed_fault_server  # noqa: E402,F401  (a fixture)
