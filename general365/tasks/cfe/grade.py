@@ -40,9 +40,9 @@ from .reading import ReadTask
 
 POLICIES = ("paper", "cascade", "rule")
 CHUNK_SIZE = 500
-# Seconds per response's reading, and per formula comparison, in the pool. Longer than General365's 5 s: a page-long
-# physics formula takes math-verify seconds to parse on a busy machine (measured: up to
-# ~5 s on two shared cores), and a timeout counts as wrong.
+# Seconds per response's reading, and per formula comparison, in the pool. Longer than
+# General365's 5 s: a page-long physics formula takes math-verify seconds to parse on a
+# busy machine (measured: up to ~5 s on two shared cores), and a timeout counts as wrong.
 DEFAULT_TIMEOUT = 30.0
 DETAIL_CHARS = 500
 
