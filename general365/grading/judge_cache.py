@@ -10,9 +10,9 @@ Keyed by a hash of (judge model, prompt version, judging settings, question, gol
 prediction): a different model, prompt text or vote setting never reuses another's
 verdict. A damaged row (a column that is not the JSON it should be) is a miss: the item is
 asked again and the row replaced. Only verdicts are stored, never failures (a failure is
-retried on the next run) and never credentials. Every `put` is its own committed transaction: a verdict is on disk
-(in the WAL file; synchronous=NORMAL) before the next request's reply is read, so killing
-the process loses none. One connection per cache object; a lock serializes its use.
+retried on the next run) and never credentials. Every `put` is its own committed
+transaction: a verdict is on disk (in the WAL file; synchronous=NORMAL) before the next
+request's reply is read, so killing the process loses none. One connection per cache object; a lock serializes its use.
 
 The file is marked as ours (SQLite `application_id`); a SQLite file of another application
 is refused with one line rather than written into.
