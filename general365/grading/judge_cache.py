@@ -12,7 +12,8 @@ verdict. A damaged row (a column that is not the JSON it should be) is a miss: t
 asked again and the row replaced. Only verdicts are stored, never failures (a failure is
 retried on the next run) and never credentials. Every `put` is its own committed
 transaction: a verdict is on disk (in the WAL file; synchronous=NORMAL) before the next
-request's reply is read, so killing the process loses none. One connection per cache object; a lock serializes its use.
+request's reply is read, so killing the process loses none. One connection per cache
+object; a lock serializes its use.
 
 The file is marked as ours (SQLite `application_id`); a SQLite file of another application
 is refused with one line rather than written into.
