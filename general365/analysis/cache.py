@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS embeddings (
 """
 
 
-class _NotOurs(Exception):
+class _NotAnEmbeddingCache(Exception):
     """The file is an SQLite database, but not an embedding cache."""
 
 
@@ -50,21 +50,23 @@ def _check_is_ours(db: sqlite3.Connection) -> None:
     """Refuse a database of another application before anything is written to it."""
     app = db.execute("PRAGMA application_id").fetchone()[0]
     if app not in (0, APPLICATION_ID):
-        raise _NotOurs(f"an SQLite database of another application (application_id {app})")
+        raise _NotAnEmbeddingCache("an SQLite database of another application "
+                                   f"(application_id {app})")
     tables = sorted(r[0] for r in db.execute(
         "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
         "AND name NOT LIKE 'sqlite_%'"))
     if not tables:
         return                                    # new (or empty): ours to initialize
     if tables != ["embeddings"]:   # app 0 with our one table: a cache made before the mark
-        raise _NotOurs(f"an SQLite database of something else (tables: {', '.join(tables)})")
+        raise _NotAnEmbeddingCache("an SQLite database of something else (tables: "
+                                   f"{', '.join(tables)})")
     info = db.execute("PRAGMA table_info(embeddings)").fetchall()
     keyed = sorted((r[5], r[1]) for r in info if r[5])
     if sorted(r[1] for r in info) != sorted(_COLUMNS) \
             or [k for _, k in keyed] != ["model", "text_hash"]:
-        raise _NotOurs("an SQLite database whose 'embeddings' table has the columns "
-                       f"{', '.join(r[1] for r in info) or '(none)'}, not an embedding "
-                       "cache's")
+        columns = ", ".join(r[1] for r in info) or "(none)"
+        raise _NotAnEmbeddingCache("an SQLite database whose 'embeddings' table has the "
+                                   f"columns {columns}, not an embedding cache's")
 
 
 def _vector(dim, blob) -> np.ndarray | None:
@@ -101,7 +103,7 @@ class EmbeddingCache:
             db.execute(_SCHEMA)
             db.execute(f"PRAGMA application_id={APPLICATION_ID}")
             db.commit()
-        except _NotOurs as exc:
+        except _NotAnEmbeddingCache as exc:
             db.close()
             raise UserError(f"embedding cache {self.path}: {exc}; give another --embed-cache "
                             "file (or --no-embed-cache)") from None
