@@ -447,3 +447,17 @@ def test_judge_cache_damaged_rows_are_misses(fault_server, tmp_path, capsys):
     assert json.loads((tmp_path / "g2.jsonl").read_text())["status"] == "correct"
     assert main(argv + [str(tmp_path / "g3.jsonl")]) == 0
     assert len(fault_server.requests) == 2                     # the row was replaced
+
+
+def test_embedding_server_retry_after_nan(embed_fault_server, tmp_path, capsys):
+    # Found by the hostile pass: a Retry-After of "nan" went on to time.sleep(nan), a
+    # ValueError traceback. A wait that is not a number is no wait asked for.
+    from support.embed_servers import Reply
+
+    embed_fault_server.script = lambda body, n: Reply(status=429, retry_after="nan") \
+        if n == 0 else Reply()
+    code = analyze_with_cache(embed_fault_server, tmp_path, tmp_path / "e.sqlite")
+    err = capsys.readouterr().err
+    no_traceback(err)
+    assert code == 0, err
+    assert len(embed_fault_server.requests) >= 2
