@@ -42,7 +42,7 @@ def backoff_delay(attempt: int, *, base: float, cap: float, retry_after: float |
     A server's own Retry-After wins (bounded by `retry_after_cap`). Otherwise "equal jitter":
     at least half the exponential step, so that many clients rate-limited at once spread out
     instead of retrying in lockstep."""
-    if retry_after is not None:
+    if retry_after is not None and retry_after == retry_after:   # a server's `nan`: none
         return min(max(retry_after, 0.0), retry_after_cap)
     step = min(cap, base * (2 ** attempt))
     return step * (0.5 + 0.5 * (rng or random).random())

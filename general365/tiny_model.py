@@ -134,7 +134,7 @@ def is_built(path: str | os.PathLike) -> bool:
     marker = Path(path) / MARKER
     try:
         return json.loads(marker.read_text())["version"] == BUILD_VERSION
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, RecursionError, KeyError, TypeError):
         return False
 
 

@@ -5,6 +5,12 @@ finished (each batch is committed), so the next run resumes without loss or dupl
 Two processes may share the file (WAL, a busy timeout). The identity names the model and,
 for a local model folder, a fingerprint of its files (see embed.py), so that a changed
 model never reuses another's vectors.
+
+The file is marked as ours (SQLite `application_id`, not the judge cache's), as the judge
+cache marks its own: a SQLite file of another application, or with other tables (a judge
+cache among them), or whose `embeddings` table has other columns, is refused with one line
+before anything is written to it. A damaged row (a vector of the wrong size, not bytes,
+holding NaN) is a miss: the text is embedded again and the row replaced.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ from ..errors import UserError
 
 CACHE_ENV = "GENERAL365_CACHE_DIR"   # the folder the judge cache uses too
 CACHE_FILE = "embeddings.sqlite"
+APPLICATION_ID = 0x47334542   # "G3EB" in the SQLite header: this file is an embedding cache
+_COLUMNS = ("model", "text_hash", "dim", "vector")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (
@@ -32,6 +40,42 @@ CREATE TABLE IF NOT EXISTS embeddings (
     PRIMARY KEY (model, text_hash)
 )
 """
+
+
+class _NotAnEmbeddingCache(Exception):
+    """The file is an SQLite database, but not an embedding cache."""
+
+
+def _check_is_ours(db: sqlite3.Connection) -> None:
+    """Refuse a database of another application before anything is written to it."""
+    app = db.execute("PRAGMA application_id").fetchone()[0]
+    if app not in (0, APPLICATION_ID):
+        raise _NotAnEmbeddingCache("an SQLite database of another application "
+                                   f"(application_id {app})")
+    tables = sorted(r[0] for r in db.execute(
+        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
+        "AND name NOT LIKE 'sqlite_%'"))
+    if not tables:
+        return                                    # new (or empty): ours to initialize
+    if tables != ["embeddings"]:   # app 0 with our one table: a cache made before the mark
+        raise _NotAnEmbeddingCache("an SQLite database of something else (tables: "
+                                   f"{', '.join(tables)})")
+    info = db.execute("PRAGMA table_info(embeddings)").fetchall()
+    keyed = sorted((r[5], r[1]) for r in info if r[5])
+    if sorted(r[1] for r in info) != sorted(_COLUMNS) \
+            or [k for _, k in keyed] != ["model", "text_hash"]:
+        columns = ", ".join(r[1] for r in info) or "(none)"
+        raise _NotAnEmbeddingCache("an SQLite database whose 'embeddings' table has the "
+                                   f"columns {columns}, not an embedding cache's")
+
+
+def _vector(dim, blob) -> np.ndarray | None:
+    """A stored row's vector; None for a damaged one (then a miss)."""
+    if not isinstance(blob, bytes) or isinstance(dim, bool) or not isinstance(dim, int) \
+            or dim < 1 or len(blob) != 4 * dim:
+        return None
+    vec = np.frombuffer(blob, dtype=np.float32)
+    return vec if np.isfinite(vec).all() else None
 
 
 def default_cache_path() -> Path:
@@ -50,15 +94,25 @@ class EmbeddingCache:
     def __init__(self, path: str | os.PathLike | None = None):
         self.path = Path(path).expanduser() if path is not None else default_cache_path()
         self._lock = threading.Lock()
+        db = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(_SCHEMA)
-            self._db.commit()
+            db = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False)
+            _check_is_ours(db)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(_SCHEMA)
+            db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            db.commit()
+        except _NotAnEmbeddingCache as exc:
+            db.close()
+            raise UserError(f"embedding cache {self.path}: {exc}; give another --embed-cache "
+                            "file (or --no-embed-cache)") from None
         except (OSError, sqlite3.Error) as exc:
+            if db is not None:
+                db.close()
             raise UserError(f"embedding cache {self.path}: cannot open ({exc}); expected a "
                             "writable SQLite file (or pass --no-embed-cache)") from None
+        self._db = db
 
     def get_many(self, model: str, hashes: Iterable[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
@@ -67,12 +121,17 @@ class EmbeddingCache:
             for start in range(0, len(wanted), 500):   # SQLite's bound-parameter limit
                 chunk = wanted[start:start + 500]
                 marks = ",".join("?" * len(chunk))
-                rows = self._db.execute(
-                    f"SELECT text_hash, dim, vector FROM embeddings WHERE model=? AND "
-                    f"text_hash IN ({marks})", (model, *chunk)).fetchall()
+                try:
+                    rows = self._db.execute(
+                        f"SELECT text_hash, dim, vector FROM embeddings WHERE model=? AND "
+                        f"text_hash IN ({marks})", (model, *chunk)).fetchall()
+                except sqlite3.Error as exc:   # a damaged file, an I/O error
+                    raise UserError(f"embedding cache {self.path}: cannot read ({exc}); "
+                                    "give another --embed-cache file (or --no-embed-cache)"
+                                    ) from None
                 for h, dim, blob in rows:
-                    vec = np.frombuffer(blob, dtype=np.float32)
-                    if vec.shape[0] == dim:   # a torn or foreign row is treated as a miss
+                    vec = _vector(dim, blob)
+                    if vec is not None:   # a torn or damaged row is treated as a miss
                         out[h] = vec
         return out
 
@@ -90,7 +149,10 @@ class EmbeddingCache:
 
     def __len__(self) -> int:
         with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+            try:
+                return self._db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+            except sqlite3.Error as exc:
+                raise UserError(f"embedding cache {self.path}: cannot read ({exc})") from None
 
     def close(self) -> None:
         with self._lock:

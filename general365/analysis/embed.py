@@ -235,7 +235,7 @@ class EndpointEmbedder:
             data = reply.json()["data"]
             rows = sorted(data, key=lambda d: d["index"])
             vecs = np.asarray([r["embedding"] for r in rows], dtype=np.float32)
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:
             raise self._fail(f"an unreadable reply ({type(exc).__name__}); expected "
                              "{'data': [{'index': i, 'embedding': [floats]}]}") from None
         if vecs.ndim != 2 or vecs.shape[0] != expected or not np.isfinite(vecs).all():
@@ -279,7 +279,7 @@ def _server_message(reply, redactor: Redactor) -> str:
     try:
         err = reply.json().get("error") or reply.json().get("detail")
         msg = err.get("message") if isinstance(err, dict) else err
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         msg = reply.text
     msg = str(msg or "")
     msg = " ".join(redactor.clean(msg).split())

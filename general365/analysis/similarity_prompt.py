@@ -136,7 +136,8 @@ def _read(text: str) -> Parsed:
         text = fenced.group(1).strip()
     if not text:
         return Parsed(None, "empty reply")
-    if len(text) == 1 and text.isdigit():
+    # isdigit() alone takes `²` and `①`, which int() refuses: ASCII digits only.
+    if len(text) == 1 and text.isascii() and text.isdigit():
         n = int(text)
         return Parsed(n) if n in SCORES else Parsed(None, f"score {n} is not in 0-5")
     if not text.startswith("{"):

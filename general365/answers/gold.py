@@ -78,7 +78,11 @@ def parse_gold(answer: str, answer_type: AnswerType, float_round: int = 0,
         kind = "an interval" if answer_type is AnswerType.INTERVAL else "a number"
         raise ValueError(f"the gold {answer!r} is not {kind} answer: {exc}") from None
     if not gold.exact:
-        sympy_gold(gold)  # raises ValueError when math-verify cannot read it either
+        try:
+            sympy_gold(gold)  # raises ValueError when math-verify cannot read it either
+        except (TypeError, OverflowError, RecursionError) as exc:
+            # sympy's own limits: a 5,000-digit decimal (int() refuses it inside Rational)
+            raise ValueError(f"math-verify cannot read the gold ({type(exc).__name__})") from None
     return gold
 
 
@@ -144,10 +148,29 @@ def sympy_gold(gold: GoldAnswer):
         from sympy import Tuple
 
         value = items[0] if len(items) == 1 else Tuple(*items)
+        if _not_finite(value):
+            # `inf`, `\infty`: the rule grader finds no answer equal to it, ever
+            raise ValueError(f"the gold {gold.text!r} is not a finite number")
     else:
         raise ValueError(f"the gold {gold.text!r} has no sympy form")
     _GOLD_CACHE[ck] = value
     return value
+
+
+def _not_finite(value) -> bool:
+    from sympy import S
+
+    has = getattr(value, "has", None)
+    return bool(has is not None and has(S.Infinity, S.NegativeInfinity, S.ComplexInfinity,
+                                        S.NaN))
+
+
+def _not_finite(value) -> bool:
+    from sympy import S
+
+    has = getattr(value, "has", None)
+    return bool(has is not None and has(S.Infinity, S.NegativeInfinity, S.ComplexInfinity,
+                                        S.NaN))
 
 
 _OR = re.compile(r" or |\\lor(?![A-Za-z])|\\vee(?![A-Za-z])|[,;]")

@@ -15,17 +15,21 @@ thing in the same words.
 
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
 from ..answers.gold import parse_gold
 from ..grading.choice import gold_letters
-from ..schema import AnswerType, Problem
+from ..grading.rule import RuleResult
+from ..schema import AnswerType, Problem, Status
 from .candidates import ExpansionCandidate
 
 FLAGS: dict[str, str] = {
-    "unparseable": "the reply holds no JSON object (no object, broken JSON, or cut off)",
+    "unparseable": "the reply holds no JSON object (no object, broken JSON, JSON the strict "
+                   "reader refuses such as NaN or a lone surrogate, or cut off)",
     "schema": "a field is missing or of the wrong type (question, reasoning, answer, "
               "answer_type, float_round, change)",
     "gold_unparseable": "the gold answer does not parse with the grader's parser for its "
@@ -43,6 +47,10 @@ FLAGS: dict[str, str] = {
 }
 BLOCKING = ("unparseable", "schema", "gold_unparseable")
 NEAR_DUPLICATE = 0.90
+# Seconds for the grader's parser to read one candidate's gold, in the rule pool: a
+# generator's gold such as 300 nested parentheses takes math-verify a minute, and more
+# nesting longer still; past the limit the gold is flagged, and the expansion goes on.
+GOLD_TIMEOUT = 30.0
 
 # answer types a candidate of a seed of each type may have
 _GROUPS = ({AnswerType.NUMBER, AnswerType.INTERVAL},
@@ -65,7 +73,7 @@ def normalise(fields: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     answer = out.get("answer")
     if isinstance(answer, bool):
         problems.append("answer is not text")
-    elif isinstance(answer, int) or (isinstance(answer, float) and answer == answer):
+    elif isinstance(answer, int) or (isinstance(answer, float) and math.isfinite(answer)):
         out["answer"] = str(answer)
     elif not isinstance(answer, str) or not answer.strip():
         problems.append(f"answer {'missing' if answer is None else 'is not non-empty text'}")
@@ -77,7 +85,10 @@ def normalise(fields: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     else:
         problems.append(f"answer_type {kind!r} is not one of {', '.join(AnswerType.values())}")
     fr = out.get("float_round")
-    if isinstance(fr, str) and fr.strip().isascii() and fr.strip().isdigit():
+    # ASCII digits (isdigit() takes `²`, which int() refuses), at most 9 of them (int() of
+    # more than 4,300 raises).
+    if isinstance(fr, str) and fr.strip().isascii() and fr.strip().isdigit() \
+            and len(fr.strip()) <= 9:
         fr = int(fr.strip())
     if isinstance(fr, float) and fr.is_integer():
         fr = int(fr)
@@ -103,16 +114,79 @@ def option_letters(question: str) -> set[str]:
     return found
 
 
-def gold_problem(c: ExpansionCandidate) -> str | None:
-    """Why the gold does not parse for its answer type, or None."""
+GoldKey = tuple[str, str, Any]   # (answer, answer type, float_round)
+
+
+def _gold_key(c: ExpansionCandidate) -> GoldKey:
+    return c.get("answer"), AnswerType(c.get("answer_type")).value, c.get("float_round")
+
+
+def _parse_problem(answer: str, kind: AnswerType, float_round: Any) -> str | None:
+    try:
+        parse_gold(answer, kind, float_round)
+    except (ValueError, RecursionError) as exc:
+        shown = answer if len(answer) <= 80 else answer[:77] + "..."
+        return f"{shown!r} is not a valid {kind.value} answer: {_short(exc)}"
+    return None
+
+
+@dataclass(frozen=True)
+class _GoldCheck:
+    """A pool task (grading/pool.py): the gold read by the grader's parser in a worker,
+    killed past the time limit. The verdict's detail is the problem (None: it parses)."""
+
+    answer_type: str
+    float_round: Any
+
+    def grade_in_worker(self, answer: str) -> RuleResult:
+        return RuleResult(Status.CORRECT,
+                          _parse_problem(answer, AnswerType(self.answer_type), self.float_round))
+
+
+def parse_golds(cands: Sequence[ExpansionCandidate], timeout: float | None = None
+                ) -> dict[GoldKey, str | None]:
+    """The problem of each rule-graded gold among the candidates (None: it parses), read in
+    the rule pool under `timeout` seconds each (default GOLD_TIMEOUT)."""
+    from ..grading.pool import RuleTask, shared_pool
+
+    timeout = GOLD_TIMEOUT if timeout is None else timeout
+    keys = []
+    for c in cands:
+        if "unparseable" in c.flag_names:
+            continue
+        fields, problems = normalise(c.fields)
+        if {p.split(" ", 1)[0] for p in problems} & {"answer", "answer_type", "float_round"}:
+            continue
+        kind = AnswerType(fields["answer_type"])
+        if kind.is_rule_graded:
+            keys.append((fields["answer"], kind.value, fields["float_round"]))
+    keys = list(dict.fromkeys(keys))
+    if not keys:
+        return {}
+    tasks = [RuleTask(_GoldCheck(kind, fr), answer)  # type: ignore[arg-type]
+             for answer, kind, fr in keys]
+    out: dict[GoldKey, str | None] = {}
+    for key, res in zip(keys, shared_pool().map(tasks, timeout)):
+        if res.status is Status.TIMEOUT:
+            out[key] = (f"the grader's parser did not read the {key[1]} gold within "
+                        f"{timeout:g} s")
+        elif res.status is Status.CORRECT:
+            out[key] = res.detail
+        else:   # the worker's own error (its detail says which)
+            out[key] = f"the grader's parser failed on the gold ({res.detail})"
+    return out
+
+
+def gold_problem(c: ExpansionCandidate, parsed: Mapping[GoldKey, str | None] | None = None
+                 ) -> str | None:
+    """Why the gold does not parse for its answer type, or None. `parsed`: the rule-graded
+    golds already read in the pool (parse_golds); any other is read here."""
     kind = AnswerType(c.get("answer_type"))
     answer = c.get("answer")
     if kind.is_rule_graded:
-        try:
-            parse_gold(answer, kind, c.get("float_round"))
-        except ValueError as exc:
-            return f"{answer!r} is not a valid {kind.value} answer: {exc}"
-        return None
+        if parsed is not None and _gold_key(c) in parsed:
+            return parsed[_gold_key(c)]
+        return _parse_problem(answer, kind, c.get("float_round"))
     if kind.is_choice:
         letters = gold_letters(answer)
         if not letters:
@@ -125,17 +199,24 @@ def gold_problem(c: ExpansionCandidate) -> str | None:
     return None
 
 
+def _short(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-_PLACES = re.compile(r"\b(\d+|one|two|three|four|five|six)[\s-]+(?:decimal[\s-]+(?:places?|"
-                     r"digits?)|digits?\s+after\s+the\s+decimal\s+point|places?\s+of\s+"
-                     r"decimals?)", re.I)
+# [0-9]{1,9}: `\d` takes every script's digits, and int() refuses more than 4,300 of them.
+_PLACES = re.compile(r"\b([0-9]{1,9}|one|two|three|four|five|six)[\s-]+"
+                     r"(?:decimal[\s-]+(?:places?|digits?)|digits?\s+after\s+the\s+decimal"
+                     r"\s+point|places?\s+of\s+decimals?)", re.I)
 _NEAREST = re.compile(r"\bnearest\s+(whole\s+number|integer|tenth|hundredth|thousandth)", re.I)
 _NEAREST_PLACES = {"tenth": 1, "hundredth": 2, "thousandth": 3}
 
 
 def stated_rounding(question: str) -> set[int]:
     """The decimal places the question's wording asks for (empty: it says none)."""
-    found = {int(m.group(1)) if m.group(1).isdigit() else _WORDS[m.group(1).lower()]
+    found = {int(m.group(1)) if m.group(1).isascii() and m.group(1).isdigit()
+             else _WORDS[m.group(1).lower()]
              for m in _PLACES.finditer(question)}
     for m in _NEAREST.finditer(question):
         found.add(_NEAREST_PLACES.get(m.group(1).lower(), 0))
@@ -217,8 +298,10 @@ def type_problem(c: ExpansionCandidate, seed: Problem) -> str | None:
     return f"the seed's answer is {seed.answer_type.value}; this one is {kind.value}"
 
 
-def check_one(c: ExpansionCandidate, seed: Problem) -> None:
-    """The per-candidate checks; the fields are normalised in place."""
+def check_one(c: ExpansionCandidate, seed: Problem,
+              parsed: Mapping[GoldKey, str | None] | None = None) -> None:
+    """The per-candidate checks; the fields are normalised in place. `parsed`: golds
+    already read in the pool (parse_golds)."""
     if "unparseable" in c.flag_names:
         return
     c.fields, problems = normalise(c.fields)
@@ -229,7 +312,7 @@ def check_one(c: ExpansionCandidate, seed: Problem) -> None:
         return   # every other check reads the question, the answer and its type
     checks = []
     if "float_round" not in bad:
-        checks += [("gold_unparseable", gold_problem(c)),
+        checks += [("gold_unparseable", gold_problem(c, parsed)),
                    ("float_round_wording", rounding_problem(c))]
     checks += [("answer_type_changed", type_problem(c, seed)),
                ("leaked_answer", leak_problem(c))]
@@ -293,6 +376,7 @@ def check_near_duplicates(cands: Sequence[ExpansionCandidate], seeds: Mapping[st
 
 def check_all(cands: Sequence[ExpansionCandidate], seeds: Mapping[str, Problem],
               threshold: float = NEAR_DUPLICATE) -> None:
+    parsed = parse_golds(cands)
     for c in cands:
-        check_one(c, seeds[c.seed_id])
+        check_one(c, seeds[c.seed_id], parsed)
     check_near_duplicates(cands, seeds, threshold)

@@ -24,17 +24,27 @@ CANDIDATES = "candidates.jsonl"
 SEEDS = "seeds.jsonl"   # the seeds the candidates were made from (review and select read it)
 
 
+def _writable(text: Any) -> Any:
+    """Text with any lone surrogate (a server's `\ud800`, which UTF-8 cannot encode) kept
+    as its escape: the candidate row must always be writable and readable back."""
+    if not isinstance(text, str) or text.isascii():
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def candidate_from_record(rec: Mapping[str, Any], seed: Problem) -> ExpansionCandidate:
     text = rec.get("response") or ""
-    reply = parse_reply(text, finish_reason=rec.get("finish_reason"))
+    text = text if isinstance(text, str) else ""
+    finish = _writable(rec.get("finish_reason"))
+    reply = parse_reply(text, finish_reason=finish)
     c = ExpansionCandidate(seed_id=seed.id, candidate=int(rec["run"]),
                            fields=dict(reply.fields or {}),
                            categories=[cat.value for cat in seed.categories],
-                           model=str(rec.get("model") or ""),
-                           finish_reason=rec.get("finish_reason"))
+                           model=_writable(str(rec.get("model") or "")),
+                           finish_reason=finish if isinstance(finish, str) else None)
     if reply.fields is None:
-        c.flag("unparseable", reply.error or "no JSON object")
-        c.reply = text[:REPLY_CHARS]
+        c.flag("unparseable", _writable(reply.error) or "no JSON object")
+        c.reply = _writable(text[:REPLY_CHARS])
     return c
 
 

@@ -10,6 +10,12 @@ Accepted, in this order (the first that gives a JSON object wins):
 A reply with no object, or with broken JSON, gives a reason (one line) instead: the
 candidate is kept and flagged `unparseable`, never dropped, so a reviewer sees what the
 model wrote.
+
+The object is read as strictly as every general365 reader reads JSON (jsonl.parse): NaN,
+Infinity and 1e999, a number of more than 4,300 digits, a lone surrogate escape
+(`\ud800`), nesting deeper than 100 levels and a key twice are refused here, with the
+reason, rather than written to candidates.jsonl for `review` and `select` to refuse (or
+for a gold of "inf" to pass).
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import DataError
+from ..jsonl import NotJSON, parse
 from ..markers import split_reasoning
 
 FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript)?[ \t]*\n?(.*?)```", re.S)
@@ -40,11 +48,17 @@ class Reply:
 
 def _loads(text: str) -> tuple[Any, str | None]:
     try:
-        return json.loads(text), None
-    except json.JSONDecodeError as exc:
-        return None, f"{exc.msg} at line {exc.lineno} column {exc.colno}"
-    except RecursionError:
-        return None, "nested too deeply"
+        return parse(text, expected="one JSON object"), None
+    except NotJSON:   # broken JSON: the plain decoder says where
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as exc:
+            return None, f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        except (ValueError, RecursionError):
+            pass
+        return None, "not valid JSON"
+    except DataError as exc:   # JSON that the strict reader refuses, and why
+        return None, exc.detail + (f" in {exc.field!r}" if exc.field else "")
 
 
 def _embedded(text: str) -> dict[str, Any] | None:
@@ -55,8 +69,12 @@ def _embedded(text: str) -> dict[str, Any] | None:
     m = OBJECT_START.search(text)
     while m is not None and failures < MAX_TRIES:
         try:
-            value, end = decoder.raw_decode(text, m.start())
-        except (json.JSONDecodeError, RecursionError):
+            # raw_decode finds where the object ends; the strict reader then reads it
+            _, end = decoder.raw_decode(text, m.start())
+            value, _ = _loads(text[m.start():end])
+        except (ValueError, RecursionError):   # json's errors, a 4,300-digit number
+            value = None
+        if value is None:
             failures += 1
             m = OBJECT_START.search(text, m.start() + 1)
             continue

@@ -115,7 +115,7 @@ def previous_agreement(folder: str) -> dict[str, Solver]:
     try:
         with open(os.path.join(folder, SOLVER_DIR, "run.json"), encoding="utf-8") as f:
             run = json.load(f)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         pass
     run = run if isinstance(run, dict) else {}
     return read_agreement(graded, str(run.get("model") or "solver"), int(run.get("runs") or 0))

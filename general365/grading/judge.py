@@ -423,7 +423,8 @@ class Judge:
                 log.info("judge: %s; retry %d in %.2fs", shown(what), failures, delay)
                 await asyncio.sleep(delay)
                 continue
-            except ValueError as exc:   # the SDK could not decode the body as JSON
+            # the SDK could not decode the body as JSON (RecursionError: nested too deeply)
+            except (ValueError, RecursionError) as exc:
                 problem = ("unreadable response body "
                            f"({exc if isinstance(exc, UnreadableReply) else 'not JSON'})")
             else:

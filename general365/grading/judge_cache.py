@@ -8,10 +8,12 @@ that knows only `verdicts`.
 
 Keyed by a hash of (judge model, prompt version, judging settings, question, gold,
 prediction): a different model, prompt text or vote setting never reuses another's
-verdict. Only verdicts are stored, never failures (a failure is retried on the next run)
-and never credentials. Every `put` is its own committed transaction: a verdict is on disk
-(in the WAL file; synchronous=NORMAL) before the next request's reply is read, so killing
-the process loses none. One connection per cache object; a lock serializes its use.
+verdict. A damaged row (a column that is not the JSON it should be) is a miss: the item is
+asked again and the row replaced. Only verdicts are stored, never failures (a failure is
+retried on the next run) and never credentials. Every `put` is its own committed
+transaction: a verdict is on disk (in the WAL file; synchronous=NORMAL) before the next
+request's reply is read, so killing the process loses none. One connection per cache
+object; a lock serializes its use.
 
 The file is marked as ours (SQLite `application_id`); a SQLite file of another application
 is refused with one line rather than written into.
@@ -147,6 +149,20 @@ class CachedVerdict:
     raw: str | None
 
 
+_DAMAGED = object()
+
+
+def _decoded(text: Any) -> Any:
+    """A stored JSON column's value; _DAMAGED for one that is not JSON text (a file edited
+    by hand or by another tool, a row half-written by a careless copy)."""
+    if not isinstance(text, str):
+        return _DAMAGED
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return _DAMAGED
+
+
 class JudgeCache:
     """`get`/`put` verdicts by key (each put committed at once); `close` when done."""
 
@@ -193,8 +209,10 @@ class JudgeCache:
         if not rows:
             return None
         acc, votes, model, served, raw = rows[0]
-        return CachedVerdict(bool(acc), [bool(v) for v in json.loads(votes)], model, served,
-                             raw)
+        votes = _decoded(votes)
+        if not isinstance(votes, list) or not isinstance(model, str):
+            return None   # a damaged row is a miss: asked again, and the row replaced
+        return CachedVerdict(bool(acc), [bool(v) for v in votes], model, served, raw)
 
     def put(self, key: str, verdict: CachedVerdict, prompt_version: str) -> None:
         self._run(_INSERT, (key, verdict.model, verdict.served_model, prompt_version,
@@ -207,7 +225,10 @@ class JudgeCache:
         if not rows:
             return None
         value, votes, model, served, raw = rows[0]
-        return CachedAnswer(json.loads(value), json.loads(votes), model, served, raw)
+        value, votes = _decoded(value), _decoded(votes)
+        if value is _DAMAGED or not isinstance(votes, list) or not isinstance(model, str):
+            return None   # a damaged row is a miss: asked again, and the row replaced
+        return CachedAnswer(value, votes, model, served, raw)
 
     def put_answer(self, key: str, answer: CachedAnswer, task: str, task_version: str) -> None:
         self._run(_INSERT_ANSWER, (key, task, task_version, answer.model, answer.served_model,

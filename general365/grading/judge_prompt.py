@@ -194,7 +194,7 @@ def read_completion(data: object) -> Completion:
     if isinstance(data, (str, bytes)):
         try:
             data = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise UnreadableReply("not JSON") from None
     try:
         choice = data["choices"][0]               # type: ignore[index]

@@ -298,7 +298,7 @@ class RulePool:
             wait_for = max(0.0, min(busy) - time.monotonic()) if busy else 0.5
             for w in wait(list(self._workers), timeout=min(wait_for, 0.5) + 0.001):
                 try:
-                    index, status, detail = wire.recv(w.sock)
+                    index, status, detail, *data = wire.recv(w.sock)
                 except (EOFError, OSError):
                     self._worker_died(w, results)
                     continue
@@ -306,7 +306,7 @@ class RulePool:
                     w.ready = True
                     self._failed_starts = 0
                 elif index == w.index:
-                    results[index] = RuleResult(Status(status), detail)
+                    results[index] = RuleResult(Status(status), detail, *data)
                     w.index = None
                     w.done += 1
             now = time.monotonic()

@@ -15,9 +15,10 @@ Channels (all AF_UNIX stream sockets, framed as a 4-byte length then a pickle):
   what one kind of answer needs, `_warm.WARMERS`, in the server, for the workers forked
   after it) is answered `("warmed", kind, None)`. The server only reaps
   its children when asked, so a pid it kills cannot have been reused by another process.
-- worker, caller <-> one worker: `(index, gold, candidate)` in, `(index, status, detail)`
-  out, `("ready", None, None)` first. `gold` is a GoldAnswer, or any picklable object
-  with a `grade_in_worker(candidate) -> RuleResult` method (another benchmark's rule).
+- worker, caller <-> one worker: `(index, gold, candidate)` in, `(index, status, detail,
+  data)` out, `("ready", None, None)` first. `gold` is a GoldAnswer, or any picklable object
+  with a `grade_in_worker(candidate) -> RuleResult` method (another benchmark's rule; its
+  RuleResult's `data` comes back with the verdict, None for a GoldAnswer).
 
 Nothing outlives the caller: the control socket's end in the caller closes when the
 caller exits, however it exits (SIGKILL included); the server then kills its workers and
@@ -33,6 +34,7 @@ import signal
 import socket
 import struct
 import sys
+from typing import Any
 
 _HEADER = struct.Struct("!I")
 # A write to a dead peer must be an error, not SIGPIPE: the CLI restores SIGPIPE's default
@@ -92,7 +94,7 @@ def recv_with_fd(sock: socket.socket):
 # --- the worker (a forked child of the server) ----------------------------------------
 
 
-def _grade_one(gold, candidate: str) -> tuple[str, str | None]:
+def _grade_one(gold, candidate: str) -> tuple[str, str | None, Any]:
     from ..schema import Status
     from .rule import grade_slow
 
@@ -102,13 +104,13 @@ def _grade_one(gold, candidate: str) -> tuple[str, str | None]:
         # returning a RuleResult runs here under the same time and memory limits.
         own = getattr(gold, "grade_in_worker", None)
         res = own(candidate) if own is not None else grade_slow(gold, candidate)
-        return res.status.value, res.detail
+        return res.status.value, res.detail, res.data
     except MemoryError:
         raise
     except RecursionError:
-        return Status.INCORRECT.value, "math-verify: expression too deeply nested"
+        return Status.INCORRECT.value, "math-verify: expression too deeply nested", None
     except Exception as exc:  # math-verify's verify() also counts an error as "not equal"
-        return Status.INCORRECT.value, f"math-verify error: {type(exc).__name__}"
+        return Status.INCORRECT.value, f"math-verify error: {type(exc).__name__}", None
 
 
 def _worker(sock: socket.socket, memory_limit_mb: int) -> None:
@@ -133,14 +135,14 @@ def _worker(sock: socket.socket, memory_limit_mb: int) -> None:
             return
         index, gold, candidate = msg
         try:
-            status, detail = _grade_one(gold, candidate)
+            status, detail, data = _grade_one(gold, candidate)
         except MemoryError:
             # A resource limit, like the time limit: reported as a timeout, and this
             # worker, whose heap may be in any state, ends (the caller replaces it).
             send(sock, (index, Status.TIMEOUT.value,
                         f"the rule grader passed its {memory_limit_mb} MiB memory limit"))
             return
-        send(sock, (index, status, detail))
+        send(sock, (index, status, detail, data))
 
 
 # --- the server -------------------------------------------------------------------------

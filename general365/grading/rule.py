@@ -18,8 +18,9 @@ parent (the dataset layer calls it too, to validate), and `sympy_gold` once per 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from ..answers import exact, reader
 from ..answers.exact import Span
@@ -33,6 +34,9 @@ from ..schema import AnswerType, Status
 class RuleResult:
     status: Status
     detail: str | None = None
+    # What a task's own `grade_in_worker` hands back to its caller besides a verdict
+    # (CFE-Bench's reading of a response: tasks/cfe/reading.py); picklable.
+    data: Any = field(default=None, compare=False)
 
 
 _CORRECT = RuleResult(Status.CORRECT)

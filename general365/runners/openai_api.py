@@ -373,9 +373,10 @@ class OpenAIRunner:
                 if ep.url not in forgiven and dispatcher.others_up(ep):
                     forgiven.add(ep.url)
                     free = True
-            except (ValueError, BadReply) as exc:   # json.JSONDecodeError is a ValueError
+            except (ValueError, BadReply, RecursionError) as exc:   # json's errors
                 dispatcher.answered(ep)
-                last = f"unreadable reply ({self._clean(exc)})"
+                why = "JSON nested too deeply" if isinstance(exc, RecursionError) else exc
+                last = f"unreadable reply ({self._clean(why)})"
             else:
                 dispatcher.answered(ep)
                 ep.served += 1

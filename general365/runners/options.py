@@ -146,9 +146,11 @@ def template_kwargs(chat_template_kwargs: str | Mapping[str, Any] | None,
     if isinstance(chat_template_kwargs, str):
         try:
             kwargs = json.loads(chat_template_kwargs)
-        except json.JSONDecodeError as exc:
+        except (ValueError, RecursionError) as exc:   # nested too deeply; 4,300+ digits
+            why = exc.msg if isinstance(exc, json.JSONDecodeError) else \
+                "nested too deeply" if isinstance(exc, RecursionError) else "a number too long"
             raise OptionError("chat_template_kwargs",
-                              f"is not valid JSON ({exc.msg}); expected an object such as "
+                              f"is not valid JSON ({why}); expected an object such as "
                               '\'{"enable_thinking": true}\'') from None
     elif chat_template_kwargs is not None:
         kwargs = chat_template_kwargs

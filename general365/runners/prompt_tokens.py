@@ -73,7 +73,9 @@ async def count_prompts(client: Any, base_url: str, model: str,
             except (openai.APIConnectionError, asyncio.TimeoutError):
                 give_up("could not be reached in time")
                 return
-            except ValueError:   # json.JSONDecodeError: the body said JSON and was not
+            # json.JSONDecodeError (the body said JSON and was not); RecursionError (nested
+            # too deeply for json)
+            except (ValueError, RecursionError):
                 give_up("answered with a body that is not JSON")
                 return
         n = reply.get("count") if isinstance(reply, dict) else None

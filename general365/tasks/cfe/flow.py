@@ -25,13 +25,12 @@ stopped, and the folder holds the raw replies.
 from __future__ import annotations
 
 import hashlib
-import json
 import statistics
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
-from ...errors import UserError
-from ...jsonl import iter_jsonl
+from ...errors import DataError, UserError
+from ...jsonl import iter_jsonl, parse
 from ...markers import split_reasoning
 from ...report.tables import DEC, INT, PCT, Column, Table
 from ...runners.base import GenerationRequest, SamplingSettings, run_seed
@@ -229,8 +228,8 @@ def parse_steps(text: str | None) -> int | None:
         if body[:4].lower() == "json":
             body = body[4:].strip()
     try:
-        obj = json.loads(body)
-    except ValueError:
+        obj = parse(body, expected="one JSON object {\"steps\": N}")
+    except DataError:   # broken, nested 100,000 deep, a 5,000-digit number, NaN: no count
         return None
     if not isinstance(obj, dict) or set(obj) != {"steps"}:
         return None

@@ -32,17 +32,17 @@ from ...grading.extract import NO_REGION
 from ...grading.pool import RulePool, RuleTask, shared_pool
 from ...grading.rule import RuleResult
 from ...schema import Graded, Method, Response, Status, Verdict
-from .answers import Stated, read_answers, response_region
+from .answers import Stated, response_region
 from .records import BENCHMARK, MAX_TOLERANCE, CFEProblem, Variable
 from .judge_prompt import CFE_JUDGE_PROMPT, judge_question
 from .quantity import DEFAULT_TOLERANCE
-from .rule import GoldReader, plan
+from .reading import ReadTask
 
 POLICIES = ("paper", "cascade", "rule")
 CHUNK_SIZE = 500
-# Seconds per formula comparison in the pool. Longer than General365's 5 s: a page-long
-# physics formula takes math-verify seconds to parse on a busy machine (measured: up to
-# ~5 s on two shared cores), and a timeout counts as wrong.
+# Seconds per response's reading, and per formula comparison, in the pool. Longer than
+# General365's 5 s: a page-long physics formula takes math-verify seconds to parse on a
+# busy machine (measured: up to ~5 s on two shared cores), and a timeout counts as wrong.
 DEFAULT_TIMEOUT = 30.0
 DETAIL_CHARS = 500
 
@@ -231,7 +231,6 @@ def grade_iter(pairs: Iterable[tuple[Response, CFEProblem]], *, policy: str | No
     check(policy, judge, tolerance, timeout)
     if judge is not None:
         judge = cfe_judge(judge)
-    golds = GoldReader()
     bar = None
     if progress:
         from tqdm import tqdm
@@ -245,7 +244,7 @@ def grade_iter(pairs: Iterable[tuple[Response, CFEProblem]], *, policy: str | No
             chunk = list(islice(it, chunk_size))
             if not chunk:
                 return
-            work = _VariableChunk(chunk, policy, tolerance, golds)
+            work = _VariableChunk(chunk, policy, tolerance)
             graded = work.run(pool, workers, timeout, judge)
             yield from graded
             if bar is not None:
@@ -267,35 +266,57 @@ class _Slot:
 
 
 class _VariableChunk:
-    def __init__(self, rows: list[tuple[Response, CFEProblem]], policy: str, tolerance: float,
-                 golds: GoldReader):
+    def __init__(self, rows: list[tuple[Response, CFEProblem]], policy: str, tolerance: float):
         self.rows, self.policy = rows, policy
         self.regions: list[str | None] = []
         self.slots: list[list[_Slot]] = []
+        self.reads: dict[int, RuleTask] = {}   # row -> its reading, for the pool
         for i, (resp, prob) in enumerate(rows):
             region = response_region(resp.response)
             self.regions.append(region)
-            stated = read_answers(region, [v.name for v in prob.variables]) if region else {}
-            slots = []
-            for v in prob.variables:
-                s = _Slot(i, v, prob.tolerance_for(v, tolerance), stated.get(v.name))
-                slots.append(s)
-                if region is None:
-                    s.verdict = VariableVerdict(v, Status.NO_ANSWER, None, detail=NO_REGION)
-                elif policy != "paper":
-                    p = plan(v, s.stated, s.tolerance, golds)
-                    if p.task is not None:
-                        s.task = RuleTask(p.task, p.candidate)  # type: ignore[arg-type]
-                    else:
-                        s.rule = p.result
+            slots = [_Slot(i, v, prob.tolerance_for(v, tolerance), None)
+                     for v in prob.variables]
+            if region is None:
+                for s in slots:
+                    s.verdict = VariableVerdict(s.variable, Status.NO_ANSWER, None,
+                                                detail=NO_REGION)
+            elif slots:
+                self.reads[i] = RuleTask(ReadTask(  # type: ignore[arg-type]
+                    tuple(prob.variables), tuple(s.tolerance for s in slots),
+                    policy != "paper"), region)
             self.slots.append(slots)
 
+    def _pool_map(self, tasks: list[RuleTask], pool, workers, timeout) -> dict:
+        unique = list(dict.fromkeys(tasks))
+        p = pool if pool is not None else shared_pool(workers)
+        return dict(zip(unique, p.map(unique, timeout)))
+
+    def _read(self, pool, workers, timeout) -> None:
+        """Each response read, and its numbers compared, in the pool under `timeout`."""
+        found = self._pool_map(list(self.reads.values()), pool, workers, timeout)
+        for i, task in self.reads.items():
+            res = found[task]
+            for k, s in enumerate(self.slots[i]):
+                if res.data is None:   # past the time limit, or the reader failed
+                    if self.policy != "paper":
+                        why = f"reading the response: {res.detail}" if res.detail else None
+                        s.rule = RuleResult(Status.TIMEOUT if res.status is Status.TIMEOUT
+                                            else Status.UNGRADED, why)
+                    continue
+                s.stated, p = res.data[k]
+                if p is None:
+                    continue
+                if p.task is not None:
+                    s.task = RuleTask(p.task, p.candidate)  # type: ignore[arg-type]
+                else:
+                    s.rule = p.result
+
     def run(self, pool, workers, timeout, judge) -> list[CFEGraded]:
+        if self.reads:
+            self._read(pool, workers, timeout)
         tasks = [s.task for row in self.slots for s in row if s.task is not None]
         if tasks:
-            unique = list(dict.fromkeys(tasks))
-            p = pool if pool is not None else shared_pool(workers)
-            found = dict(zip(unique, p.map(unique, timeout)))
+            found = self._pool_map(tasks, pool, workers, timeout)
             for row in self.slots:
                 for s in row:
                     if s.task is not None:

@@ -13,7 +13,11 @@ The rules (docs/cfe-bench.md):
 - a percent sign: `45%` and `0.45` are the same quantity, and `45` is accepted for a gold of
   `45%` (the written number or its hundredth, as General365's rule grader does).
 
-Pure Python, microseconds per value: this runs in the grading process, not the pool.
+Pure Python, microseconds per value, and bounded whatever the text: a value is at most 200
+characters, an exponent at most MAX_EXPONENT (a larger one is read as out of range, not
+computed), a unit power at most MAX_UNIT_POWER. A number beyond a float's range (1e309) is
+compared as out of range, with a reason, never converted. It runs in the pool's workers
+with the rest of a response's reading (reading.py), under the grading time limit.
 """
 
 from __future__ import annotations
@@ -23,9 +27,11 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ...answers.exact import MAX_EXPONENT
 from .latex import plain
 
 DEFAULT_TOLERANCE = 1e-2
+MAX_UNIT_POWER = 12     # `m^{12}` is already beyond any physical unit
 
 # Dimensions: length, mass, time, current, temperature, amount, luminosity, base pairs.
 _DIMS = "L M T I K N J B".split()
@@ -144,15 +150,19 @@ def parse_unit(text: str) -> Unit:
             m = _FACTOR.match(group, pos)
             if m is None:
                 return Unit(text, None)
-            power = int(m.group("exp")) if m.group("exp") else (
-                int(m.group("sup").translate(_SUPERSCRIPTS)) if m.group("sup") else 1)
+            written = m.group("exp") or (m.group("sup") or "1").translate(_SUPERSCRIPTS)
+            if len(written.lstrip("+-")) > 3:
+                return Unit(text, None)
+            power = int(written)
             known = _symbol(m.group("sym"))
-            if known is None:
+            if known is None or abs(power) > MAX_UNIT_POWER:
                 return Unit(text, None)
             factor *= known[0] ** (power * sign)
             for i, p in enumerate(known[1]):
                 dims[i] += p * power * sign
             pos = m.end()
+    if not (math.isfinite(factor) and factor > 0):
+        return Unit(text, None)   # `Ym^12 Ym^12`: a factor beyond a float is no unit
     return Unit(text, factor, tuple(dims))
 
 
@@ -163,9 +173,25 @@ class Quantity:
     value: Fraction
     unit: Unit = NO_UNIT
     integer: bool = False            # written as an integer: no point, no exponent, no unit
+    # Set when the number cannot be compared (an exponent beyond MAX_EXPONENT): what was
+    # written; `value` is then 0 and means nothing.
+    out_of_range: str | None = None
 
-    def si(self) -> float:
-        return float(self.value) * self.unit.factor + self.unit.offset   # type: ignore[operator]
+    def si(self) -> float | None:
+        """The value in SI units; None beyond a float's range."""
+        x = as_float(self.value)
+        if x is None:
+            return None
+        x = x * self.unit.factor + self.unit.offset   # type: ignore[operator]
+        return x if math.isfinite(x) else None
+
+
+def as_float(x: Fraction) -> float | None:
+    """`x` as a float; None beyond a float's range (1e309 and up), where float() raises."""
+    try:
+        return float(x)
+    except OverflowError:
+        return None
 
 
 _NUMBER = re.compile(
@@ -198,13 +224,15 @@ def parse_quantity(text: str) -> Quantity | None:
         if digits.endswith("."):
             digits = digits[:-1]
         exp = m.group("e") or m.group("e2")
-        value = Fraction(digits) * (Fraction(10) ** int(exp) if exp else 1)
         integer = not (m.group("frac") or m.group("lead") or exp)
     else:
         m = _POWER10.match(s)
         if m is None:
             return None
-        value, integer = Fraction(10) ** int(m.group("e")), False
+        digits, exp, integer = "1", m.group("e"), False
+    # 10**(10**9) would take minutes and gigabytes: a larger exponent is not computed.
+    huge = exp is not None and abs(int(exp)) > MAX_EXPONENT
+    value = Fraction(0) if huge else Fraction(digits) * (Fraction(10) ** int(exp) if exp else 1)
     if m.group("sign") == "-":
         value = -value
     rest = s[m.end():]
@@ -212,7 +240,8 @@ def parse_quantity(text: str) -> Quantity | None:
     if unit.text and not unit.known and (not rest[:1].isspace() or not _looks_like_unit(rest)):
         # `0x1264`, `2p^{n-1}`, `3 and 4`: not a number followed by a unit
         return None
-    return Quantity(value, unit, integer and not unit.text)
+    return Quantity(value, unit, integer and not unit.text,
+                    s[:m.end()].strip() if huge else None)
 
 
 def _looks_like_unit(text: str) -> bool:
@@ -239,29 +268,42 @@ def compare(gold: Quantity, answer: Quantity, tol: float = DEFAULT_TOLERANCE,
             *, exact_integers: bool = True) -> Comparison:
     """Is `answer` the gold quantity, within the relative tolerance `tol`?"""
     g, a = gold.unit, answer.unit
+    if gold.out_of_range is not None:
+        return Comparison(None, f"the gold {gold.out_of_range} has an exponent beyond "
+                                f"±{MAX_EXPONENT}: out of the range the rule compares")
+    if answer.out_of_range is not None:
+        return Comparison(False, f"{answer.out_of_range} has an exponent beyond "
+                                 f"±{MAX_EXPONENT}: out of range")
 
-    def values(x: float, y: float, how: str) -> Comparison:
+    def values(x: float | None, y: float | None, how: str) -> Comparison:
+        if y is None:
+            return Comparison(None, "the gold is beyond a float's range (about ±1.8e308): "
+                                    "out of the range the rule compares")
+        if x is None or not math.isfinite(x):
+            return Comparison(False, f"{how}: the answer is beyond a float's range (about "
+                                     f"±1.8e308), gold {_fmt(y)}: out of range")
         ok = close(x, y, tol)
         return Comparison(ok, None if ok else f"{how}: {_fmt(x)} vs gold {_fmt(y)} "
                                               f"(relative tolerance {tol:g})")
 
+    av, gv = as_float(answer.value), as_float(gold.value)
     if not a.text or (a.text == g.text):
         if exact_integers and gold.integer and not g.text:
             ok = answer.value == gold.value
             return Comparison(ok, None if ok else f"{_fmt(answer.value)} is not the exact "
                                                   f"integer {gold.value}")
         if g.percent and not a.text:   # 45 or 0.45 for a gold of 45%
-            if close(float(answer.value), float(gold.value), tol):
+            if values(av, gv, "value").verdict:
                 return Comparison(True)
-            return values(float(answer.value) * 100, float(gold.value), "as a percentage")
-        return values(float(answer.value), float(gold.value), "value")
+            return values(None if av is None else av * 100, gv, "as a percentage")
+        return values(av, gv, "value")
     if not g.text:
         if a.percent:
-            if close(float(answer.value) / 100, float(gold.value), tol):
+            if values(None if av is None else av / 100, gv, "value").verdict:
                 return Comparison(True)
-            return values(float(answer.value), float(gold.value), "value")
+            return values(av, gv, "value")
         # A unit the gold does not state (the question fixed it): the number decides.
-        return values(float(answer.value), float(gold.value), f"value (answer in {a.text})")
+        return values(av, gv, f"value (answer in {a.text})")
     if not (g.known and a.known):
         return Comparison(None, f"cannot convert between {a.text!r} and {g.text!r}")
     if g.dims != a.dims:
@@ -270,4 +312,7 @@ def compare(gold: Quantity, answer: Quantity, tol: float = DEFAULT_TOLERANCE,
 
 
 def _fmt(x: float | Fraction) -> str:
-    return f"{float(x):.6g}"
+    f = as_float(x) if isinstance(x, Fraction) else x
+    if f is None:   # beyond a float: its order of magnitude, from the exact value
+        return f"{'-' if x < 0 else ''}~1e{len(str(abs(x.numerator) // x.denominator)) - 1}"
+    return f"{f:.6g}"
