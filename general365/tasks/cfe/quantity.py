@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ...answers.exact import MAX_EXPONENT
+from ...answers.reader import MAX_EXPONENT
 from .latex import plain
 
 DEFAULT_TOLERANCE = 1e-2
