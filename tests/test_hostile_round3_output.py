@@ -17,6 +17,7 @@ import pytest
 import general365
 from general365.cli import main
 from support.servers import Behaviour, FaultServer
+from test_disk_full import grow, small_disk  # noqa: F401  (a fixture)
 
 REPO = Path(__file__).resolve().parents[1]
 PASSWORD = "pw-Zq8sXv3Lm"          # in the URL's user info
@@ -147,28 +148,20 @@ def test_judge_refusing_mid_batch_prints_one_line_not_a_traceback_per_task(fault
 
 
 @pytest.fixture
-def small_disk(tmp_path):
-    """A real full disk: a 512 KiB tmpfs (needs root; skipped elsewhere, saying why)."""
-    mnt = tmp_path / "disk"
-    mnt.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(mnt)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here (needs root): {done.stderr.strip()}")
-    try:
-        yield mnt
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+def disk_512k(small_disk):
+    """A real full disk (test_disk_full's small tmpfs), grown to 512 KiB."""
+    grow(small_disk, "512k")
+    return small_disk
 
 
-def test_judge_cache_filling_the_disk_mid_batch_prints_one_line(fault_server, small_disk,
+def test_judge_cache_filling_the_disk_mid_batch_prints_one_line(fault_server, disk_512k,
                                                                tmp_path):
     from general365.grading.judge_cache import JudgeCache
 
-    cache = small_disk / "judge.sqlite"
+    cache = disk_512k / "judge.sqlite"
     JudgeCache(cache).close()          # the file exists; its WAL will not find room to grow
-    st = os.statvfs(small_disk)
-    with open(small_disk / "filler", "wb") as f:
+    st = os.statvfs(disk_512k)
+    with open(disk_512k / "filler", "wb") as f:
         f.write(b"\0" * (st.f_bavail * st.f_frsize - 48 * 1024))
     fault_server.set_script(lambda req, n: Behaviour.reply('{"accuracy": true}', delay=0.02))
     rows = [{"id": f"t{i}", "run": 0, "response": rf"\boxed{{a long answer {i} " + "x" * 3000
