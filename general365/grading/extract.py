@@ -91,6 +91,8 @@ def _last_box(region: str) -> tuple[str | None, int, int] | None:
         found = _box_at(region, m)
         if found is None:
             continue
+        if region.count("{", 0, m.start()) <= region.count("}", 0, m.start()):
+            return found   # no brace is open here: no box can hold this one (two C scans)
         for outer in matches[:n]:   # the outermost box that holds this one
             got = _box_at(region, outer)
             if got is not None and got[0] is not None and got[2] > m.start():

@@ -39,12 +39,13 @@ _CUES = ("<!--", "```", "`", "~~", "<s", "<S", "<del", "<strike", "hidden", "dis
          "visibility", "font-size", "\\iffalse", "\\begin{comment}", "]:", "\\verb", "%",
          "phantom", "smash", "footnote", "marginpar", "label", "sout", "\\st", "xout",
          "cancel", "hide", "white", "fff")
+_CUE_RE = re.compile("|".join(re.escape(c) for c in _CUES))
 MAX_HIDING = 64
 
 
 def visible(region: str) -> str:
     """`region` without what a reader would not see (module docstring)."""
-    if not any(c in region for c in _CUES):
+    if not _CUE_RE.search(region):
         return region
     for pattern in (_HTML_COMMENT, _STRUCK, _HIDDEN_HTML, _IFFALSE, _COMMENT_ENV,
                     _MD_COMMENT, _VERB):
