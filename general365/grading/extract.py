@@ -125,15 +125,30 @@ _DIGITS = re.compile(r"\d+")
 
 
 def _another_answer(region: str, end: int, content: str) -> str:
-    """A final-answer statement after the last box that states other numbers than the box
-    (`\\boxed{12} ... The final answer is 13.`): the response gives two answers."""
-    later = statement_candidates(region[end:end + TRAILING])
+    """Another answer stated after the last box (`\\boxed{12} ... The final answer is 13.`,
+    `\\boxed{12}. So 13.`, `\\boxed{B} ... The correct option is C.`): the response gives
+    two answers. Numbers are compared as written; option letters as letters."""
+    from .choice import letters
+
+    after = region[end:end + TRAILING]
+    later = statement_candidates(after) + _VALUE_LINE.findall(after[:400])
     mine = set(_DIGITS.findall(content))
+    my_letters = letters(content) if not mine else None
     for x in later:
         theirs = set(_DIGITS.findall(x))
         if theirs and theirs != mine:
             return f"or {x}"
+        if not theirs and my_letters:
+            other = letters(x)
+            if other and other != my_letters:
+                return f"or {x}"
     return ""
+
+
+# A later line that states a value outright: `So 13.`, `Therefore 13`, `= 13`, `x = 13`.
+_VALUE_LINE = re.compile(
+    r"(?:^|[.!?]\s|\n)[ \t*_#>]*(?:so|therefore|thus|hence|total|ans|answer|result|=|"
+    r"[A-Za-z]\s*=)[ \t]*:?[ \t$]*(-?\d[\d.,/]*)", re.IGNORECASE)
 
 
 TRAILING = 2000
@@ -248,7 +263,7 @@ def _with_hedge(candidate: str, text: str, end: int) -> str:
     reader sees `12 (or maybe 13)`, not `12`: hedges.py)."""
     if not candidate:
         return candidate
-    hedge = hedge_after(text, end)
+    hedge = hedge_after(text, end, candidate)
     return f"{candidate} {hedge}" if hedge else candidate
 
 
@@ -267,7 +282,7 @@ def extract(text: str, usable: Callable[[str], bool] | None = None) -> Extractio
         if not content:
             return Extraction(region, None, "empty_box")
         before = negated_before(shown, start)
-        after = hedge_after(shown, end) or _another_answer(shown, end, content)
+        after = hedge_after(shown, end, content, box=True) or _another_answer(shown, end, content)
         candidate = " ".join(x for x in (before, content, after) if x)
         return Extraction(region, candidate, "boxed")
     stated = last_statement(shown, usable)

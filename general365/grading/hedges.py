@@ -14,57 +14,92 @@ from __future__ import annotations
 
 import re
 
-# Right after the answer, on its line: a hedge, an alternative, a question, a negation.
-_AFTER_SKIP = r"^[ \t$*_)\].,;:!\u2014\u2013-]*"
+# Right after the answer, on its line: a hedge, an alternative, a question, a negation, a
+# relation to another value, in English or in the languages models answer in.
+_AFTER_SKIP = r"^[ \t$*_)\].,;:!\u2014\u2013\-\"'`\[{<]*"
 _HEDGE_WORDS = (r"or(?!,?\s+(?:equivalently|simply|in\s+other\s+words|written|expressed|as\s+a\s+"
                 r"(?:decimal|fraction|percent(?:age)?)))|maybe|perhaps|possibly|probably|"
                 r"not\s+sure|unless|wait|hmm+|oops|correction|scratch\s+that|i\s+mean|either|"
-                r"nope|actually|on\s+second\s+thought|let\s+me\s+re(?:check|consider|do)|"
-                r"just\s+kidding|though|although|but|plus|versus|vs")
+                r"nope|nah|actually|on\s+second\s+thought|let\s+me\s+re(?:check|consider|do)|"
+                r"just\s+kidding|jk|kidding|though|although|but|plus|versus|vs|wrong|incorrect|"
+                r"false|invalid|guess\w*|hopefully|i\s+think|if|approx\w*|about|roughly|around|"
+                r"at\s+(?:most|least)|and\s+up|ish|give\s+or\s+take|draft|preliminary|void|"
+                r"superseded|unknown|close|ou|oder|o|albo|eller|vagy|veya|peut-[eê]tre|vielleicht|"
+                r"quiz[aá]s|tal\s+vez|forse|или|может|возможно|and(?=\s*[-+$\\(\d]|\s+[A-J]\b)")
 _RIGHT_AFTER = re.compile(
-    _AFTER_SKIP + r"(?:\(\s*)?(?:(?:" + _HEDGE_WORDS + r")\b|no\s*[,:;!]|no\s+wait\b|\?|"
-    r"(?:is|are|was|seems|looks)\s+(?:wrong|incorrect|not|false|invalid|unlikely|a\s+guess|"
-    r"uncertain|doubtful|wrong)\b|/\s*[\d\\$])",
+    _AFTER_SKIP + r"(?:\(\s*)?(?:(?:" + _HEDGE_WORDS + r")\b|no\s*[,:;!.]|no\s+wait\b|"
+    r"[?\uff1f\u061f\u203d\u274c\u2717\u2718\u00b1|=\u2192]|!=|\\(?:to|approx|neq|ne|lor|pm|mp|"
+    r"sim|not)(?![A-Za-z])|(?:is|are|was|seems|looks)\s+(?:wrong|incorrect|not|false|invalid|"
+    r"unlikely|a\s+guess|uncertain|doubtful)\b|/\s*[\d\\$]|,\s*[-+]?\$?\d|"
+    "[\u6216\u4e5f\u8bb8\u5927\u7ea6\u5de6\u53f3\u5427\u3084\u307e\u305f\u306f\ub610\ub294]|"
+    "\u4e0d\u786e\u5b9a)",
     re.IGNORECASE)
-# A remark in brackets right after the answer that doubts it: `(13?)`, `(wrong)`,
-# `(low confidence)`, `(tentative)`.
+# A remark in brackets right after the answer that doubts it or gives another value:
+# `(13?)`, `(13)`, `(wrong)`, `(low confidence)`, `(tentative)`.
 _DOUBT = re.compile(
-    r"\?|\b(?:wrong|incorrect|false|invalid|not|no|or|maybe|perhaps|possibly|probably|guess|"
-    r"unsure|uncertain|unverified|doubt\w*|tentative|rough|ballpark|approx\w*|estimate\w*|"
-    r"retract\w*|withdrawn|mistake|erroneous|ignore|placeholder|tbd|random|dummy|disputed|"
-    r"hypothetical|arbitrary|assumed|confiden\w*|though|although|plus|also|except|unless)\b",
+    r"[?\uff1f\u00b1]|\b(?:x|wrong|incorrect|false|invalid|not|no|or|maybe|perhaps|possibly|"
+    r"probably|guess|unsure|uncertain|unverified|doubt\w*|tentative|rough|ballpark|approx\w*|"
+    r"estimate\w*|retract\w*|withdrawn|mistake|erroneous|ignore|placeholder|tbd|random|dummy|"
+    r"disputed|hypothetical|arbitrary|assumed|confiden\w*|though|although|plus|also|except|"
+    r"unless|jk|kidding|think|if|hopefully|draft|preliminary|void|superseded|unknown|close|off)\b",
     re.IGNORECASE)
-_BRACKET_AFTER = re.compile(_AFTER_SKIP + r"\(([^()\n]{0,120})\)")
-# A later sentence that takes the answer back.
+_BRACKET_AFTER = re.compile(_AFTER_SKIP + r"[(\[\uff08]([^()\[\]\n\uff08\uff09]{0,120})[)\]\uff09]")
+# Numbers that only say how the value was rounded: `(to 2 decimal places)`.
+_ROUNDING_NOTE = re.compile(r"\d+\s*(?:decimal|d\.?\s?p|dp|significant|s\.?\s?f|sig|places?|digits?)",
+                            re.IGNORECASE)
+# A later sentence that takes the answer back. (No two adjacent parts here can match the
+# same run of characters: the search stays linear on any text.)
 _RETRACTION = re.compile(
-    r"(?:^|[.!?;:]\s+|\n\s*)[*_#>\s]*(?:or\s|actually|wait|hmm+|nope|no\s*[,:;!]|correction|"
-    r"on\s+(?:second\s+thought|reflection)|re-?check\w*|scratch\s+that|oops|just\s+kidding|"
-    r"i\s+(?:was|am)\s+wrong|that'?s\s+wrong|or\s+(?:maybe|perhaps|possibly)|alternatively|"
-    r"but\s+i'?m\s+not|i'?m\s+not\s+(?:sure|confident)|not\s+sure)\b"
-    r"|\b(?:is\s+(?:wrong|incorrect|not\s+(?:the|my|right|correct))|also\s+possible|"
-    r"might\s+(?:also\s+be|be\s+wrong)|could\s+also\s+be|my\s+guess|a\s+guess|"
-    r"i'?d\s+guess|real\s+answer)\b",
+    r"(?:^|[.!?;:\u3002\uff01\uff1f]|\n)[ \t*_#>]*(?:or\s|actually|wait|hmm+|nope|no\s*[,:;!.]|"
+    r"correction|on\s+(?:second\s+thought|reflection)|upon\s+reflection|re-?check\w*|"
+    r"scratch\s+that|oops|whoops|just\s+kidding|i\s+(?:was|am)\s+wrong|that'?s\s+wrong|"
+    r"or\s+(?:maybe|perhaps|possibly)|alternatively|maybe|perhaps|but\s+i'?m\s+not|"
+    r"i'?m\s+not\s+(?:sure|confident)|not\s+sure|edit\b|sorry|hold\s+on|i\s+made\s+a\s+mistake|"
+    r"revised|erratum|typo|should\s+be|i\s+meant|disregard|ignore|retract\w*|can'?t\s+be\s+right|"
+    r"my\s+bad|wrong|incorrect|false|instead|rather|however|nein|\u043d\u0435\u0442|"
+    r"\u043e\u0442\u0432\u0435\u0442|r[eé]ponse|\u4e0d\u5bf9|\u7b49\u7b49|\u66f4\u6b63|"
+    r"\u9519)"
+    r"|\b(?:(?:it|this|that|the\s+answer|my\s+answer|which|\d+)\s+is\s+(?:wrong|incorrect|false|"
+    r"not\s+(?:the|my|right|correct))|also\s+possible|"
+    r"might\s+(?:also\s+be|be\s+wrong)|could\s+also\s+be|my\s+guess|a\s+guess|i'?d\s+guess|"
+    r"real\s+answer|the\s+answer\s+is\s+not|it\s+isn'?t|this\s+answer\s+is|"
+    r"the\s+correct\s+(?:value|answer|option|choice|result)\s+is)\b",
     re.IGNORECASE)
-# Right before the answer, on its line: a negation of it.
+# Spacing and table marks between the answer and what follows it: `\boxed{12} \quad or 13`.
+_SPACING = re.compile(r"\\(?:quad|qquad|[,;:! ]|enspace|hfill|hspace\s*\{[^{}]*\})|~|&|\\\\|"
+                      r"<br\s*/?>|\\\)|\\\]")
+# Right before the answer, on its line: a negation of it, or an alternative to it.
 _NEGATED_BEFORE = re.compile(
     r"(?:\bnot|n't|\bnever|\bnor|\brather\s+than|\binstead\s+of|\breject\w*|\bexclud\w*|"
-    r"\brule\s+out|\bruling\s+out|\bor|\beither|\bmaybe|\bperhaps|\bpossibly)"
+    r"\brule\s+out|\bruling\s+out|\bor|\beither|\bmaybe|\bperhaps|\bpossibly|\bwrong|"
+    r"\bincorrect|\bnot\s+the\s+answer|\\not|\bou|\boder|\u6216)"
     r"[\s$(\[*_:,]*(?:\\\(|\\\[)?[\s$]*$", re.IGNORECASE)
 TRAILING_WINDOW = 400
 # `\\boxed{B}\\text{?}`: the wrapper of a remark does not hide it.
 _UNWRAP = re.compile(r"\\(?:text|mathrm|textbf|mathbf|textit|emph)\s*\{|[{}]")
+_LETTER = re.compile(r"(?<![A-Za-z\\])[A-J](?![A-Za-z])(?!\s+[a-z])")   # not the article
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# `\\equiv \\boxed{9} \\pmod{11}`: the modulus is not another answer.
+_MODULUS = re.compile(r"\\[pb]?mod\s*\{?\s*\d+\s*\}?|\(\s*mod\s*\d+\s*\)", re.IGNORECASE)
 
 
-def hedge_after(region: str, end: int) -> str:
+def hedge_after(region: str, end: int, answer: str = "", box: bool = False) -> str:
     """The text after an answer that ends at `end` when it hedges or retracts the
-    answer (module docstring), else "". Bounded: at most TRAILING_WINDOW characters."""
+    answer (module docstring), else "". After a box (`box`), another value or option
+    letter beside it on its line counts too (a statement's own line may go on to explain
+    itself: `The answer is 7, since 3+4=7`). Bounded: at most TRAILING_WINDOW characters."""
     rest = region[end:end + TRAILING_WINDOW]
-    line = _UNWRAP.sub("", rest.split("\n", 1)[0])
+    line = _SPACING.sub(" ", _UNWRAP.sub("", rest.split("\n", 1)[0]))
     if _RIGHT_AFTER.match(line):
         return line.strip()
     m = _BRACKET_AFTER.match(line)
-    if m and _DOUBT.search(m.group(1)):
+    if m and _DOUBT.search(_ROUNDING_NOTE.sub("", m.group(1))):
         return line.strip()
+    if box and answer and _LETTER.fullmatch(answer.strip("() ")) and _LETTER.search(line[:40]):
+        return line.strip()   # `\\boxed{B} and C`, `\\boxed{B} (C)`: another option beside it
+    shown = _MODULUS.sub("", _ROUNDING_NOTE.sub("", line[:80]))
+    if box and set(_NUMBER.findall(shown)) - set(_NUMBER.findall(answer)):
+        return line.strip()   # `\\boxed{12} 13?`, `\\boxed{12} {13}`: another value beside it
     m = _RETRACTION.search(rest)
     if m:
         return rest[m.start():].strip().split("\n", 1)[0] or "(retracted)"
