@@ -55,16 +55,33 @@ def numbers_match(gold: Fraction, pred: Fraction, float_round: int, exponent: in
     return round_half_up(gold, float_round) == round_half_up(pred, float_round)
 
 
+def truncate(q: Fraction, k: int) -> Fraction:
+    """`q` cut to k decimal places, toward zero (0.6666... -> 0.666)."""
+    scale = 10 ** k
+    n = abs(q) * scale
+    n = n.numerator // n.denominator
+    return Fraction(n if q >= 0 else -n, scale)
+
+
+def decimals(text: str | None) -> int | None:
+    """The decimal places a plain number is written with (`3.46`: 2), or None when it is
+    not a plain decimal (a fraction, an expression)."""
+    m = re.fullmatch(r"\s*[+-]?\d*(?:\.(\d*))?\s*", text or "")
+    return None if m is None else len(m.group(1) or "")
+
+
 def percent_match(g: Fraction, g_pct: bool, p: Fraction, p_pct: bool, k: int,
-                  exponent: int = 0, written: bool = True) -> bool:
+                  exponent: int = 0, written: bool | None = True) -> bool:
     """The number rule with percent signs. On one side only, that side's written number or
     its hundredth counts (gold `25`: `25\\%`; gold `0.25`: `25\\%`; gold `25\\%`: `25`
     and `0.25`); a gold percentage read as a fraction keeps its precision: `12.5\\%` at
     k=1 is 0.125 at 3 places, so 0.12 is not it. On both sides the written numbers compare
     (`0.25\\%` is not `25\\%`). An answer's percent sign on a gold below 1 that the
     question does not ask as a percentage (`written=False`) means its hundredth only:
-    `0.632\\%` is not the gold 0.632, `63.2\\%` is."""
-    if p_pct and not g_pct and not written and abs(g) < 1:
+    `0.632\\%` is not the gold 0.632, `63.2\\%` is; for any gold when the question asks
+    for a count or an amount in other terms (`written=None`: `2\\%` is not "how many
+    times" 2)."""
+    if p_pct and not g_pct and (written is None or (not written and abs(g) < 1)):
         return numbers_match(g, p / 100, k, exponent)
     if numbers_match(g, p, k, exponent):
         return True

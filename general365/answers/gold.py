@@ -44,7 +44,7 @@ class GoldAnswer:
     labels: frozenset[str] = frozenset()  # the question's words an answer may carry
     # the question asks for a percentage: an answer's percent sign may always be its
     # written number (else only where the gold is 1 or more: exact.percent_match)
-    percent_written: bool = False
+    percent_written: bool | None = False
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -73,7 +73,7 @@ def parse_gold(answer: str, answer_type: AnswerType, float_round: int = 0,
         gold = _read_gold(answer, answer_type, float_round)
         if question and answer_type is AnswerType.NUMBER:
             gold = replace(gold, labels=words.question_labels(question),
-                           percent_written=_asks_percent(question))
+                           percent_written=_percent_reading(question))
     except Unreadable as exc:
         kind = "an interval" if answer_type is AnswerType.INTERVAL else "a number"
         raise ValueError(f"the gold {answer!r} is not {kind} answer: {exc}") from None
@@ -108,9 +108,25 @@ def _read_gold(answer: str, answer_type: AnswerType, k: int) -> GoldAnswer:
                       exponent=reader.sci_exponent(answer) if len(pieces) == 1 else 0)
 
 
-def _asks_percent(question: str) -> bool:
-    low = question.lower()
-    return "%" in low or "percent" in low or "per cent" in low
+# A question that asks for a percentage, or for a count or an amount in other terms.
+_ASKS_PERCENT = re.compile(
+    r"\b(?:what|which|how\s+many)\s+(?:per\s*cent(?:age)?|%)|\b(?:as|in)\s+(?:a\s+)?"
+    r"(?:per\s*cent(?:age)?|%)|\bpercentage\b|\bpercent\s+(?:of|is|was|change|increase|"
+    r"decrease|chance|probability)|\bper\s*cent\b\s*\?", re.IGNORECASE)
+_NOT_PERCENT = re.compile(r"\bnot\s+(?:as\s+)?(?:a\s+)?(?:per\s*cent(?:age)?|%)", re.IGNORECASE)
+_ASKS_COUNT = re.compile(r"\bhow\s+(?:many|much|long|far|old|often)\b|\bnumber\s+of\b|"
+                         r"\bhow\s+many\s+times\b", re.IGNORECASE)
+
+
+def _percent_reading(question: str) -> bool | None:
+    """Whether an answer's percent sign may be its written number (exact.percent_match):
+    True when the question asks for a percentage, None when it asks for a count or an
+    amount instead, False when it says neither (then only for a gold of 1 or more)."""
+    if _ASKS_PERCENT.search(question) and not _NOT_PERCENT.search(question):
+        return True
+    if _ASKS_COUNT.search(question) or _NOT_PERCENT.search(question):
+        return None
+    return False
 
 
 _GOLD_CACHE: dict[tuple, Any] = {}

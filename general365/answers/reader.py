@@ -54,6 +54,7 @@ class Piece:
     currency: str | None = None
     approx: bool = False
     text: str | None = None      # a plain number as written (`plain_latex` reads it)
+    truncated: bool = False      # `0.333\ldots`: the digits shown of a longer value
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ _SCI = re.compile(rf"^([+-]?)({_NUM})\s*(?:\\times|\\cdot|x|X|\*)\s*10\s*\^\s*{_
 _POWER10 = re.compile(rf"^([+-]?)10\s*\^\s*{_EXP}$")
 _FRAC = re.compile(rf"^([+-]?)\\frac\s*(?:\{{\s*([+-]?{_NUM})\s*\}}|(\d))\s*(?:\{{\s*([+-]?{_NUM})\s*\}}|(\d))$")
 _SLASH = re.compile(rf"^([+-]?)({_NUM})\s*/\s*({_NUM})$")
-_MIXED = re.compile(r"^([+-]?)(\d+)\s*(?:\\frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}|\s(\d+)\s*/\s*(\d+))$")
+_MIXED = re.compile(r"^([+-]?)(\d+)\s*(?:\\frac\s*(?:\{\s*(\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))|\s(\d+)\s*/\s*(\d+))$")
 
 
 def _q(text: str) -> Fraction:
@@ -171,7 +172,8 @@ def plain_fraction(core: str) -> Fraction | None:
         m = _MIXED.match(s)
         if m:
             whole = int(m.group(2))
-            num, den = int(m.group(3) or m.group(5)), int(m.group(4) or m.group(6))
+            num = int(m.group(3) or m.group(4) or m.group(7))
+            den = int(m.group(5) or m.group(6) or m.group(8))
             if den == 0 or num >= den:
                 return None  # `2\frac{3}{2}` is not a mixed number: math-verify reads it
             q = whole + Fraction(num, den)
@@ -282,7 +284,7 @@ def _split_tail(s: str, labels: frozenset[str] = frozenset()) -> _Tail:
         percent = True
         rest = rest[1:]
     if rest and rest[0][0].isalpha():
-        k = words.kind(rest[0])
+        k = words.kind(rest[0], labels)
         low = rest[0].lower().split("^")[0]
         if k == "scale":
             base = low if low in words.SCALES else low[:-1]
@@ -299,8 +301,8 @@ def _split_tail(s: str, labels: frozenset[str] = frozenset()) -> _Tail:
                   or all(words.kind(x, labels) == "connector" for x in named)):
         raise Unreadable("the words after the value name no unit or thing (`12 a`, `12 pairs of`)")
     for x in rest:
-        if x == "%" or (x[0].isalpha() and words.kind(x) in ("percent", "scale", "fraction",
-                                                              "subunit")):
+        if x == "%" or (x[0].isalpha() and words.kind(x, labels) in ("percent", "scale",
+                                                                      "fraction", "subunit")):
             raise Unreadable(f"{x!r} after the units does not read as part of the value")
         if x[0].isalpha():
             units.append(x)
@@ -327,6 +329,8 @@ def expression(core: str) -> str:
     word, `?` or a relation is `Unreadable`)."""
     if _EMPTY_POWER.search(core):
         raise Unreadable("an exponent without a number (`12^{+}`) is not a value")
+    if _TRAILING_OPERATOR.search(core):
+        raise Unreadable("an expression that ends in an operator (`12+`) is not a value")
     out = []
     for m in _GATE_TOKEN.finditer(core):
         tok = m.group(0)
@@ -367,6 +371,7 @@ def expression(core: str) -> str:
 _FUNCTIONS = r"\\(?:ln|log|lg|exp|sin|cos|tan|cot|sec|csc|arcsin|arccos|arctan|sinh|cosh|tanh|sqrt|frac|binom)"
 # A function followed by nothing it could apply to: `4 \log`, `\sin +`.
 _BARE_FUNCTION = re.compile(_FUNCTIONS + r"\s*(?:$|[+\-*/=)\]}!,])")
+_TRAILING_OPERATOR = re.compile(r"(?:[+\-*/^_=]|\\(?:cdot|times|div|pm|mp))\s*$")
 _EMPTY_POWER = re.compile(r"\^\s*(?:\{\s*[+\-*'\s]*\}|[+\-*']\s*(?:$|[^\w\\{(]))")
 _NUMBER_SUBSCRIPT = re.compile(r"(?<!\\log)(?<!\\log )(?:[\d})]|^)\s*_")
 _LOG_E = re.compile(r"\\log\s*_\s*(?:\{\s*e\s*\}|e)\s*")
@@ -468,6 +473,7 @@ def _piece(text: str, approx: bool = False, labels: frozenset[str] = frozenset()
     if m:
         s = s[m.end():].strip()
     m = _ELLIPSIS.search(s)
+    truncated = bool(m)
     if m:   # `3.14159\ldots`: the digits shown, an approximation of the value
         s, approx = s[:m.start()].rstrip(), True
     s = _ORDINAL.sub("", s)
@@ -501,7 +507,7 @@ def _piece(text: str, approx: bool = False, labels: frozenset[str] = frozenset()
         q = _number_word(core)
     if q is not None:
         text = core if tail.scale == 1 else f"{core}\\cdot {tail.scale}"
-        return Piece(q * tail.scale, None, tail.percent, currency, approx, text)
+        return Piece(q * tail.scale, None, tail.percent, currency, approx, text, truncated)
     if tail.scale != 1:
         raise Unreadable("a scale word follows something other than a plain number")
     return Piece(None, expression(core), tail.percent, currency, approx)
@@ -609,6 +615,8 @@ def _read_values(text: str, expect: int | None = None,
     s = clean(text)
     if not s:
         raise Unreadable("the answer is empty")
+    if "\\not" in s or "\\neg" in s:
+        raise Unreadable("the answer negates itself (\\not)")
     _check_qualifier(s)
     items = _items(s)
     if expect is not None and len(items) != expect and "," in text:
@@ -689,6 +697,10 @@ def read_clock(text: str) -> Clock:
         h, mi = int(m.group(1)), int(m.group(2))
         sec = int(m.group(3) or 0)
         marker = _marker(m.group(4))
+        if h > 24 or (h == 24 and (mi or sec)):
+            if marker:
+                raise Unreadable(f"{s!r} is not a valid time")
+            return Clock(h, mi, sec, "duration")   # `31:15` is no time of day
         if marker and not 1 <= h <= 12:
             if not (h == 0 and marker == "am") and not (h == 12):
                 raise Unreadable(f"{s!r} is not a valid time")

@@ -38,7 +38,7 @@ _CHARS = {
     "\u2248": "\\approx ", "\u03c0": "\\pi ", "\u221a": "\\sqrt", "\u2205": "\\emptyset ",
     "\u211d": "\\mathbb{R}", "\u03bc": "\u00b5", "\u2126": "\u03a9", "\u2044": "/",
     "\u2215": "/", "\uff0e": ".", "\uff0c": ",", "\uff08": "(", "\uff09": ")",
-    "\uff1a": ":", "\uff05": "%", "\uff04": "\ue000", "\u3001": ",", "\u2026": "\\ldots ", "\u2236": ":", "\u00b1": "\\pm ", "\u2213": "\\mp ", "\u2032": "'",
+    "\u00a2": " cents ", "\uff1a": ":", "\uff05": "%", "\uff04": "\ue000", "\u3001": ",", "\u2026": "\\ldots ", "\u2236": ":", "\u00b1": "\\pm ", "\u2213": "\\mp ", "\u2032": "'",
     "\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'",
 }
 _SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\t\r\n]")
@@ -194,7 +194,8 @@ def clean(text: str, *, numeric: bool = True, groups: bool = True) -> str:
     if _INVISIBLE.search(text):
         raise Unreadable("the answer holds invisible characters, so it does not read as shown")
     if _HIDDEN.search(text):
-        raise Unreadable("the answer hides part of itself (\\phantom)")
+        raise Unreadable("the answer hides part of itself (\\phantom, white text, a redefined "
+                         "macro)")
     s = _SPACES.sub(" ", text)
     if any(c in s for c in _CHARS) or any("\uff10" <= c <= "\uff3a" for c in s):
         s = "".join(_CHARS.get(c) or _FULLWIDTH_DIGITS.get(c) or c for c in s)

@@ -138,6 +138,12 @@ def _values(expr):
     return out
 
 
+def truncated_equal(gold, piece, k: int) -> bool:
+    """The digits an answer shows before an ellipsis are the gold's, cut to k places."""
+    g = _exact_real(gold, max(k, 1))
+    return g is not None and piece.exact is not None and exact.truncate(g, k) == piece.exact
+
+
 def percent_readings(g, g_pct: bool, p, p_pct: bool, written: bool = True) -> tuple[list, list]:
     """The values each side may mean. A percent sign on one side only: that side's written
     number or its hundredth (gold `25`: `25\\%`; gold `0.25`: `25\\%`; gold `25\\%`:
@@ -145,7 +151,7 @@ def percent_readings(g, g_pct: bool, p, p_pct: bool, written: bool = True) -> tu
     `25\\%`."""
     if g_pct and p_pct:
         return [g], [p]
-    if p_pct and not written and _below_one(g):
+    if p_pct and (written is None or (not written and _below_one(g))):
         return [g], [p / 100]
     return ([g, g / 100] if g_pct else [g]), ([p, p / 100] if p_pct else [p])
 

@@ -20,7 +20,7 @@ g kg mg µg ug t lb lbs oz st ct
 s ms µs us ns sec secs min mins h hr hrs d yr yrs wk wks
 L mL ml cL dL kL l cc
 K A mA µA kA V mV kV W mW kW MW GW Wh kWh J kJ MJ cal kcal Cal eV keV MeV N kN Pa kPa MPa hPa
-atm bar mbar psi mmHg Hz kHz MHz GHz rpm bps kbps Mbps B kB KB MB GB TB KiB MiB GiB
+atm bar mbar psi mmHg Hz kHz MHz GHz rpm kbps Mbps B kB KB MB GB TB KiB MiB GiB
 Ω kΩ MΩ F µF nF pF C mC T mT G
 ft in yd mi nmi ac ha gal qt pt fl mph kph kmh km/h m/s knot knots
 ° °C °F °K deg rad sr mol mmol M mM
@@ -68,8 +68,8 @@ calls call lines line paths path routes route towns town cities city villages vi
 islands island bridges bridge towers tower floors levels level stages stage
 liters kg km cm mm ml chance chances probability likelihood odds share rate speed area
 volume length width height depth distance total sum difference product age weight mass
-cost price profit loss income salary wage fee tax interest balance budget amount
-off discount increase decrease growth return yield subsets subset sets set distinct
+cost price income salary wage fee tax interest balance budget amount
+subsets subset sets set distinct
 different unique ordered unordered valid possible whole complete equal identical consecutive
 positive prime even odd integral dB pts bytes byte bits bit celsius fahrenheit kelvin
 """.split()) - {"cents_x", "mistakes_x"}
@@ -142,6 +142,14 @@ SUBUNITS = {"cent": Fraction(1, 100), "cents": Fraction(1, 100), "penny": Fracti
             "jiao": Fraction(1, 10)}
 
 
+def counted_subunit(labels: frozenset[str]) -> Fraction | None:
+    """The money subunit a question counts in (`How many cents...?`: 1/100), or None."""
+    for w in labels:
+        if w in SUBUNITS:
+            return SUBUNITS[w]
+    return None
+
+
 def question_labels(question: str | None) -> frozenset[str]:
     """The words of a problem's question that may label its answer (`How many handshakes
     ...?`: `12 handshakes`), with their singular and plural; never a word kind() refuses."""
@@ -150,7 +158,7 @@ def question_labels(question: str | None) -> frozenset[str]:
     out = set()
     for w in _WORD.findall(question[:20_000].lower()):
         if len(w) < 3 or w in STOP or w in MATH or w in SCALES or w in FRACTION_WORDS \
-                or w in NUMBER_WORDS or w in SUBUNITS or w in PERCENT_WORDS:
+                or w in NUMBER_WORDS or w in PERCENT_WORDS:
             continue
         out.add(w)
         out.add(w[:-1] if w.endswith("s") else w + "s")
@@ -171,8 +179,8 @@ def kind(word: str, labels: frozenset[str] = frozenset()) -> str:
     low = base.lower()
     if base in UNITS and base not in AMBIGUOUS:
         return "unit"
-    if low in SUBUNITS:
-        return "subunit"
+    if low in SUBUNITS:   # `425 cents` is $4.25, unless the question counts cents
+        return "unit" if low in labels else "subunit"
     if low in PERCENT_WORDS:
         return "percent"
     if low in SCALES or (low.endswith("s") and low[:-1] in SCALES):

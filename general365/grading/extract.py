@@ -152,6 +152,8 @@ _VALUE_LINE = re.compile(
 
 
 TRAILING = 2000
+_REDEFINES = re.compile(r"\\(?:(?:re)?newcommand|providecommand|def|edef|gdef|xdef|let|catcode|"
+                        r"DeclareMathOperator|DeclareRobustCommand|renewenvironment)(?![A-Za-z])")
 
 
 # Explicit final-answer statements, in the forms models actually write. Only the statement
@@ -273,6 +275,10 @@ def extract(text: str, usable: Callable[[str], bool] | None = None) -> Extractio
     region = final_region(text)
     if region is None:
         return Extraction(None, None)
+    if "\\" in region and _REDEFINES.search(region):
+        # `\\renewcommand{\\boxed}[1]{13}\\boxed{12}` shows 13: what a redefined macro
+        # shows is not read, so the answer is unreadable (never the box's text)
+        return Extraction(region, "\\hidden (the response redefines macros)", "boxed")
     shown = visible(region)
     box = _last_box(shown)
     if box is not None:

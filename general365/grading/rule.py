@@ -18,11 +18,11 @@ parent (the dataset layer calls it too, to validate), and `sympy_gold` once per 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
-from ..answers import exact, reader
+from ..answers import exact, reader, words
 from ..answers.exact import Span
 from ..answers.gold import (GoldAnswer, joined_relations, mv_value, parse_gold,  # noqa: F401
                             sympy_gold)  # (parse_gold: the grader's entry for callers)
@@ -77,7 +77,9 @@ def _fast(gold: GoldAnswer, candidate: str) -> RuleResult | None:
         return values
     if not gold.exact or not all(v.exact for v in values):
         return None
-    def agree(g: Piece, p: Piece, k: int, exponent: int) -> bool:
+    def agree(g: Piece, p: Piece, k: int, exponent: int, cut: bool) -> bool:
+        if cut and p.exact == exact.truncate(g.exact, k):
+            return True
         return exact.percent_match(g.exact, g.percent, p.exact, p.percent, k, exponent,
                                    gold.percent_written)
 
@@ -89,11 +91,23 @@ def _read_values(gold: GoldAnswer, candidate: str) -> tuple[Value, ...] | RuleRe
     """The candidate's values for a number gold, or the verdict when their count or their
     currency already decides (the same words on both paths)."""
     values = reader.read_values(candidate, expect=len(gold.values), labels=gold.labels)
+    values = _in_counted_subunits(gold, values)
     if len(values) != len(gold.values):
         return RuleResult(Status.INCORRECT, count_mismatch(len(gold.values), len(values)))
     clash = _currency_clash(gold.values, values)
     return RuleResult(Status.INCORRECT, clash) if clash else values
 
+
+
+def _in_counted_subunits(gold: GoldAnswer, values: tuple[Value, ...]) -> tuple[Value, ...]:
+    """A question that counts cents (`How many cents...?`): an amount in dollars is read in
+    cents (`\\$0.25` is 25; `\\$25` is 2500, not 25)."""
+    unit = words.counted_subunit(gold.labels) if gold.labels else None
+    if unit is None or any(g.currency for g in gold.values):
+        return values
+    return tuple(Value(tuple(replace(p, exact=p.exact / unit, currency=None)
+                             if p.currency and p.exact is not None else p for p in v.pieces))
+                 for v in values)
 
 
 def count_mismatch(golds: int, preds: int) -> str:
@@ -113,24 +127,38 @@ def _currency_clash(golds: tuple[Piece, ...], values: tuple[Value, ...]) -> str 
     return None
 
 
-def _relevant(value: Value, k: int) -> tuple[Piece, ...]:
-    """The pieces that must agree with the gold: all of them, except that an
-    approximation after `\\approx` does not count against an exact gold (k = 0) when an
-    exact piece precedes it (`2\\sqrt{3} \\approx 3.46`)."""
-    firm = tuple(p for p in value.pieces if not p.approx)
-    if k == 0 and firm:
-        return firm
-    return value.pieces
+def _checks(value: Value, k: int) -> list[tuple[Piece, int, bool]]:
+    """(piece, places, truncated) for each piece of a value that must agree with the gold.
+    Against a rounded gold (k > 0) every piece at k places. Against an exact gold, the
+    exact pieces exactly, and an approximation after one (`2\\sqrt{3} \\approx 3.46`) at the
+    places it shows (`12 \\approx 13` and `\\frac{1}{3} \\approx 0.5` are wrong); a lone
+    approximation exactly, except digits shown with an ellipsis, three places or more
+    (`0.333\\ldots` for 1/3)."""
+    firm = [p for p in value.pieces if not p.approx]
+    out = []
+    for p in value.pieces:
+        if not p.approx or k > 0:
+            out.append((p, k, False))
+            continue
+        d = exact.decimals(p.text)
+        if firm:
+            if d is not None:
+                out.append((p, d, p.truncated))
+        elif p.truncated and d is not None and d >= 3:
+            out.append((p, d, True))
+        else:
+            out.append((p, k, False))
+    return out
 
 
 def _multisets_agree(golds, values, k: int, exponent: int, agree) -> bool:
     """Lists compare as multisets (`1,2,2` is not `1,2`), any order, each element by the
-    number rule, every piece of a value's chain agreeing. Greedy matching is exact:
-    rounding both sides to k places is an equivalence."""
+    number rule, every piece of a value's chain agreeing (`_checks`). Greedy matching is
+    exact: rounding both sides to k places is an equivalence."""
     rest = list(values)
     for g in golds:
         for i, v in enumerate(rest):
-            if all(agree(g, p, k, exponent) for p in _relevant(v, k)):
+            if all(agree(g, p, places, exponent, cut) for p, places, cut in _checks(v, k)):
                 del rest[i]
                 break
         else:
@@ -199,11 +227,13 @@ def _slow_values(gold: GoldAnswer, candidate: str, *, parse_plain: bool) -> Rule
 
     undecided = []
 
-    def agree(g_index_piece, p: Piece, k: int, exponent: int) -> bool:
+    def agree(g_index_piece, p: Piece, k: int, exponent: int, cut: bool) -> bool:
         g_expr = gold_items[g_index_piece]
         pv = sympy_of(p)
         if pv is None:
             raise Unreadable("math-verify could not read the answer")
+        if cut and sets.truncated_equal(g_expr, p, k):
+            return True
         res = sets.numbers_equal(g_expr, pv, k, exponent, gold.percent_written)
         if res is None:
             undecided.append(1)
