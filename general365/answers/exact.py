@@ -150,6 +150,9 @@ def interval_text(text: str) -> str:
     if len(text) > MAX_FAST_LEN * 4:
         raise Unreadable("the answer is too long to be an interval")
     s = clean(text, numeric=False)
+    s = _SET_WORDS.get(s.strip().lower(), s)   # `\\text{no solution}`, `all real numbers`
+    s = s.replace("\\lbrack", "[").replace("\\rbrack", "]")
+    s = re.sub(r"^(?:\\mathbb\s*\{?R\}?|\\R)\s*\\cap\s*", "", s)   # `\\mathbb{R} \\cap [2,5)`
     s = _DEGREES.sub("", s)            # `[0°, 360°)`: the unit of every endpoint
     s = _GREEK_VAR.sub("x", s)         # `0 \\le \\theta < 360`: the variable's name
     s = _UNIT_AFTER.sub(_units_only, s)   # `[2, 5) \\text{ seconds}`
@@ -161,10 +164,10 @@ def interval_text(text: str) -> str:
     s = _IN_REALS.sub("", s)
     s = _points(s)
     parts = _split_outside(s, _DISJUNCTS)
-    if len(parts) > 1 and all(_LEAD.match(p) for p in parts):
+    if len(parts) > 1 and all(_LEAD.match(p) or p[:1] in "[(" for p in parts):
         stripped = [_LEAD.sub("", p) for p in parts]
-        if all(p[:1] in "[(]" for p in stripped):
-            s = " \\cup ".join(stripped)
+        if all(p[:1] in "[(]" and p[-1:] in "])[" for p in stripped):
+            s = " \\cup ".join(stripped)   # `x \\in (..) or x \\in (..)`, `(..) or (..)`
     s = _LEAD.sub("", s) if not _is_relation_chain(s) else s
     s = _both_bounds(s)
     m = _NOT_IN.match(s)
@@ -182,6 +185,10 @@ def interval_text(text: str) -> str:
     return s.strip()
 
 
+_SET_WORDS = {"no solution": "\\emptyset", "no solutions": "\\emptyset", "none": "\\emptyset",
+              "the empty set": "\\emptyset", "empty set": "\\emptyset", "\u00f8": "\\emptyset",
+              "\\o": "\\emptyset", "\u00d8": "\\emptyset", "all real numbers": "\\mathbb{R}",
+              "all reals": "\\mathbb{R}", "every real number": "\\mathbb{R}"}
 _DEGREES = re.compile(r"\s*(?:\u00b0|\^\s*\{?\s*\\circ\s*\}?)")
 _GREEK_VAR = re.compile(r"\\(?:theta|alpha|beta|gamma|phi|varphi|varepsilon|lambda|omega|tau|"
                         r"mu|sigma|rho|psi|eta|xi|zeta|kappa)(?![A-Za-z])")

@@ -637,8 +637,8 @@ _CLOCK = re.compile(
     r"|^(\d{1,2})\.([0-5]\d)\s*(a\.?\s?m\.?|p\.?\s?m\.?)$", re.IGNORECASE)
 # A duration in words: `1 hour 20 minutes`, `80 minutes`, `1 h 20 min`.
 _DURATION = re.compile(
-    r"^(?:(\d+)\s*(?:h|hrs?|hours?)\b\s*(?:and\s*)?)?(?:(\d+)\s*(?:m|mins?|minutes?)\b)?$",
-    re.IGNORECASE)
+    r"^(?:(\d+|an?|one)\s*(?:h|hrs?|hours?)(?![a-z])[\s,]*(?:and\s*)?)?"
+    r"(?:(\d+)\s*(?:m|mins?|minutes?)?(?![a-z]))?$", re.IGNORECASE)
 _CLOCK_HOUR = re.compile(r"^(\d{1,2})\s*(a\.?\s?m\.?|p\.?\s?m\.?|noon|midnight|o'clock)$",
                          re.IGNORECASE)
 _CLOCK_WORD = re.compile(r"^(noon|midday|midnight)$", re.IGNORECASE)
@@ -714,7 +714,9 @@ def read_clock(text: str) -> Clock:
     if m:
         return Clock(12, 0, 0, _marker(m.group(1)))
     m = _DURATION.match(s)
-    if m and (m.group(1) or m.group(2)):
+    if m and m.group(1) and not m.group(1).isdigit():
+        m = _DURATION.match("1 " + s[len(m.group(1)):].lstrip())   # `an hour and 20 minutes`
+    if m and (m.group(1) or m.group(2)) and (m.group(1) or re.search(r"[a-z]\s*$", s, re.I)):
         minutes = int(m.group(1) or 0) * 60 + int(m.group(2) or 0)
         return Clock(minutes // 60, minutes % 60, 0, "duration")
     raise Unreadable("the answer is not a time (expected a form such as 7:15 or 7:15 pm)")
@@ -763,7 +765,9 @@ def read_ratio(text: str) -> tuple[Fraction, ...]:
     """`3:2`, `2 : 3 : 5`: the parts, each a plain number."""
     if len(text) > MAX_LEN:
         raise Unreadable("the answer is too long to be a ratio")
-    s = _RATIO_TO.sub(":", clean(text))
+    s = _RATIO_TO.sub(":", clean(text)).replace("\\div", "/")
+    if s.count("%") == s.count(":") + 1:
+        s = s.replace("%", "")   # `60\\%:40\\%`
     if not _RATIO.match(s):
         q = _ratio_value(s)
         if q is not None:

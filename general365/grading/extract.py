@@ -301,6 +301,7 @@ def extract(text: str, usable: Callable[[str], bool] | None = None) -> Extractio
 
 
 MAX_BARE = 80
+_SIGN_OFF = re.compile(r"^(?:(?:so|therefore|thus|hence|ans)\b|\u2234|=)[ \t:,=]*", re.IGNORECASE)
 
 
 def _bare_answer(region: str, usable: Callable[[str], bool] | None) -> str | None:
@@ -310,6 +311,7 @@ def _bare_answer(region: str, usable: Callable[[str], bool] | None) -> str | Non
     s = region.strip()
     if usable is None or not s or "\n" in s or len(s) > MAX_BARE:
         return None
+    s = _SIGN_OFF.sub("", s)   # `Therefore 12.`, `So $12$.`, `\u2234 12`, `= 12`
     for left, right in _MATH_SPANS:
         if s.startswith(left) and s.endswith(right) and len(s) > len(left) + len(right):
             s = s[len(left):len(s) - len(right)].strip()
