@@ -71,6 +71,19 @@ FALSE_POSITIVES = [
     ("12", N, 0, "\\boxed{13}\n% \\boxed{12}"),
     # hidden content
     ("12", N, 0, r"\boxed{\phantom{1}12}"), ("12", N, 0, r"\boxed{12_{3}}"),
+    # a second hostile pass: text beside or after the box, rendering tricks, new words
+    ("12", N, 0, r"\boxed{12} \quad or 13"), ("12", N, 0, r"\boxed{12}, 13"),
+    ("12", N, 0, r"\boxed{12} (13)"), ("12", N, 0, r"\boxed{12} = 13"),
+    ("12", N, 0, r"\boxed{12} ou 13"), ("12", N, 0, "\\boxed{12} \u6216 13"),
+    ("12", N, 0, "\\boxed{12}\n\nEdit: it's 13."), ("12", N, 0, "\\boxed{12}\n\nSo 13."),
+    ("12", N, 0, r"The answer is 13, not \boxed{12}."), ("12", N, 0, r"\boxed{13} or \boxed{12}"),
+    ("12", N, 0, r"\boxed{12 \approx 13}"), ("12", N, 0, r"\boxed{12+}"),
+    ("12", N, 0, r"\boxed{\not\approx 12}"), ("12", N, 0, r"\renewcommand{\boxed}[1]{13}\boxed{12}"),
+    ("7:15", N, 0, r"\boxed{31:15}"), (r"5\%", N, 0, r"\boxed{5 \text{ bps}}"),
+    ("12", N, 0, r"\boxed{12 \text{ tentative}}"), ("12", N, 0, r"\boxed{12\text{ (unsure)}}"),
+    ("B", S, 0, r"\boxed{B} and C"), ("B", S, 0, r"\boxed{B (?)}"),
+    ("12", N, 0, r"~~\boxed{12}~~ \boxed{13}"), ("12", N, 0, r"\boxed{13}\textcolor{white}{\boxed{12}}"),
+    ("12", N, 0, r"\boxed{\text{not }\boxed{12}}"), ("12", N, 0, r"\boxed{13}`\boxed{12}`"),
 ]
 
 
@@ -111,7 +124,31 @@ RENDERINGS = [
     ("12", N, 0, "## Final Answer\nThe minimum number of moves is 12."),
     ("C", S, 0, "The correct choice is (C) 5/8."), ("AE", M, 0, "The answers are A and E."),
     ("BCE", M, 0, "The correct options are B, C, E."), ("BCE", M, 0, "B, C and E only"),
+    ("9", N, 0, r"Then $129^{34} \equiv \boxed{9} \pmod{11}$."),
+    ("3.14", N, 2, r"\boxed{3.14} (to 2 decimal places)"), ("12", N, 0, "<think>x</think>Therefore 12."),
+    (r"\frac{1}{3}", N, 0, r"\boxed{0.333\ldots}"), ("1:20", N, 0, r"\boxed{\text{an hour and 20 minutes}}"),
+    (r"(-\infty,3)\cup(4,\infty)", I, 0, r"\boxed{(-\infty,3) \text{ or } (4,\infty)}"),
+    (r"2\sqrt{3}", N, 0, r"\boxed{2\sqrt{3} \approx 3.46}"), ("12", N, 0, r"\boxed{12} \quad \checkmark"),
 ]
+
+
+def test_the_question_decides_labels_percentages_and_counted_subunits():
+    rows = [("0.632", r"\boxed{0.632\%}", "Give the answer as a decimal, not a percent.", False),
+            ("0.632", r"\boxed{63.2\%}", "What is the probability?", True),
+            ("2", r"\boxed{2\%}", "How many times larger is it?", False),
+            ("25", r"\boxed{25\%}", "What percent of the class passed?", True),
+            ("12", r"\boxed{12 \text{ hexominoes}}", "How many hexominoes are there?", True),
+            ("12", r"\boxed{12 \text{ hexominoes}}", "How many tiles are there?", False),
+            ("25", r"\boxed{25 \text{ cents}}", "How many cents does it cost?", True),
+            ("25", r"\boxed{\$0.25}", "How many cents does it cost?", True),
+            ("25", r"\boxed{\$25}", "How many cents does it cost?", False),
+            ("5", r"\boxed{5 \text{ loss}}", "What is the profit?", False)]
+    got = general365.grade([{"id": f"q{i}", "run": 0, "response": resp, "answer": gold,
+                             "answer_type": "number", "float_round": 0, "question": q}
+                            for i, (gold, resp, q, _) in enumerate(rows)], policy="rule")
+    wrong = [(r, v.status.value, v.detail) for r, v in zip(rows, got)
+             if (v.status is Status.CORRECT) != r[3]]
+    assert not wrong, wrong
 
 
 def test_every_kind_of_notation_reads_as_the_gold():

@@ -244,6 +244,9 @@ ADVERSARIAL = {
     "approximately": lambda k: "approximately " * k,
     "spaced tail": lambda k: "the answer is 7" + "  " * (4 * k) + "because",
     "CJK": lambda k: "\u7b54\u6848" * (2 * k),
+    # the hedge search after a box (a run of newlines was cubic in it)
+    "newlines after a box": lambda k: "\\boxed{12}" + "\n" * (4 * k),
+    "spaced lines after a box": lambda k: "\\boxed{12}" + "\n " * (2 * k),
 }
 
 
