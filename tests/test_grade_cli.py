@@ -60,7 +60,7 @@ def test_the_graded_file_is_the_same_however_the_responses_were_spelled(tmp_path
     # json.dumps' spelling (jsonl.parse_verbatim): a line spelled otherwise must still
     # give the same graded bytes, each line json.dumps' own.
     rows = [{"id": "q/1", "run": 0, "response": '<think>“x” \\frac{1}{2}\n\t"é"</think> '
-             'so \\boxed{12} / done 😀', "model": "m/1", "reasoning": "a \\ b\n中",
+             'so \\boxed{12}. Done 😀', "model": "m/1", "reasoning": "a \\ b\n中",
              "answer": "12", "answer_type": "number", "note": "x/y"},
             {"id": "q2", "run": 1, "response": "ctrl \x01 \\boxed{3}", "answer": "3",
              "answer_type": "number"}]

@@ -9,6 +9,7 @@ value they make, in reader.py), a number word, or mathematics (`3 pi`, `5 x^2`).
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 
@@ -71,7 +72,7 @@ volume length width height depth distance total sum difference product age weigh
 cost price income salary wage fee tax interest balance budget amount
 subsets subset sets set distinct
 different unique ordered unordered valid possible whole complete equal identical consecutive
-positive prime even odd integral dB pts bytes byte bits bit celsius fahrenheit kelvin
+positive prime integral dB pts bytes byte bits bit celsius fahrenheit kelvin
 """.split()) - {"cents_x", "mistakes_x"}
 
 # Connectors that cannot end a label (`12 pairs of`, `12 a`).
@@ -80,7 +81,7 @@ DANGLING = frozenset({"of", "the", "a", "an", "per", "in", "on", "for"})
 # Words that may stand in a label phrase without being a noun of their own.
 CONNECTORS = frozenset("""
 of the a an per each in on for total only all exactly square squared_units sq cubic cu
-units unit whole full new old more_than_once
+units unit whole full more_than_once
 """.split()) - {"squared_units", "more_than_once"}
 
 # Words that turn a value into something else, or are not about the value at all.
@@ -150,6 +151,7 @@ def counted_subunit(labels: frozenset[str]) -> Fraction | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)
 def question_labels(question: str | None) -> frozenset[str]:
     """The words of a problem's question that may label its answer (`How many handshakes
     ...?`: `12 handshakes`), with their singular and plural; never a word kind() refuses."""

@@ -269,9 +269,11 @@ def _with_hedge(candidate: str, text: str, end: int) -> str:
     return f"{candidate} {hedge}" if hedge else candidate
 
 
-def extract(text: str, usable: Callable[[str], bool] | None = None) -> Extraction:
+def extract(text: str, usable: Callable[[str], bool] | None = None,
+            labels: frozenset[str] = frozenset()) -> Extraction:
     """Steps 1 and 2. `usable(candidate)` says whether a statement's candidate could be an
-    answer of the problem's type (see `usable_for`); boxes are taken as they are."""
+    answer of the problem's type (see `usable_for`); boxes are taken as they are. `labels`:
+    the question's words, which may follow a box (`\\boxed{12} hexominoes`)."""
     region = final_region(text)
     if region is None:
         return Extraction(None, None)
@@ -288,7 +290,8 @@ def extract(text: str, usable: Callable[[str], bool] | None = None) -> Extractio
         if not content:
             return Extraction(region, None, "empty_box")
         before = negated_before(shown, start)
-        after = hedge_after(shown, end, content, box=True) or _another_answer(shown, end, content)
+        after = hedge_after(shown, end, content, box=True, labels=labels) \
+            or _another_answer(shown, end, content)
         candidate = " ".join(x for x in (before, content, after) if x)
         return Extraction(region, candidate, "boxed")
     stated = last_statement(shown, usable)

@@ -25,6 +25,7 @@ from ..schema import (AnswerType, Graded, Method, Problem, Response, Status, Ver
                       index_problems)
 from . import choice
 from .pairing import Pairing, inline_agrees
+from ..answers.words import question_labels
 from .extract import Extraction, extract, usable_for
 from .pool import DEFAULT_TIMEOUT, RulePool, RuleTask, shared_pool
 from .gold_cache import GoldCache
@@ -301,7 +302,9 @@ class _Chunk:
         self.rule_tasks: list[tuple[int, RuleTask]] = []
         self.judge_rows: list[int] = []
         for i, (resp, prob) in enumerate(rows):
-            ex = extract(resp.response, _usable(prob.answer_type))
+            ex = extract(resp.response, _usable(prob.answer_type),
+                         question_labels(getattr(prob, "question", None))
+                         if prob.answer_type.is_rule_graded else frozenset())
             self.extractions.append(ex)
             self._plan(i, resp, prob, ex, golds)
 
