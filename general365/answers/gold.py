@@ -113,7 +113,8 @@ _ASKS_PERCENT = re.compile(
     r"\b(?:what|which|how\s+many)\s+(?:per\s*cent(?:age)?|%)|\b(?:as|in)\s+(?:a\s+)?"
     r"(?:per\s*cent(?:age)?|%)|\bpercentage\b|\bpercent\s+(?:of|is|was|change|increase|"
     r"decrease|chance|probability)|\bper\s*cent\b\s*\?", re.IGNORECASE)
-_NOT_PERCENT = re.compile(r"\bnot\s+(?:as\s+)?(?:a\s+)?(?:per\s*cent(?:age)?|%)", re.IGNORECASE)
+_NOT_PERCENT = re.compile(r"\b(?:not|rather\s+than|instead\s+of)\s+(?:as\s+)?(?:a\s+)?"
+                          r"(?:per\s*cent(?:age)?|%)", re.IGNORECASE)
 _ASKS_COUNT = re.compile(r"\bhow\s+(?:many|much|long|far|old|often)\b|\bnumber\s+of\b|"
                          r"\bhow\s+many\s+times\b", re.IGNORECASE)
 
