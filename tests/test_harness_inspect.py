@@ -62,8 +62,10 @@ def test_inspect_eval_against_vllm_serve_scores_as_general365_grade(tmp_path, vl
     assert log["status"] == "success", log.get("error")
     samples = {s["id"]: s for s in log["samples"]}
     assert sorted(samples) == sorted(PICKED)
-    metrics = {m["name"]: m["value"] for s in log["results"]["scores"]
-               for m in s["metrics"].values()}
+    # keyed as the scorer declares them (a metric's `name` may carry the package's prefix,
+    # `general365/accuracy`, depending on how inspect found the tasks)
+    metrics = {key: m["value"] for s in log["results"]["scores"]
+               for key, m in s["metrics"].items()}
 
     # the completions inspect logged, graded by general365 grade
     responses = tmp_path / "responses.jsonl"
