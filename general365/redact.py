@@ -17,6 +17,10 @@ the SDK appends paths to a base URL's raw text, so a query left in it would be c
 `shown_url` is the URL as it may be written or printed, every credential replaced by
 MASK; `url_secrets` are the credentials, for a Redactor to mask in server text (a server's
 error may echo the URL it was asked).
+
+A run's settings and its command line are stored in run.json and shown in reports:
+`shown_settings` and `shown_argv` mask both kinds of credential there, the URLs' and the
+values of settings whose name says secret (`--engine-arg token=hf_...`).
 """
 
 from __future__ import annotations
@@ -96,7 +100,10 @@ def shown_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
-_URL_IN_TEXT = re.compile(r"https?://[^\s\"'<>]+")
+# A URL in free text. The scheme in any case (`HTTP://` is as good as `http://` to a
+# client); the user info may hold a quote (a password is any text), so it is read up to
+# its `@` before the host, whose end is the first space, quote or angle bracket.
+_URL_IN_TEXT = re.compile(r"https?://(?:[^\s/?#@<>,]*@)?[^\s\"'<>]+", re.I)
 
 
 def shown_urls(value: Any) -> Any:
@@ -109,6 +116,59 @@ def shown_urls(value: Any) -> Any:
         return [shown_urls(v) for v in value]
     if isinstance(value, dict):
         return {k: shown_urls(v) for k, v in value.items()}
+    return value
+
+
+# Settings (an engine's keyword arguments, `--engine-arg KEY=VALUE`) whose name says they
+# hold a credential: `token`, `hf_token`, `use_auth_token`, `api_key`, `secret_key`,
+# `password`. Read by whole words, so that `max_tokens`, `tokenizer` and `key_cache_dtype`
+# stay shown; a name ending in `_env` names an environment variable, not its value.
+_SECRET_WORDS = frozenset({"token", "key", "apikey", "secret", "password", "passwd", "pwd",
+                           "passphrase", "auth", "authorization", "bearer", "credential",
+                           "credentials", "cred", "creds", "cookie"})
+
+
+def secret_name(name: object) -> bool:
+    """Whether a setting called `name` holds a credential."""
+    if not isinstance(name, str):
+        return False
+    words = re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower())
+    return words[-1:] != ["env"] and any(w in _SECRET_WORDS for w in words)
+
+
+def _hides(value: Any) -> bool:
+    # a flag (`use_auth_token=True`) or a number is no secret; text, a list, an object is
+    return value not in (None, "") and not isinstance(value, (bool, int, float))
+
+
+# One command-line word that sets a named value: `token=hf_...` (an --engine-arg's value)
+# or `--engine-arg=token=hf_...`.
+_PAIR = re.compile(r"(--[A-Za-z0-9_-]+=)?([A-Za-z_][A-Za-z0-9_.-]*)=(.*)", re.S)
+
+
+def shown_argv(argv: Any) -> Any:
+    """A command line as it may be stored or shown: every URL as shown_url shows it, and
+    the value of every `KEY=VALUE` word whose key names a credential masked."""
+    if not isinstance(argv, list):
+        return shown_settings(argv)
+    return [shown_settings(word) for word in argv]
+
+
+def shown_settings(value: Any) -> Any:
+    """`value` (a run's settings: text, or JSON-like lists and objects of it) as it may be
+    written or shown: every URL masked as shown_urls masks it, every value under a key that
+    names a credential (secret_name) replaced by MASK, and so is the value of a
+    `KEY=VALUE` word (a stored command line) whose key does."""
+    if isinstance(value, str):
+        pair = _PAIR.fullmatch(value)
+        if pair and secret_name(pair.group(2)) and pair.group(3):
+            return f"{pair.group(1) or ''}{pair.group(2)}={MASK}"
+        return shown_urls(value)
+    if isinstance(value, list):
+        return [shown_settings(v) for v in value]
+    if isinstance(value, dict):
+        return {k: MASK if secret_name(k) and _hides(v) else shown_settings(v)
+                for k, v in value.items()}
     return value
 
 

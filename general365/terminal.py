@@ -42,3 +42,27 @@ def shown_lines(text: object) -> str:
     """`text` made safe line by line: its newlines kept, every other unsafe character
     escaped (see `shown`)."""
     return "\n".join(shown(line) for line in str(text).split("\n"))
+
+
+class ShownStream:
+    """A text stream that writes to `target` what it is given with every unsafe character
+    escaped (shown_lines: newlines kept). For what another library prints while we call it
+    (a tracker's "Created new run: <model name>"): the text may come from a file. Anything
+    else a library asks of the stream (encoding, isatty, fileno) is the target's."""
+
+    def __init__(self, target):
+        self._target = target
+
+    def write(self, text: str) -> int:
+        self._target.write(shown_lines(text))
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        self._target.flush()
+
+    def __getattr__(self, name: str):
+        return getattr(self._target, name)

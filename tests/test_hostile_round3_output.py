@@ -282,3 +282,196 @@ def test_audit_score_refuses_what_the_graded_reader_refuses(tmp_path, capsys, li
     if field == "run":
         assert "id 'p1'" in err
     assert not (tmp_path / "s").exists()
+
+
+# --- hostile pass 3 on issues 19/20: every stored command line and setting masked -------
+
+from general365.redact import MASK, shown_url, shown_urls  # noqa: E402
+
+ENGINE_TOKEN = "hf_Kq7Wm2Zx9Lp4Rt6Yv"
+
+
+def cli_env(folder: Path, **more: str) -> dict[str, str]:
+    dead = "http://127.0.0.1:9"
+    return {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1",
+            "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
+            "WANDB_MODE": "offline", "WANDB_SILENT": "true",
+            "WANDB_DIR": str(folder / "wandb-dir"), "TRACKIO_DIR": str(folder / "trackio"),
+            "HTTP_PROXY": dead, "HTTPS_PROXY": dead,
+            "http_proxy": dead, "https_proxy": dead, "NO_PROXY": "127.0.0.1,localhost",
+            "no_proxy": "127.0.0.1,localhost", **more}
+
+
+def cli(folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    """The real command line in a process of its own: sys.argv is what it was given."""
+    return subprocess.run([sys.executable, "-m", "general365", *args], capture_output=True,
+                          text=True, timeout=600, cwd=folder, env=cli_env(folder, **env))
+
+
+@pytest.mark.parametrize("url, secrets", [
+    ("HTTP://bob:UPPERsecretPW99@10.0.0.1:8000/v1?Api-Key=UPPERKEY1234567",
+     ["UPPERsecretPW99", "UPPERKEY1234567"]),
+    ("Https://bob:QUOTE'secretPW99@10.0.0.1:8000/v1", ["QUOTE'secretPW99", "secretPW99"]),
+    ('http://bob:DQ"secretPW99@10.0.0.1:8000/v1', ['DQ"secretPW99', "secretPW99"]),
+], ids=["upper-case-scheme", "single-quote", "double-quote"])
+def test_urls_in_text_are_found_whatever_the_scheme_case_or_quotes(url, secrets):
+    # _URL_IN_TEXT knew only lower-case `http://` and stopped at a quote: the rest of the
+    # password, the upper-case URL whole, went into report.json and the hub parquet.
+    for text in (url, f"--base-url={url}", f"failed at {url} (HTTP 401)",
+                 json.dumps({"proxies": {"https": url}})):
+        shown = shown_urls(text)
+        assert not any(s in shown for s in secrets), shown
+        assert "bob:***@10.0.0.1:8000" in shown
+    assert not any(s in shown_url(url) for s in secrets)
+
+
+def test_settings_named_secret_are_masked_and_the_others_kept():
+    from general365.redact import shown_argv, shown_settings
+
+    settings = {"token": ENGINE_TOKEN, "hf_token": ENGINE_TOKEN, "use_auth_token": True,
+                "apiKey": ENGINE_TOKEN, "client_secret": ENGINE_TOKEN,
+                "max_tokens": 16, "tokenizer": "gpt2", "tokenize": "server",
+                "api_key_env": "OPENAI_API_KEY", "kv_cache_dtype": "fp8",
+                "nested": {"password": ENGINE_TOKEN, "proxies": {
+                    "https": f"http://u:{PASSWORD}@proxy:3128"}}}
+    shown = shown_settings(settings)
+    assert ENGINE_TOKEN not in json.dumps(shown) and PASSWORD not in json.dumps(shown)
+    assert shown["token"] == shown["hf_token"] == shown["apiKey"] == MASK
+    assert shown["use_auth_token"] is True and shown["max_tokens"] == 16
+    assert (shown["tokenizer"], shown["tokenize"], shown["api_key_env"]) == (
+        "gpt2", "server", "OPENAI_API_KEY")
+    argv = ["generate", "--engine-arg", f"token={ENGINE_TOKEN}",
+            f"--engine-arg=hf_token={ENGINE_TOKEN}", "--engine-arg", "max_num_seqs=8",
+            "--base-url", f"HTTP://alice:{PASSWORD}@h/v1", "--api-key-env", "MY_KEY"]
+    assert shown_argv(argv) == ["generate", "--engine-arg", "token=***",
+                                "--engine-arg=hf_token=***", "--engine-arg", "max_num_seqs=8",
+                                "--base-url", "http://alice:***@h/v1", "--api-key-env",
+                                "MY_KEY"]
+
+
+def test_generate_stores_its_command_line_masked(fault_server, tmp_path):
+    # run.json's sessions[].argv was sys.argv verbatim: the base URL's password and key
+    # sat beside the masked `base_url` field.
+    fault_server.set_script(lambda req, n: Behaviour.reply(r"\boxed{5}"))
+    host = fault_server.base_url.split("://", 1)[1]
+    url = f"HTTP://alice:{PASSWORD}@{host}?Api-Key={QUERY_KEY}"
+    dataset = write_jsonl(tmp_path / "problems.jsonl", [
+        {"id": "q1", "question": "2+3?", "answer": "5", "answer_type": "number"}])
+    r = cli(tmp_path, "generate", "--backend", "openai", "--model", "fault-model",
+            "--base-url", url, "--dataset", str(dataset), "--out", str(tmp_path / "run"),
+            "--max-tokens", "16", OPENAI_API_KEY="")
+    assert r.returncode == 0, r.stderr
+    argv = json.loads((tmp_path / "run" / "run.json").read_text())["sessions"][0]["argv"]
+    assert argv[argv.index("--base-url") + 1].startswith("http://alice:***@127.0.0.1:")
+    assert "Api-Key=***" in argv[argv.index("--base-url") + 1]
+    assert_no_secret(every_file_text(tmp_path / "run") + r.stdout + r.stderr)
+
+
+def test_report_masks_an_old_run_json_with_upper_case_quoted_urls_and_engine_tokens(
+        tmp_path, capsys):
+    run = tmp_path / "run"
+    run.mkdir()
+    write_jsonl(run / "graded.jsonl", [{"id": "a", "run": 0, "response": r"\boxed{1}",
+                                         "status": "correct", "correct": True,
+                                         "answer_type": "number", "model": "m"}])
+    upper = f"HTTP://bob:{PASSWORD}@10.0.0.1:8000/v1?Api-Key={QUERY_KEY}"
+    quoted = f"http://bob:Q'{PASSWORD}@10.0.0.2:8000/v1"
+    (run / "run.json").write_text(json.dumps({
+        "model": "m", "runner": {"backend": "transformers", "base_url": upper,
+                                 "engine_args": {"token": ENGINE_TOKEN, "max_memory": 3}},
+        "sessions": [{"argv": ["run", "--base-url", quoted, "--engine-arg",
+                               f"token={ENGINE_TOKEN}", "--judge-base-url", upper]}]}))
+    assert main(["report", str(run / "graded.jsonl"), "--out", str(tmp_path / "report"),
+                 "--hub-folder", str(tmp_path / "hub")]) == 0
+    out, err = capsys.readouterr()
+    import pyarrow.parquet as pq
+
+    hub = "\n".join(str(pq.read_table(p).to_pylist())
+                    for p in sorted((tmp_path / "hub").rglob("*.parquet")))
+    for text in (every_file_text(tmp_path / "report"), hub, out, err):
+        assert_no_secret(text)
+        assert ENGINE_TOKEN not in text
+    assert "token=***" in hub and "bob:***@10.0.0.2:8000" in hub
+
+
+def test_an_engine_arg_token_is_stored_masked_by_generate(tmp_path, tiny_model_dir):
+    # A from_pretrained loading argument the check accepts; it landed raw in run.json's
+    # runner.engine_args and argv, then in report.json, index.html and the hub parquet.
+    dataset = write_jsonl(tmp_path / "problems.jsonl", [
+        {"id": "q1", "question": "2+3?", "answer": "5", "answer_type": "number"}])
+    r = cli(tmp_path, "generate", "--backend", "transformers", "--model", str(tiny_model_dir),
+            "--dataset", str(dataset), "--max-tokens", "2", "--out", str(tmp_path / "run"),
+            "--engine-arg", f"token={ENGINE_TOKEN}")
+    assert r.returncode == 0, r.stderr
+    run_json = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run_json["runner"]["engine_args"] == {"token": MASK}
+    assert "token=***" in run_json["sessions"][0]["argv"]
+    assert ENGINE_TOKEN not in every_file_text(tmp_path / "run") + r.stdout + r.stderr
+
+
+def test_wandb_records_the_command_line_masked(fault_server, tmp_path):
+    # W&B keeps sys.argv in its run metadata (the .wandb file `wandb sync` uploads).
+    pytest.importorskip("wandb")
+    fault_server.set_script(lambda req, n: Behaviour.reply(r"\boxed{5}"))
+    (tmp_path / "wandb-dir").mkdir()
+    dataset = write_jsonl(tmp_path / "problems.jsonl", [
+        {"id": "q1", "question": "2+3?", "answer": "5", "answer_type": "number"}])
+    r = cli(tmp_path, "run", "--backend", "openai", "--model", "fault-model",
+            "--base-url", credential_url(fault_server), "--dataset", str(dataset),
+            "--out", str(tmp_path / "run"), "--max-tokens", "16",
+            "--report-to", "wandb", OPENAI_API_KEY="")
+    assert r.returncode == 0, r.stderr
+    (log,) = (tmp_path / "wandb-dir").glob("wandb/offline-run-*/run-*.wandb")
+    from support.wandb_log import records
+
+    meta = "\n".join(str(rec) for rec in records(log))
+    assert "alice:***@127.0.0.1" in meta          # the command line is recorded, masked
+    assert_no_secret(meta)
+    assert_no_secret(every_file_text(tmp_path / "wandb-dir"))
+
+
+def test_analyze_stores_the_similarity_judges_url_masked(fault_server, tmp_path, capsys):
+    fault_server.set_script(lambda req, n: Behaviour.reply("4"))
+    rows = [{"id": f"q{k}", "question": f"The orchard apple ladder puzzle, version {k}: how "
+             "many are left?", "reasoning": "Count the apples, then remove the ladders.",
+             "answer": str(3 + k)} for k in range(2)]
+    src = write_jsonl(tmp_path / "s.jsonl", rows)
+    out = tmp_path / "out"
+    code = main(["analyze", str(src), "--out", str(out), "--judge-model", "sim",
+                 "--judge-base-url", credential_url(fault_server), "--no-judge-cache",
+                 "--embedder", "tfidf", "--tsne", "off", "--no-progress", "--no-embed-cache"])
+    o, e = capsys.readouterr()
+    assert code == 0, e
+    text = every_file_text(out)
+    assert "alice:***@127.0.0.1" in text and "api_key=***" in text
+    assert_no_secret(text + o + e)
+
+
+def test_a_trackers_own_output_is_shown_escaped(tmp_path):
+    # trackio prints "* Created new run: <model name>" itself: the name came from a file.
+    pytest.importorskip("trackio")
+    src = write_jsonl(tmp_path / "graded.jsonl", [
+        {"id": "a", "run": 0, "response": r"\boxed{1}", "status": "correct", "correct": True,
+         "answer_type": "number", "model": f"evil{ESC}[2Jmodel\u202e"}])
+    r = cli(tmp_path, "report", str(src), "--out", str(tmp_path / "report"),
+            "--report-to", "trackio")
+    assert r.returncode == 0, r.stderr
+    assert "evil\\x1b[2Jmodel" in r.stderr          # trackio did speak, escaped
+    for text in (r.stdout, r.stderr):
+        assert not {ESC, "\u202e"} & set(text), text
+
+
+def test_mlflow_errors_mask_the_tracking_uris_credentials(fault_server, tmp_path):
+    # MLflow's error quotes the path it was refused, query token and all.
+    pytest.importorskip("mlflow")
+    host = fault_server.base_url.split("://", 1)[1].split("/")[0]
+    uri = f"http://mluser:{PASSWORD}@{host}/?token={QUERY_KEY}"
+    src = write_jsonl(tmp_path / "graded.jsonl", [
+        {"id": "a", "run": 0, "response": r"\boxed{1}", "status": "correct", "correct": True,
+         "answer_type": "number", "model": "m"}])
+    r = cli(tmp_path, "report", str(src), "--out", str(tmp_path / "report"),
+            "--report-to", "mlflow", MLFLOW_TRACKING_URI=uri,
+            MLFLOW_HTTP_REQUEST_MAX_RETRIES="0", MLFLOW_HTTP_REQUEST_TIMEOUT="20")
+    assert r.returncode == 2, r.stderr
+    assert "report to mlflow failed" in r.stderr
+    assert_no_secret(r.stdout + r.stderr)

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import OptionError
+from ..redact import shown_url
 from .similarity_prompt import (BASIS_TEXT, NAME, PROBLEM, REASONING, SCORES, SIMILARITY_TASK,
                                 VERSION, SimilarityPair, Triplet)
 
@@ -243,7 +244,8 @@ def reasoning_similarity(datasets: Sequence[Any], judge: Any, *, sample: int | N
                           any(i.reasoning for i in d.set.items))
             for k, d in enumerate(datasets)]
     info: dict[str, Any] = {"model": getattr(judge, "model", None),
-                            "base_url": getattr(judge, "base_url", None),
+                            # the judge's URL may carry its credentials (user:password@)
+                            "base_url": shown_url(getattr(judge, "base_url", None)),
                             "votes": getattr(judge, "votes", 1),
                             "votes_rule": SIMILARITY_TASK.combine_rule,
                             "structured": getattr(judge, "structured", None)}

@@ -19,6 +19,7 @@ import os
 from typing import Any
 
 from ..errors import DataError, UserError
+from ..redact import shown_settings
 
 RESULTS_DIR = "data/results"
 DETAILS_DIR = "data/details"
@@ -69,7 +70,8 @@ def read_folder(path: str) -> list[tuple[list[dict[str, Any]], dict | None]]:
             rj = row.get("run_json")
             if isinstance(rj, str) and rj and row.get("model") not in run_json:
                 try:
-                    run_json[row["model"]] = json.loads(rj)
+                    # a folder written by an earlier version may hold credentials
+                    run_json[row["model"]] = shown_settings(json.loads(rj))
                 except ValueError:
                     raise DataError("run_json is not JSON", path=f, field="run_json",
                                     expected="run.json's text") from None

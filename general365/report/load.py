@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 from ..errors import DataError, OptionError, UserError
 from ..jsonl import iter_jsonl
 from ..jsonl import parse as parse_json
-from ..redact import shown_urls
+from ..redact import shown_settings
 from ..schema import Graded
 
 @dataclass
@@ -84,9 +84,10 @@ def read_run_json(graded_path: str) -> dict[str, Any] | None:
     data = parse_json(text, path=path, expected="a JSON object describing the run")
     if not isinstance(data, dict):
         raise DataError("not a JSON object", path=path, expected="a JSON object")
-    # The report copies run.json into its page and report.json: a base URL's credentials,
-    # stored verbatim by earlier versions, are masked on the way in.
-    return shown_urls(data)
+    # The report copies run.json into its page and report.json: credentials stored
+    # verbatim by earlier versions (a base URL's, an --engine-arg token, either in the
+    # stored command line) are masked on the way in.
+    return shown_settings(data)
 
 
 def _default_name(path: str, run_json: Mapping[str, Any] | None) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
+from ..redact import shown_url
 from ..report.load import ModelRuns
 from . import rows as results
 from .trackers import PROJECT, SAMPLE_COLUMNS, params, samples
@@ -31,4 +32,4 @@ def send(models: Sequence[ModelRuns], *, logging_dir: str | None) -> str:
             rows = samples(m)
             columns = {c: [r[i] for r in rows] for i, c in enumerate(SAMPLE_COLUMNS)}
             mlflow.log_table(data=columns, artifact_file="samples.json")
-    return f"MLflow {mlflow.get_tracking_uri()}"
+    return f"MLflow {shown_url(mlflow.get_tracking_uri())}"

@@ -4,8 +4,10 @@ WANDB_MODE=offline, WANDB_DIR, ...); the per-sample rows as a wandb.Table."""
 from __future__ import annotations
 
 import os
+import sys
 from typing import Sequence
 
+from ..redact import shown_argv
 from ..report.load import ModelRuns
 from . import rows as results
 from .trackers import PROJECT, SAMPLE_COLUMNS, params, samples
@@ -14,6 +16,18 @@ from .trackers import PROJECT, SAMPLE_COLUMNS, params, samples
 def send(models: Sequence[ModelRuns], *, logging_dir: str | None) -> str:
     import wandb
 
+    # W&B records the command line (sys.argv) in every run's metadata, read whenever its
+    # settings are: it sees the line as run.json stores it, credentials masked (a base
+    # URL's password, an --engine-arg token), for as long as its runs are open.
+    argv = sys.argv
+    sys.argv = [*argv[:1], *shown_argv(argv[1:])]
+    try:
+        return _send(wandb, models)
+    finally:
+        sys.argv = argv
+
+
+def _send(wandb, models: Sequence[ModelRuns]) -> str:
     project = os.environ.get("WANDB_PROJECT") or PROJECT
     mode = os.environ.get("WANDB_MODE") or "online"
     where = ""

@@ -21,7 +21,9 @@ import sys
 from typing import Any, Callable, Iterable, Sequence
 
 from ..errors import OptionError, UserError
+from ..redact import shown_urls
 from ..report.load import ModelRuns
+from ..terminal import ShownStream
 from . import rows as results
 
 TRACKERS = ("tensorboard", "wandb", "trackio", "mlflow")
@@ -83,27 +85,36 @@ def log_report(models: Sequence[ModelRuns], trackers: Sequence[str], *,
         send: Callable[..., str] = importlib.import_module(
             f"{__package__}.send_{tracker}").send
         try:
-            with contextlib.redirect_stdout(sys.stderr):   # trackers' chatter is not ours
+            # A tracker's chatter is not ours: it goes to stderr, and it is escaped there, since
+            # it may quote a model name from a graded file ("Created new run: <name>").
+            err = sys.stderr
+            with contextlib.redirect_stdout(ShownStream(err)), \
+                    contextlib.redirect_stderr(ShownStream(err)):
                 where = send(models, logging_dir=logging_dir)
         except UserError:
             raise
         except Exception as exc:   # a tracker's own failure: network, store, permissions
             raise UserError(f"report to {tracker} failed: {type(exc).__name__}: "
                             f"{_one_line(str(exc))}") from None
-        done.append(f"{tracker}: {len(models)} run(s) -> {where}")
+        done.append(f"{tracker}: {len(models)} run(s) -> {shown_urls(where)}")
     return done
 
 
 # credentials a tracker's error could echo (a server's message quoting the key it refused)
 _SECRETS = ("WANDB_API_KEY", "MLFLOW_TRACKING_TOKEN", "MLFLOW_TRACKING_PASSWORD", "HF_TOKEN")
+# servers' URLs, which may carry credentials of their own (user:password@, ?token=)
+_URLS = ("MLFLOW_TRACKING_URI", "WANDB_BASE_URL")
 
 
 def _one_line(text: str) -> str:
     """A tracker's error as one printable line, any credential in it masked."""
-    from ..redact import Redactor
+    from ..redact import Redactor, url_secrets
 
     for var in _SECRETS:
         text = Redactor(os.environ.get(var)).clean(text)
+    text = Redactor(None, *(s for var in _URLS
+                            for s in url_secrets(os.environ.get(var) or ""))).clean(text)
+    text = shown_urls(text)
     text = "".join(ch if ch.isprintable() else " " for ch in text)
     text = " ".join(text.split())
     return text if len(text) <= 300 else text[:297] + "..."

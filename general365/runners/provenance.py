@@ -14,6 +14,7 @@ from importlib import metadata
 from typing import Any, Iterable
 
 from .. import __version__
+from ..redact import shown_argv
 from ..schema import Problem
 
 # Distribution names whose versions matter for each backend (torch for the local ones).
@@ -84,7 +85,9 @@ def start_record(*, backend: str, model: str, revision: str | None, dataset: dic
     """The run.json written when generation starts. A resumed run keeps the first start
     time and lists each session under `sessions`."""
     sessions = list((previous or {}).get("sessions", []))
-    sessions.append({"started": now(), "argv": command or sys.argv[1:]})
+    # The command line holds what the settings hold (a base URL's password, an
+    # --engine-arg token), so it is stored as masked as they are.
+    sessions.append({"started": now(), "argv": shown_argv(command or sys.argv[1:])})
     return {
         "general365_run": 1,
         "model": model,

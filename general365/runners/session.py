@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import UserError
+from ..redact import shown_settings, shown_urls
 from ..terminal import shown
 from .base import GenerationRequest, Runner
 from .store import RecordKey, RunStore, build_record
@@ -158,10 +159,12 @@ def _runner_lines(runner: Any) -> list[str]:
 
 
 def _safe_provenance(runner: Any) -> dict[str, Any]:
+    """The runner's settings for run.json, every credential in them masked (an engine's
+    `token`, a URL's password: redact.shown_settings), whatever the runner."""
     try:
-        return dict(runner.provenance())
+        return shown_settings(dict(runner.provenance()))
     except Exception as exc:   # provenance must never cost a run
-        return {"backend": getattr(runner, "backend", None), "error": repr(exc)}
+        return {"backend": getattr(runner, "backend", None), "error": shown_urls(repr(exc))}
 
 
 def _generate(runner: Runner, pending: list[GenerationRequest], plan: SessionPlan,
