@@ -93,23 +93,45 @@ def like(current: Any, value: Any, key: str) -> Any:
         if isinstance(current, int):
             return int(value)
         if isinstance(current, float):
-            return float(value)
+            return float(value)   # NaN and inf: refused by check_storable
     except ValueError:
         kind = "true or false" if isinstance(current, bool) else type(current).__name__
         raise OptionError(OPTION, f"{key}={value!r}: the model's config holds "
                                   f"{current!r} there; expected {kind}") from None
     if isinstance(current, str):
         return value
-    return literal(value)
+    return literal(value, key)
 
 
-def literal(value: str) -> Any:
+def literal(value: str, key: str = "") -> Any:
     """JSON, then a Python literal (true/false/null as JSON spells them), else the text."""
     try:
-        return json.loads(value)
-    except ValueError:
-        pass
-    try:
-        return ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        return value
+        try:
+            return json.loads(value)
+        except ValueError:
+            pass
+        try:
+            return ast.literal_eval(value)
+        except (ValueError, SyntaxError, MemoryError):
+            return value
+    except RecursionError:
+        raise too_deep(key, value) from None
+
+
+def too_deep(key: str, value: Any) -> OptionError:
+    shown = value[:40] + "..." if isinstance(value, str) and len(value) > 40 else value
+    return OptionError(OPTION, f"{key}={shown!r}: nested too deeply to read")
+
+
+def check_storable(args: Mapping[str, Any]) -> None:
+    """Refuse, naming the key, a value run.json could not hold as JSON: NaN or an infinite
+    number (written bare, it makes run.json unreadable, and every rerun and report of that
+    folder refuses it), or one nested past what JSON writers and readers recurse to."""
+    for key, value in args.items():
+        try:
+            json.dumps(value, allow_nan=False, default=str)
+        except ValueError:
+            raise OptionError(OPTION, f"{key}={value!r}: NaN or an infinite number; "
+                                      "expected a finite number") from None
+        except RecursionError:
+            raise too_deep(key, value) from None
