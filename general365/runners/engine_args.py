@@ -118,9 +118,17 @@ def literal(value: str, key: str = "") -> Any:
         raise too_deep(key, value) from None
 
 
+def shown(value: Any) -> str:
+    """A short repr, safe for any value (reprlib stops at a few levels of nesting)."""
+    import reprlib
+
+    r = reprlib.Repr()
+    r.maxstring, r.maxother, r.maxlevel = 40, 40, 3
+    return r.repr(value)
+
+
 def too_deep(key: str, value: Any) -> OptionError:
-    shown = value[:40] + "..." if isinstance(value, str) and len(value) > 40 else value
-    return OptionError(OPTION, f"{key}={shown!r}: nested too deeply to read")
+    return OptionError(OPTION, f"{key}={shown(value)}: nested too deeply to read")
 
 
 def check_storable(args: Mapping[str, Any]) -> None:
@@ -131,7 +139,7 @@ def check_storable(args: Mapping[str, Any]) -> None:
         try:
             json.dumps(value, allow_nan=False, default=str)
         except ValueError:
-            raise OptionError(OPTION, f"{key}={value!r}: NaN or an infinite number; "
+            raise OptionError(OPTION, f"{key}={shown(value)}: NaN or an infinite number; "
                                       "expected a finite number") from None
         except RecursionError:
             raise too_deep(key, value) from None
