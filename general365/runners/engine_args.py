@@ -10,8 +10,12 @@ command line, `engine_args=` in Python, passed to the engine as keyword argument
   takes, such as `attn_implementation`, `trust_remote_code`) and any attribute of the
   model's config (`rope_scaling`, `sliding_window`, ...), which from_pretrained sets on the
   config. A value is typed by the config's current value where the key is a config
-  attribute (an int stays an int), else read as a Python/JSON literal (`true`, `3`,
-  `{"a": 1}`), else kept as a string.
+  attribute (an int stays an int), as true/false where the loading argument is a boolean
+  (`trust_remote_code=no` is False), else read as a Python/JSON literal (`3`, `{"a": 1}`),
+  else kept as a string. A key that changes what from_pretrained returns, or the model's
+  architecture (the shapes of its weights), is refused (docs/running.md has the rule).
+- Either engine: a value run.json could not hold as JSON (NaN, an infinite number, one
+  nested too deeply) is refused (check_storable).
 
 A key the engine does not know, a value its definition refuses, or a key that one of our
 own options sets (`max_model_len`: use `--max-model-len`) is refused in one line, before
