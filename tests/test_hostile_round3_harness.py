@@ -53,6 +53,14 @@ def test_engine_arg_non_finite_number_never_reaches_run_json(tmp_path, tiny_mode
     assert not out.exists()
 
 
+@pytest.mark.parametrize("pair", ["cpu_offload_gb=nan", "cpu_offload_gb=inf",
+                                  'hf_overrides={"rope_theta": NaN}'])
+def test_engine_arg_vllm_non_finite_value_is_refused(pair):
+    pytest.importorskip("vllm")
+    with pytest.raises(OptionError, match="NaN or an infinite number"):
+        typed_engine_args("vllm", [pair], model="m")
+
+
 def test_engine_arg_nested_too_deeply_is_one_line(tmp_path, tiny_model_dir, capsys):
     with pytest.raises(OptionError, match="max_memory=.*nested too deeply"):
         typed_engine_args("transformers", [f"max_memory={DEEP}"], model=str(tiny_model_dir))
