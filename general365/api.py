@@ -138,7 +138,7 @@ def report(graded: str | Sequence[str], out: str | None = None, *, published: st
            seed: int = _stats.BOOTSTRAP_SEED, report_to: str | Sequence[str] | None = None,
            logging_dir: str | None = None, hub_folder: str | None = None,
            push_to_hub: str | None = None, public: bool = False,
-           token_env: str = "HF_TOKEN") -> Report:
+           token_env: str | None = None) -> Report:
     """The report of graded files (or of a results folder that `hub_folder` wrote): every
     table (Report.tables), and with `out` the folder (tables as Markdown/CSV/JSON, figures
     as PNG/SVG, the leaderboard page index.html), written all or nothing. `published`: the
@@ -149,10 +149,11 @@ def report(graded: str | Sequence[str], out: str | None = None, *, published: st
     TensorBoard writes under `logging_dir`, default out/tensorboard); `hub_folder` writes a
     results dataset in the Hub layout (configs `results` and `details`), and
     `push_to_hub=ORG/NAME` uploads it (private unless `public`; the token from the
-    environment variable `token_env`, else the saved login)."""
+    environment variable `token_env` (default HF_TOKEN), else the saved login)."""
+    check_paths(out=out)
     publish = _publish_options(out, report_to=report_to, logging_dir=logging_dir,
                                hub_folder=hub_folder, push_to_hub=push_to_hub,
-                               token_env=token_env)
+                               token_env=token_env, public=public)
     if out is not None:
         require("report", ["plots"])
     paths = [graded] if isinstance(graded, (str, os.PathLike)) else list(graded)
@@ -164,11 +165,32 @@ def report(graded: str | Sequence[str], out: str | None = None, *, published: st
     return _publish(built, publish, public=public, token_env=token_env)
 
 
+def check_paths(**paths: Any) -> None:
+    """Refuse an empty or blank path: "" is the current folder to os.path.join, so an
+    unset shell variable (`--hub-folder "$DIR"`) would write there, over its files."""
+    for option, value in paths.items():
+        values = [value] if isinstance(value, (str, os.PathLike)) or value is None \
+            else list(value)
+        for v in values:
+            if v is not None and not os.fspath(v).strip():
+                raise OptionError(option, f"{os.fspath(v)!r} is empty; expected a path "
+                                          "(an unset shell variable?)")
+
+
 def _publish_options(out: str | None, *, report_to, logging_dir, hub_folder, push_to_hub,
-                     token_env) -> dict[str, Any]:
+                     token_env, public: bool = False) -> dict[str, Any]:
     """Check where the report's results go, before any work: the trackers' extras, the
     TensorBoard folder, the Hub folder and repository. Returns what _publish needs."""
     from .results import trackers as _trackers
+
+    check_paths(logging_dir=logging_dir, hub_folder=hub_folder)
+    if push_to_hub is None:   # said for the upload only: without it, a sign of a mistake
+        if public:
+            raise OptionError("public", "is for the repository {push_to_hub} creates; give "
+                                        "it with {push_to_hub} ORG/NAME")
+        if token_env is not None:
+            raise OptionError("token_env", "is the Hub token for {push_to_hub}; give it with "
+                                           "{push_to_hub} ORG/NAME")
 
     names = _trackers.parse_report_to(report_to)
     if names:
@@ -185,7 +207,7 @@ def _publish_options(out: str | None, *, report_to, logging_dir, hub_folder, pus
         elif out is None:
             raise OptionError("push_to_hub", "needs a folder to upload from: give "
                                              "{hub_folder} DIR, or {out}")
-        if push_to_hub is not None and token_env != "HF_TOKEN" \
+        if push_to_hub is not None and token_env is not None \
                 and not os.environ.get(token_env):
             raise OptionError("token_env", f"{token_env}: that environment variable is not set")
         if push_to_hub is not None:
@@ -193,7 +215,8 @@ def _publish_options(out: str | None, *, report_to, logging_dir, hub_folder, pus
     return opts
 
 
-def _publish(built: Report, opts: dict[str, Any], *, public: bool, token_env: str) -> Report:
+def _publish(built: Report, opts: dict[str, Any], *, public: bool,
+             token_env: str | None) -> Report:
     notes = built.sent
     if opts["trackers"]:
         from .results import trackers as _trackers
@@ -210,7 +233,7 @@ def _publish(built: Report, opts: dict[str, Any], *, public: bool, token_env: st
         notes.append(f"results dataset: {len(files) - 1} file(s) in {folder}")
         if opts["push_to_hub"] is not None:
             url = _hub.push_folder(folder, opts["push_to_hub"], files=files,
-                                   private=not public, token=os.environ.get(token_env) or None)
+                                   private=not public, token=os.environ.get(token_env or "HF_TOKEN") or None)
             notes.append(f"pushed to {url} ({'public' if public else 'private'})")
     return built
 
@@ -234,7 +257,7 @@ def run(model: str, *, backend: str, out: str, policy: str | None = None, judge:
         published: str = "full", name: str | None = None, progress: bool = True,
         on_stage: Any = None, report_to: str | Sequence[str] | None = None,
         logging_dir: str | None = None, hub_folder: str | None = None,
-        push_to_hub: str | None = None, public: bool = False, token_env: str = "HF_TOKEN",
+        push_to_hub: str | None = None, public: bool = False, token_env: str | None = None,
         **generate_options: Any) -> RunResult:
     """generate + grade_file + report into one run folder: `out/responses.jsonl`,
     `out/run.json`, `out/graded.jsonl`, `out/report/`. Every stage's options are checked
@@ -245,13 +268,14 @@ def run(model: str, *, backend: str, out: str, policy: str | None = None, judge:
     unless `logging_dir` says otherwise)."""
     from .results.trackers import extras_for, parse_report_to
 
+    check_paths(out=out, logging_dir=logging_dir, hub_folder=hub_folder)
     trackers = parse_report_to(report_to)
     require("run", [*backend_extra(backend), "plots", *extras_for(trackers)])
     if logging_dir is None and "tensorboard" in trackers:
         logging_dir = os.path.join(out, "tensorboard")
     publish = {"report_to": report_to, "logging_dir": logging_dir, "hub_folder": hub_folder,
                "push_to_hub": push_to_hub, "token_env": token_env}
-    _publish_options(os.path.join(out, "report"), **publish)
+    _publish_options(os.path.join(out, "report"), **publish, public=public)
     bench = get_benchmark(generate_options.get("benchmark"))
     if grade_timeout is None:
         grade_timeout = getattr(bench, "default_timeout", DEFAULT_TIMEOUT)

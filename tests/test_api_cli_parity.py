@@ -5,6 +5,7 @@ argument, the command line its flag), with nothing written."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -177,7 +178,14 @@ def test_report_refuses_the_same_inputs(tmp_path, capsys):
              ({"logging_dir": "tb"}, ["--logging-dir", "tb"],
               "logging_dir is where TensorBoard writes"),
              ({"push_to_hub": "org"}, ["--push-to-hub", "org"],
-              "push_to_hub 'org': expected ORG/NAME")]
+              "push_to_hub 'org': expected ORG/NAME"),
+             # "" is the current folder to os.path.join: an unset shell variable
+             ({"hub_folder": ""}, ["--hub-folder", ""], "hub_folder '' is empty"),
+             ({"report_to": "tensorboard", "logging_dir": " "},
+              ["--report-to", "tensorboard", "--logging-dir", " "], "logging_dir ' ' is empty"),
+             ({"public": True}, ["--public"], "public is for the repository push_to_hub"),
+             ({"token_env": "MY_TOKEN"}, ["--token-env", "MY_TOKEN"],
+              "token_env is the Hub token for push_to_hub")]
     for kwargs, flags, needle in cases:
         with pytest.raises(UserError) as info:
             general365.report(graded, str(tmp_path / "r"), **kwargs)
@@ -188,6 +196,23 @@ def test_report_refuses_the_same_inputs(tmp_path, capsys):
         assert code == 2
         same(str(info.value), err, "report")
         assert not (tmp_path / "r").exists()
+
+
+def test_report_and_run_refuse_an_empty_out(tmp_path, capsys, monkeypatch):
+    graded = write(tmp_path / "graded.jsonl", [{**GOOD, "status": "correct", "correct": True}])
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UserError) as info:
+        general365.report(graded, "  ")
+    code, err = cli(capsys, "report", graded, "--out", "  ")
+    assert code == 2
+    same(str(info.value), err, "report")
+    with pytest.raises(UserError) as info:
+        general365.run("m", backend="openai", dataset="sample", out="")
+    code, err = cli(capsys, "run", "--model", "m", "--backend", "openai", "--dataset",
+                    "sample", "--out", "")
+    assert code == 2
+    same(str(info.value), err, "run")
+    assert sorted(os.listdir(tmp_path)) == ["graded.jsonl"]
 
 
 def test_run_refuses_a_bad_tracker_before_generating(tmp_path, capsys):

@@ -46,8 +46,9 @@ def add_publish_arguments(g, *, tensorboard_default: str) -> None:
                         "(private unless --public; other models' rows there are kept)")
     g.add_argument("--public", action="store_true",
                    help="with --push-to-hub: create the repository public")
-    g.add_argument("--token-env", default="HF_TOKEN", metavar="VAR",
-                   help="the environment variable that holds the Hub token (default "
+    g.add_argument("--token-env", metavar="VAR",
+                   help="with --push-to-hub: the environment variable that holds the Hub "
+                        "token (default "
                         "HF_TOKEN; when it is unset the saved `hf auth login` token is used)")
 
 

@@ -14,7 +14,6 @@ and read by `datasets.load_dataset(DIR, "results" | "details")` as well as by th
 from __future__ import annotations
 
 import glob
-import json
 import os
 from typing import Any
 
@@ -66,19 +65,19 @@ def read_folder(path: str) -> list[tuple[list[dict[str, Any]], dict | None]]:
                         expected="data/details/*.parquet, one per model and run")
     run_json: dict[str, dict] = {}
     for f in sorted(glob.glob(os.path.join(path, RESULTS_DIR, "*.parquet"))):
-        for row in _rows(pq, f):
-            rj = row.get("run_json")
-            if isinstance(rj, str) and rj and row.get("model") not in run_json:
-                try:
-                    # a folder written by an earlier version may hold credentials
-                    run_json[row["model"]] = shown_settings(json.loads(rj))
-                except ValueError:
-                    raise DataError("run_json is not JSON", path=f, field="run_json",
-                                    expected="run.json's text") from None
+        for n, row in enumerate(_rows(pq, f), start=1):
+            model, rj = row.get("model"), row.get("run_json")
+            if model is not None and not isinstance(model, str):
+                raise DataError("model is not a string", path=f, line=n, field="model",
+                                value=model, expected="the model's name")
+            if isinstance(rj, str) and rj and model not in run_json:
+                # a folder written by an earlier version may hold credentials
+                run_json[model] = shown_settings(_json_object(rj, f, n, "run_json",
+                                                              "run.json's text, a JSON object"))
     models: dict[str, list[dict[str, Any]]] = {}
     for f in details:
-        for row in _rows(pq, f):
-            models.setdefault(str(row.get("model")), []).append(_graded_dict(row, f))
+        for n, row in enumerate(_rows(pq, f), start=1):
+            models.setdefault(str(row.get("model")), []).append(_graded_dict(row, f, n))
     return [(rows, run_json.get(model)) for model, rows in models.items()]
 
 
@@ -91,17 +90,33 @@ def _rows(pq, f: str) -> list[dict[str, Any]]:
                         ) from None
 
 
-def _graded_dict(row: dict[str, Any], path: str) -> dict[str, Any]:
+def _json_object(text: str, path: str, n: int, field: str, expected: str,
+                 row_id: Any = None) -> dict[str, Any]:
+    """A column's JSON text, read as strictly as a graded file (jsonl.parse: nesting,
+    duplicate keys, huge integers), and an object: one line naming file, row and field."""
+    from ..jsonl import parse
+
+    try:
+        value = parse(text, expected=expected)
+    except DataError as exc:
+        raise DataError(exc.detail, path=path, line=n, row_id=row_id, field=field,
+                        expected=exc.expected) from None
+    if not isinstance(value, dict):
+        raise DataError(f"{field} is not a JSON object", path=path, line=n, row_id=row_id,
+                        field=field, value=value if len(text) < 200 else None,
+                        expected=expected)
+    return value
+
+
+def _graded_dict(row: dict[str, Any], path: str, n: int) -> dict[str, Any]:
     """A details row as the graded row it was made from (no response text: the report
     needs none)."""
     d = {k: v for k, v in row.items() if v is not None and k not in ("judge_model", "sampling")}
     d["response"] = ""
     if row.get("sampling"):
-        try:
-            d["sampling"] = json.loads(row["sampling"])
-        except ValueError:
-            raise DataError("sampling is not JSON", path=path, row_id=row.get("id"),
-                            field="sampling", expected="the sampling settings as JSON") from None
+        d["sampling"] = _json_object(row["sampling"], path, n, "sampling",
+                                     "the sampling settings as a JSON object",
+                                     row_id=row.get("id"))
     if row.get("judge_model"):
         d["judge"] = {"model": row["judge_model"]}
     if d.get("benchmark") == "general365":

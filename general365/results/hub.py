@@ -17,6 +17,7 @@ import re
 from typing import Any, Sequence
 
 from ..errors import OptionError, UserError
+from ..fsutil import WriteFailed, write_text
 from ..report import hub_folder as layout
 from ..report.load import ModelRuns
 from ..schema import Graded
@@ -133,7 +134,9 @@ def _int(value: Any) -> int | None:
 
 def write_folder(models: Sequence[ModelRuns], folder: str) -> list[str]:
     """Write (or add to) the results folder; returns the files written, relative to it.
-    Each file is written aside and renamed into place, the card last."""
+    Every file goes through fsutil.atomic_write (whole or not at all; a FIFO, a device or a
+    folder at its name is refused), each run's details before its results row, the card
+    last."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -153,30 +156,38 @@ def write_folder(models: Sequence[ModelRuns], folder: str) -> list[str]:
             row = {**prov, "run": run, "created": created, "run_json": run_json}
             row.update({k: metrics.get(k) for k in results.metric_columns()})
             key = _key(m, run, prov)
-            staged.append((f"{layout.RESULTS_DIR}/{key}.parquet",
-                           pa.Table.from_pylist([row], schema=rschema)))
+            # details first: a results row (what load_dataset lists) never lacks its details
             staged.append((f"{layout.DETAILS_DIR}/{key}.parquet",
                            pa.Table.from_pylist([_detail(r, m.name) for r in rows],
                                                 schema=dschema)))
+            staged.append((f"{layout.RESULTS_DIR}/{key}.parquet",
+                           pa.Table.from_pylist([row], schema=rschema)))
     written = []
     try:
         for rel, table in staged:
             dest = os.path.join(folder, rel)
             os.makedirs(os.path.dirname(dest), exist_ok=True)
-            tmp = dest + ".tmp"
-            pq.write_table(table, tmp)
-            os.replace(tmp, dest)
+            sink = pa.BufferOutputStream()
+            pq.write_table(table, sink)
+            write_text(dest, sink.getvalue().to_pybytes())
             written.append(rel)
         card = CARD.format(mark=layout.CONFIG_MARK, results=layout.RESULTS_DIR,
                            details=layout.DETAILS_DIR)
-        tmp = os.path.join(folder, "README.md.tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(card)
-        os.replace(tmp, os.path.join(folder, "README.md"))
-    except OSError as exc:
-        raise UserError(f"{folder}: cannot write the results folder "
-                        f"({exc.strerror or exc})") from None
+        write_text(os.path.join(folder, "README.md"), card)
+    except WriteFailed as exc:
+        raise UserError(f"{exc.path}: cannot write the results folder ({exc.reason}); "
+                        f"{_kept(written)}") from None
+    except OSError as exc:   # a folder of the layout that cannot be made
+        raise UserError(f"{exc.filename or folder}: cannot write the results folder "
+                        f"({exc.strerror or exc}); {_kept(written)}") from None
     return ["README.md", *written]
+
+
+def _kept(written: Sequence[str]) -> str:
+    # Pairs are written details first, so each results row written has its details.
+    pairs = sum(rel.startswith(layout.RESULTS_DIR + "/") for rel in written)
+    return (f"{pairs} model run(s) were written whole before it" if pairs
+            else "no model run was added")
 
 
 def push_folder(folder: str, repo: str, *, files: Sequence[str], private: bool = True,

@@ -10,8 +10,12 @@ command line, `engine_args=` in Python, passed to the engine as keyword argument
   takes, such as `attn_implementation`, `trust_remote_code`) and any attribute of the
   model's config (`rope_scaling`, `sliding_window`, ...), which from_pretrained sets on the
   config. A value is typed by the config's current value where the key is a config
-  attribute (an int stays an int), else read as a Python/JSON literal (`true`, `3`,
-  `{"a": 1}`), else kept as a string.
+  attribute (an int stays an int), as true/false where the loading argument is a boolean
+  (`trust_remote_code=no` is False), else read as a Python/JSON literal (`3`, `{"a": 1}`),
+  else kept as a string. A key that changes what from_pretrained returns, or the model's
+  architecture (the shapes of its weights), is refused (docs/running.md has the rule).
+- Either engine: a value run.json could not hold as JSON (NaN, an infinite number, one
+  nested too deeply) is refused (check_storable).
 
 A key the engine does not know, a value its definition refuses, or a key that one of our
 own options sets (`max_model_len`: use `--max-model-len`) is refused in one line, before
@@ -93,23 +97,53 @@ def like(current: Any, value: Any, key: str) -> Any:
         if isinstance(current, int):
             return int(value)
         if isinstance(current, float):
-            return float(value)
+            return float(value)   # NaN and inf: refused by check_storable
     except ValueError:
         kind = "true or false" if isinstance(current, bool) else type(current).__name__
         raise OptionError(OPTION, f"{key}={value!r}: the model's config holds "
                                   f"{current!r} there; expected {kind}") from None
     if isinstance(current, str):
         return value
-    return literal(value)
+    return literal(value, key)
 
 
-def literal(value: str) -> Any:
+def literal(value: str, key: str = "") -> Any:
     """JSON, then a Python literal (true/false/null as JSON spells them), else the text."""
     try:
-        return json.loads(value)
-    except ValueError:
-        pass
-    try:
-        return ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        return value
+        try:
+            return json.loads(value)
+        except ValueError:
+            pass
+        try:
+            return ast.literal_eval(value)
+        except (ValueError, SyntaxError, MemoryError):
+            return value
+    except RecursionError:
+        raise too_deep(key, value) from None
+
+
+def shown(value: Any) -> str:
+    """A short repr, safe for any value (reprlib stops at a few levels of nesting)."""
+    import reprlib
+
+    r = reprlib.Repr()
+    r.maxstring, r.maxother, r.maxlevel = 40, 40, 3
+    return r.repr(value)
+
+
+def too_deep(key: str, value: Any) -> OptionError:
+    return OptionError(OPTION, f"{key}={shown(value)}: nested too deeply to read")
+
+
+def check_storable(args: Mapping[str, Any]) -> None:
+    """Refuse, naming the key, a value run.json could not hold as JSON: NaN or an infinite
+    number (written bare, it makes run.json unreadable, and every rerun and report of that
+    folder refuses it), or one nested past what JSON writers and readers recurse to."""
+    for key, value in args.items():
+        try:
+            json.dumps(value, allow_nan=False, default=str)
+        except ValueError:
+            raise OptionError(OPTION, f"{key}={shown(value)}: NaN or an infinite number; "
+                                      "expected a finite number") from None
+        except RecursionError:
+            raise too_deep(key, value) from None

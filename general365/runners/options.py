@@ -260,7 +260,7 @@ def typed_engine_args(backend: str, engine_args: Mapping[str, Any] | Sequence[st
                       *, model: str, revision: str | None = None) -> dict[str, Any]:
     """The engine's keyword arguments, checked and typed (runners/engine_args.py);
     {} when none are given. Raises OptionError naming the key."""
-    from .engine_args import OPTION, OWN, parse_pairs
+    from .engine_args import OPTION, OWN, check_storable, parse_pairs
 
     pairs = parse_pairs(engine_args)
     if not pairs:
@@ -275,7 +275,10 @@ def typed_engine_args(backend: str, engine_args: Mapping[str, Any] | Sequence[st
     if backend == "vllm":
         from .vllm_engine import vllm_engine_args
 
-        return vllm_engine_args(pairs)
-    from .transformers import load_args
+        typed = vllm_engine_args(pairs)
+    else:
+        from .transformers import load_args
 
-    return load_args(pairs, model, revision)
+        typed = load_args(pairs, model, revision)
+    check_storable(typed)
+    return typed

@@ -289,30 +289,63 @@ class TransformersRunner:
 # --- --engine-arg -----------------------------------------------------------------------
 
 
-def loading_arguments() -> set[str]:
+# Loading arguments read as true/false whatever from_pretrained's signature says: a
+# string 'no' would reach it as a truthy value (trust_remote_code='no' turns remote code on).
+BOOLEAN_LOADING = {"trust_remote_code", "local_files_only", "use_safetensors",
+                   "low_cpu_mem_usage", "force_download", "output_loading_info",
+                   "ignore_mismatched_sizes", "offload_buffers", "offload_state_dict",
+                   "weights_only", "disable_mmap", "use_kernels", "allow_all_kernels"}
+# Loading arguments that change what from_pretrained returns (a tuple, not a model).
+CHANGES_RESULT = {"output_loading_info": "makes from_pretrained return a tuple, not a model"}
+# Config attributes that define the model's architecture: the sizes and counts its weights
+# are shaped by (and its type). Others are refused too when, built on the meta device, the
+# model's weights would change name or shape with the new value (_shape_changes).
+ARCHITECTURE = {"model_type", "architectures", "vocab_size", "hidden_size", "n_embd",
+                "d_model", "num_hidden_layers", "n_layer", "num_layers",
+                "num_attention_heads", "n_head", "num_key_value_heads", "head_dim",
+                "intermediate_size", "n_inner", "ffn_dim", "max_position_embeddings",
+                "n_positions", "num_experts", "num_local_experts", "hidden_act_size"}
+
+
+def loading_arguments() -> dict[str, bool]:
     """The keyword arguments transformers' `from_pretrained` reads itself: its named
-    parameters and the keyword arguments its body takes (`kwargs.pop("name", ...)`)."""
+    parameters and the keyword arguments its body takes (`kwargs.pop("name", ...)`), each
+    with whether it is a boolean (its annotation is bool, or its default True/False)."""
     import inspect
     import re
 
     _, transformers = _import()
     method = transformers.PreTrainedModel.from_pretrained
-    names = {n for n, p in inspect.signature(method).parameters.items()
-             if p.kind in (inspect.Parameter.KEYWORD_ONLY,
-                           inspect.Parameter.POSITIONAL_OR_KEYWORD)}
+    names: dict[str, bool] = {}
+    for n, p in inspect.signature(method).parameters.items():
+        if p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            names[n] = isinstance(p.default, bool) or _bool_annotation(p.annotation)
     try:
         source = inspect.getsource(method)
     except (OSError, TypeError):   # no source shipped: the signature's names only
         source = ""
-    names |= set(re.findall(r"kwargs\.pop\(\s*[\"']([A-Za-z_][A-Za-z0-9_]*)[\"']", source))
-    return {n for n in names if not n.startswith("_")}
+    for n, default in re.findall(r"kwargs\.pop\(\s*[\"']([A-Za-z_][A-Za-z0-9_]*)[\"']"
+                                 r"\s*(?:,\s*([^),]*))?\)", source):
+        names[n] = names.get(n, False) or default.strip() in ("True", "False")
+    return {n: boolean or n in BOOLEAN_LOADING for n, boolean in names.items()
+            if not n.startswith("_")}
+
+
+def _bool_annotation(annotation: Any) -> bool:
+    """bool or `bool | None` (not `str | bool`: a token may be a string)."""
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", None) \
+        or str(annotation)
+    return text.replace(" ", "") in ("bool", "bool|None", "Optional[bool]",
+                                     "typing.Optional[bool]")
 
 
 def load_args(pairs: dict[str, Any], model: str, revision: str | None) -> dict[str, Any]:
     """`--engine-arg` values as from_pretrained keyword arguments: a key of the model's
-    config typed like the config's value there, a loading argument of transformers read as
-    a literal (engine_args.literal). Raises OptionError naming the key."""
-    from .engine_args import OPTION, like, literal
+    config typed like the config's value there, a boolean loading argument as true/false,
+    another loading argument read as a literal (engine_args.literal). A key that changes
+    what from_pretrained returns, or the model's architecture, is refused. Raises
+    OptionError naming the key."""
+    from .engine_args import OPTION, as_bool, like, literal
 
     _, transformers = _import()
     from .registry import check_local_model
@@ -327,14 +360,64 @@ def load_args(pairs: dict[str, Any], model: str, revision: str | None) -> dict[s
     loading = loading_arguments()
     out = {}
     for key, value in pairs.items():
+        if key in CHANGES_RESULT:
+            raise OptionError(OPTION, f"{key!r} {CHANGES_RESULT[key]}; it cannot be given")
         if key in config:
+            if key in ARCHITECTURE:
+                raise OptionError(OPTION, f"{key!r} defines the model's architecture (the "
+                                          "shapes of its weights); it cannot be changed at "
+                                          "loading")
             out[key] = like(config[key], value, key)
         elif key in loading:
-            out[key] = literal(value) if isinstance(value, str) else value
+            if loading[key]:
+                try:
+                    out[key] = as_bool(value) if isinstance(value, str) else value
+                except ValueError:
+                    raise OptionError(OPTION, f"{key}={value!r}: expected true or false") \
+                        from None
+                if not isinstance(out[key], bool):
+                    raise OptionError(OPTION, f"{key}={value!r}: expected true or false")
+            else:
+                out[key] = literal(value, key) if isinstance(value, str) else value
         else:
             raise OptionError(OPTION, f"{key!r} is neither a from_pretrained argument of "
                                       f"transformers nor an attribute of the model's config "
                                       f"({config.get('model_type', '?')}); e.g. "
                                       f"attn_implementation, or a config key such as "
                                       f"rope_scaling")
+    changed = {k: v for k, v in out.items() if k in config}
+    if changed:
+        _check_shapes(transformers, model, revision, changed)
     return out
+
+
+def _check_shapes(transformers: Any, model: str, revision: str | None,
+                  changed: dict[str, Any]) -> None:
+    """Refuse config values under which the model's weights change name or shape (the
+    checkpoint would no longer fit them), found by building it with and without them on
+    the meta device (no memory, no weights read)."""
+    import torch
+
+    from .engine_args import OPTION
+
+    def shapes(**overrides: Any) -> dict[str, tuple]:
+        cfg = transformers.AutoConfig.from_pretrained(model, revision=revision, **overrides)
+        with torch.device("meta"):
+            built = transformers.AutoModelForCausalLM.from_config(cfg)
+        return {n: tuple(t.shape) for n, t in built.state_dict().items()}
+
+    try:
+        before = shapes()
+    except Exception:   # a model we cannot build bare: from_pretrained's own checks decide
+        return
+    for key, value in changed.items():
+        try:
+            after = shapes(**{key: value})
+        except Exception as exc:   # noqa: BLE001 - any failure to build is the refusal
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+            raise OptionError(OPTION, f"{key}={value!r}: the model cannot be built with it "
+                                      f"({type(exc).__name__}: {first})") from None
+        if after != before:
+            raise OptionError(OPTION, f"{key}={value!r} changes the shapes of the model's "
+                                      "weights (its architecture); it cannot be changed at "
+                                      "loading")

@@ -225,7 +225,7 @@ def vllm_engine_args(pairs: dict[str, Any]) -> dict[str, Any]:
     from vllm.utils.argparse_utils import FlexibleArgumentParser
 
     from ..errors import OptionError
-    from .engine_args import OPTION
+    from .engine_args import OPTION, too_deep
 
     fields = {f.name for f in dataclasses.fields(EngineArgs)}
     parser = EngineArgs.add_cli_args(FlexibleArgumentParser())
@@ -242,6 +242,8 @@ def vllm_engine_args(pairs: dict[str, Any]) -> dict[str, Any]:
             continue
         try:
             out[key] = _by_action(action, value, argparse)
+        except RecursionError:
+            raise too_deep(key, value) from None
         except (argparse.ArgumentTypeError, ValueError, TypeError) as exc:
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
             raise OptionError(OPTION, f"{key}={value!r}: vLLM refuses the value: "
