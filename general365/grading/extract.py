@@ -131,7 +131,9 @@ def _another_answer(region: str, end: int, content: str) -> str:
     from .choice import letters
 
     after = region[end:end + TRAILING]
-    later = statement_candidates(after) + _VALUE_LINE.findall(after[:400])
+    if not after.strip(" \t\n.$*_"):
+        return ""   # the box ends the response: the common case, nothing to read
+    later = statement_candidates(after) + _VALUE_LINE.findall(after)
     mine = set(_DIGITS.findall(content))
     my_letters = letters(content) if not mine else None
     for x in later:
@@ -151,7 +153,7 @@ _VALUE_LINE = re.compile(
     r"[A-Za-z]\s*=)[ \t]*:?[ \t$]*(-?\d[\d.,/]*)", re.IGNORECASE)
 
 
-TRAILING = 2000
+TRAILING = 400
 _REDEFINES = re.compile(r"\\(?:(?:re)?newcommand|providecommand|def|edef|gdef|xdef|let|catcode|"
                         r"DeclareMathOperator|DeclareRobustCommand|renewenvironment)(?![A-Za-z])")
 
