@@ -42,6 +42,7 @@ class GoldAnswer:
     interval: str | None = None
     exponent: int = 0  # a gold in scientific notation: float_round applies to its mantissa
     labels: frozenset[str] = frozenset()  # the question's words an answer may carry
+    subunit: Any = None   # the money subunit the question counts in (`How many cents?`)
     # the question asks for a percentage: an answer's percent sign may always be its
     # written number (else only where the gold is 1 or more: exact.percent_match)
     percent_written: bool | None = False
@@ -72,7 +73,8 @@ def parse_gold(answer: str, answer_type: AnswerType, float_round: int = 0,
     try:
         gold = _read_gold(answer, answer_type, float_round)
         if question and answer_type is AnswerType.NUMBER:
-            gold = replace(gold, labels=words.question_labels(question),
+            labels = words.question_labels(question)
+            gold = replace(gold, labels=labels, subunit=words.counted_subunit(labels),
                            percent_written=_percent_reading(question))
     except Unreadable as exc:
         kind = "an interval" if answer_type is AnswerType.INTERVAL else "a number"

@@ -83,6 +83,7 @@ _NEGATED_BEFORE = re.compile(
     r"\bincorrect|\bnot\s+the\s+answer|\\not|\bou|\boder|\u6216)"
     r"[\s$(\[*_:,]*(?:\\\(|\\\[)?[\s$]*$", re.IGNORECASE)
 TRAILING_WINDOW = 400
+_NOTHING = " \t\n\r.$*_)]}\\"   # what may close an answer and say nothing
 # `\\boxed{B}\\text{?}`: the wrapper of a remark does not hide it.
 _UNWRAP = re.compile(r"\\(?:text|mathrm|textbf|mathbf|textit|emph)\s*\{|[{}]")
 _LETTER = re.compile(r"(?<![A-Za-z\\])[A-J](?![A-Za-z])(?!\s+[a-z])")   # not the article
@@ -100,7 +101,10 @@ def hedge_after(region: str, end: int, answer: str = "", box: bool = False,
     anything else beside the box (`\\boxed{12} lol`, `\\boxed{12} (old)`) keeps it from
     being a committed answer. A statement's own line may go on to explain itself (`The
     answer is 7, since 3+4=7`). Bounded: the first TRAILING_WINDOW characters that show."""
-    rest = _FILLER.sub(" ", region[end:end + 8 * TRAILING_WINDOW])[:TRAILING_WINDOW]
+    tail = region[end:end + 8 * TRAILING_WINDOW]
+    if not tail.strip(_NOTHING):
+        return ""   # the answer ends the response: the common case, nothing to read
+    rest = _FILLER.sub(" ", tail)[:TRAILING_WINDOW]
     line = _SPACING.sub(" ", _UNWRAP.sub("", rest.split("\n", 1)[0]))
     if _RIGHT_AFTER.match(line):
         return line.strip()

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
-from ..answers import exact, reader, words
+from ..answers import exact, reader
 from ..answers.exact import Span
 from ..answers.gold import (GoldAnswer, joined_relations, mv_value, parse_gold,  # noqa: F401
                             sympy_gold)  # (parse_gold: the grader's entry for callers)
@@ -102,7 +102,7 @@ def _read_values(gold: GoldAnswer, candidate: str) -> tuple[Value, ...] | RuleRe
 def _in_counted_subunits(gold: GoldAnswer, values: tuple[Value, ...]) -> tuple[Value, ...]:
     """A question that counts cents (`How many cents...?`): an amount in dollars is read in
     cents (`\\$0.25` is 25; `\\$25` is 2500, not 25)."""
-    unit = words.counted_subunit(gold.labels) if gold.labels else None
+    unit = gold.subunit
     if unit is None or any(g.currency for g in gold.values):
         return values
     return tuple(Value(tuple(replace(p, exact=p.exact / unit, currency=None)
