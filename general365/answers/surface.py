@@ -85,9 +85,10 @@ _DELIMS = re.compile(r"\$+|\\[()\[\]]|\*\*|__|`")
 _MAX_WRAPPERS = 64
 
 
-def group_end(text: str, start: int) -> int:
-    """The index just past the brace group opening at text[start] == '{', or -1 when it is
-    never closed. `\\{` and `\\}` are literal braces, not groups."""
+def group_close(text: str, start: int, stop: str = "") -> int:
+    """The index of the `}` that closes the brace group holding position `start`, or of a
+    `stop` character met outside any inner group; -1 when neither comes. `\\{` and `\\}`
+    are literal braces, not groups."""
     depth = 0
     i, n = start, len(text)
     while i < n:
@@ -98,11 +99,20 @@ def group_end(text: str, start: int) -> int:
         if c == "{":
             depth += 1
         elif c == "}":
-            depth -= 1
             if depth == 0:
-                return i + 1
+                return i
+            depth -= 1
+        elif depth == 0 and c in stop:
+            return i
         i += 1
     return -1
+
+
+def group_end(text: str, start: int) -> int:
+    """The index just past the brace group opening at text[start] == '{', or -1 when it is
+    never closed."""
+    end = group_close(text, start + 1)
+    return -1 if end < 0 else end + 1
 
 
 def _unwrap(s: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..answers.surface import group_end
+from ..answers.surface import group_close, group_end
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _FENCED = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
@@ -90,22 +90,7 @@ HIDDEN = " \\hidden "
 
 
 def _group_close(text: str, start: int) -> int:
-    """Where the brace group that holds position `start` closes (or the end of the text):
-    `{\\color{white} \\boxed{12}}` colours up to its `}`."""
-    depth = 0
-    i, n = start, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\" and i + 1 < n:
-            i += 2
-            continue
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            if depth == 0:
-                return i
-            depth -= 1
-        elif c == "$" and depth == 0:
-            return i
-        i += 1
-    return n
+    """Where the brace group that holds position `start` closes, or its math span ends
+    (`$`), or the text ends: `{\\color{white} \\boxed{12}}` colours up to its `}`."""
+    end = group_close(text, start, "$")
+    return len(text) if end < 0 else end
