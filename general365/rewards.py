@@ -36,6 +36,7 @@ from .errors import DataError, OptionError, UserError
 from .markers import split_reasoning
 from .schema import AnswerType, Problem, Response, Status
 from .terminal import shown
+from .validators import is_number
 
 log = logging.getLogger(__name__)
 
@@ -114,8 +115,7 @@ class AccuracyReward:
             if timeout is not None:
                 check_timeout(timeout)
             check_workers(workers)
-        if ungraded_reward is not None and (isinstance(ungraded_reward, bool) or
-                                            not isinstance(ungraded_reward, (int, float))):
+        if ungraded_reward is not None and not is_number(ungraded_reward):
             raise OptionError("ungraded_reward", f"must be a number or None (got "
                                                  f"{ungraded_reward!r})")
         if columns not in COLUMNS:

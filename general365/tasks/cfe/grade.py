@@ -101,7 +101,6 @@ class CFEGraded:
     variables: list[VariableVerdict]
     policy: str
     rule_status: Status | None = None   # cascade: the question's status before the judge
-    extra_detail: str | None = None
 
     @property
     def status(self) -> Status:
@@ -165,8 +164,6 @@ class CFEGraded:
             # prefix is not a verdict (no disagreement to count).
             parts.append(_rule_said(self.rule_status))
             parts.append(f"judge: {len(judged)} of {len(self.variables)} variable(s)")
-        if self.extra_detail:
-            parts.append(self.extra_detail)
         wrong = [f"{v.variable.name}: {v.status.value}" + (f" ({v.detail})" if v.detail else "")
                  for v in self.variables if not v.correct]
         parts.extend(wrong)
