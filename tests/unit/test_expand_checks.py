@@ -16,7 +16,7 @@ from general365.construction.checks import (FLAGS, check_one, has_format_instruc
 from general365.construction.prompt import DIRECTIONS, FIELDS, expansion_messages
 from general365.construction.reply import parse_reply
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "building.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "building.md"
 OBJ = {"question": "Q? Put your final answer in \\boxed{}.", "reasoning": "r", "answer": "12",
        "answer_type": "number", "float_round": 0, "change": "c"}
 SEED = Problem(id="s", question="How many? Put your final answer in \\boxed{}.", answer="7",
