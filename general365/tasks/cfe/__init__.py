@@ -14,7 +14,7 @@ Modules, in the order data flows (docs/cfe-bench.md):
 - judge_prompt.py the per-variable judge prompt (versioned)
 - grade.py        per-variable verdicts under a policy; the graded row (schema.Graded)
 - benchmark.py    the Benchmark protocol object (name "cfe") and its grader
-- cfe_rows.py     graded rows read back for the report
+- graded_rows.py     graded rows read back for the report
 - measures.py     Variable / Question Accuracy, pass@k, avg@k
 - report.py       the report kind: tables beside the paper's published figures
 - flow.py         reasoning-flow diagnostics (unit execution, flow lengths)

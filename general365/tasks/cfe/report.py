@@ -27,7 +27,7 @@ from ...report.kinds import ReportKind, shared_tables
 from ...report.load import ModelRuns
 from ...report.tables import INT, PCT, Column, Table
 from ...schema import Status
-from .cfe_rows import CFEModel, from_model_runs
+from .graded_rows import CFEModel, from_model_runs
 from .measures import accuracy, by_key, run_stats, variable_tallies
 
 PUBLISHED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "published")
