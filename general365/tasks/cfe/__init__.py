@@ -7,7 +7,7 @@ Modules, in the order data flows (docs/cfe-bench.md):
 - data.py         CFEProblem / Variable / FlowStep, loaded from a folder, a file or a Hub copy
 - prompts.py      chat messages (figures as data: URL image content parts)
 - latex.py        plain text from LaTeX / Markdown dressing
-- answers.py      the `name = value` lines (and boxes) of a response
+- stated.py       the `name = value` lines (and boxes) of a response
 - quantity.py     numbers with units and scientific notation, compared with a tolerance
 - symbolic.py     formula equivalence (math-verify / sympy), run in the grading pool
 - rule.py         the rule path for one variable
