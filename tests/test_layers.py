@@ -15,15 +15,15 @@ PACKAGE = Path(__file__).resolve().parents[1] / "general365"
 
 # A part of the package may not import the parts named beside it.
 FORBIDDEN = {
-    "schema": {"answers", "data", "prompts", "runners", "grading", "report", "tasks", "api",
+    "schema": {"answers", "data", "prompts", "runners", "grading", "reporting", "tasks", "api",
                "cli", "analysis", "audit", "construction", "results"},
-    "answers": {"data", "prompts", "runners", "grading", "report", "tasks", "api", "cli",
+    "answers": {"data", "prompts", "runners", "grading", "reporting", "tasks", "api", "cli",
                 "results"},
-    "data": {"prompts", "runners", "grading", "report", "tasks", "api", "cli", "results"},
-    "prompts": {"data", "runners", "grading", "report", "tasks", "api", "cli", "results"},
-    "runners": {"grading", "report", "tasks", "api", "cli", "data", "results"},
-    "grading": {"runners", "report", "tasks", "api", "cli", "data", "results"},
-    "report": {"runners", "grading", "tasks", "api", "cli", "data", "results"},
+    "data": {"prompts", "runners", "grading", "reporting", "tasks", "api", "cli", "results"},
+    "prompts": {"data", "runners", "grading", "reporting", "tasks", "api", "cli", "results"},
+    "runners": {"grading", "reporting", "tasks", "api", "cli", "data", "results"},
+    "grading": {"runners", "reporting", "tasks", "api", "cli", "data", "results"},
+    "reporting": {"runners", "grading", "tasks", "api", "cli", "data", "results"},
     "tasks": {"api", "cli"},
     "api": {"cli"},
     "audit": {"cli", "api"},
@@ -154,8 +154,10 @@ def test_the_cycle_finder_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
-@pytest.mark.parametrize("module,dep", [("general365.data.official", "general365.grading.rule"),
-                                        ("general365.report.build", "general365.grading.hybrid")])
+@pytest.mark.parametrize("module,dep", [
+    ("general365.data.official", "general365.grading.rule"),
+    ("general365.reporting.build", "general365.grading.hybrid"),
+])
 def test_the_rule_catches_an_upward_import(module, dep):
     assert part(dep) in FORBIDDEN[part(module)]
 

@@ -24,7 +24,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..errors import DataError
 from ..jsonl import iter_jsonl
 from ..markers import split_reasoning
-from ..report.load import load_graded
+from ..reporting.load import load_graded
 from ..schema import Graded
 from ..schema import Method, Status
 
