@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "general365"
 # A part of the package may not import the parts named beside it.
 FORBIDDEN = {
     "schema": {"answers", "data", "prompts", "runners", "grading", "reporting", "tasks", "api",
-               "cli", "analysis", "audit", "construction", "results"},
+               "cli", "analysis", "audit", "expand", "results"},
     "answers": {"data", "prompts", "runners", "grading", "reporting", "tasks", "api", "cli",
                 "results"},
     "data": {"prompts", "runners", "grading", "reporting", "tasks", "api", "cli", "results"},
@@ -28,7 +28,7 @@ FORBIDDEN = {
     "api": {"cli"},
     "audit": {"cli", "api"},
     "analysis": {"cli"},
-    "construction": {"cli"},
+    "expand": {"cli"},
     "results": {"cli", "api"},
     "integrations": {"cli"},
 }
