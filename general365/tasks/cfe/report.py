@@ -1,4 +1,4 @@
-"""CFE-Bench's report tables (report.tables.Table values, so the shared machinery renders
+"""CFE-Bench's report tables (reporting.tables.Table values, so the shared machinery renders
 them as Markdown, CSV and on the page), beside the paper's published figures.
 
 - `cfe_accuracy`: Variable and Question Accuracy by subset (text, multimodal, text +
