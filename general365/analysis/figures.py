@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from ..errors import MissingExtra
-from ..report.plots import Figure
+from ..reporting.plots import Figure
 from ..terminal import shown
 
 if TYPE_CHECKING:

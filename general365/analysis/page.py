@@ -10,8 +10,8 @@ from html import escape
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import __version__
-from ..report.html import CSP, SCRIPT, STYLE, figure_html
-from ..report.plots import Figure
+from ..reporting.html import CSP, SCRIPT, STYLE, figure_html
+from ..reporting.plots import Figure
 from .tables import INT, NUM, PCT, SIM, Table, fmt
 
 if TYPE_CHECKING:

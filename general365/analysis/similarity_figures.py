@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..report.plots import Figure
+from ..reporting.plots import Figure
 from .figures import _plt, _save, color
 from .similarity_prompt import SCORES
 

@@ -8,7 +8,7 @@ import csv
 import io
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..report.tables import Column, Table
+from ..reporting.tables import Column, Table
 from .similarity_prompt import BASIS_TEXT, SCORES
 
 if TYPE_CHECKING:

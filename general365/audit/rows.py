@@ -1,6 +1,6 @@
 """Graded rows as a reviewer sees them, and where the rule and the judge disagree.
 
-Graded files are read and checked by the report's reader (`report.load.load_graded`: one
+Graded files are read and checked by the report's reader (`reporting.load.load_graded`: one
 line per bad row, duplicates refused, models named the same way as in reports). That reader
 keeps only what reports need, so the fields a reviewer reads (gold, extracted answer, final
 part of the response, detail, judge reply) are taken from the same lines in a second pass,
@@ -24,7 +24,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..errors import DataError
 from ..jsonl import iter_jsonl
 from ..markers import split_reasoning
-from ..report.load import load_graded
+from ..reporting.load import load_graded
 from ..schema import Graded
 from ..schema import Method, Status
 

@@ -1,6 +1,6 @@
 """`general365 ...`: the command line. It only parses and wires: each verb is a module of
 this package (see VERBS) that adds its arguments and maps them to the library's entry point
-(general365.api and the analysis/audit/construction packages). No library module imports
+(general365.api and the analysis/audit/expand packages). No library module imports
 this package.
 
 A user's mistake (`UserError`) prints one line and exits 2; an `OptionError` names the flag

@@ -1,6 +1,6 @@
 """The bundled sample: General365-style problems written for this project (CC BY 4.0).
 
-The rows live in `general365/data/sample/*.jsonl` (one Problem a line, ../../docs/DESIGN.md);
+The rows live in `general365/data/sample/*.jsonl` (one Problem a line, docs/dataset.md);
 several files so that several people can write rows at once. They are read in sorted file
 order so that the sample's row order never depends on the file system.
 """

@@ -261,7 +261,7 @@ def test_expand_hostile_generator_reply_is_flagged_never_a_crash(tmp_path, capsy
     # crashed on the stored reply; Infinity and 1e999 became an unflagged gold "inf".
     from general365 import load_problems
     from general365.cli import main
-    from general365.construction.checks import BLOCKING
+    from general365.expand.checks import BLOCKING
     from support.servers import Behaviour, FaultServer
 
     seed = next(p for p in load_problems(source="sample") if p.id == "g365s-001")
@@ -302,7 +302,7 @@ def test_expand_gold_that_stalls_the_parser_is_flagged_within_the_limit(tmp_path
     # golds are read in the rule pool now, under a limit (30 s; 2 s here).
     from general365 import load_problems
     from general365.cli import main
-    from general365.construction import checks
+    from general365.expand import checks
     from support.servers import Behaviour, FaultServer
 
     monkeypatch.setattr(checks, "GOLD_TIMEOUT", 2.0)

@@ -38,7 +38,7 @@ OWNERS = {
     "general365/runners/vllm.py": "vllm",
     "general365/runners/vllm_dp.py": "vllm",
     "general365/runners/vllm_engine.py": "vllm",
-    "general365/report/plots.py": "plots",
+    "general365/reporting/plots.py": "plots",
     "general365/analysis/": "analysis",   # a folder: every module in it
     "general365/results/send_tensorboard.py": "tensorboard",
     "general365/results/send_wandb.py": "wandb",
@@ -151,8 +151,8 @@ def test_the_check_catches_an_undeclared_import(tmp_path):
     # kinds of import that are fine.
     (tmp_path / "setup.cfg").write_text((REPO / "setup.cfg").read_text())
     pkg = tmp_path / "general365"
-    (pkg / "report").mkdir(parents=True)
-    (pkg / "report" / "plots.py").write_text("import matplotlib\nimport seaborn\n")
+    (pkg / "reporting").mkdir(parents=True)
+    (pkg / "reporting" / "plots.py").write_text("import matplotlib\nimport seaborn\n")
     (pkg / "grading").mkdir()
     (pkg / "grading" / "rule.py").write_text(
         "import os, json\nfrom . import x\nimport numpy\n"

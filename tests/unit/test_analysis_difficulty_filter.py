@@ -12,7 +12,7 @@ import pytest
 
 from general365.analysis.solve_rates import solve_rates
 from general365.cli import main
-from general365.report.load import load_graded
+from general365.reporting.load import load_graded
 
 # id -> (seed_id, {model: [correct?, ...] one per run})
 PLAN = {

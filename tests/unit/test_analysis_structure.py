@@ -13,8 +13,8 @@ import pytest
 from general365 import AnswerType, Problem
 from general365.analysis import analyze
 from general365.analysis.structure import SCREEN, THRESHOLD, StructureIndex, combined, parts
-from general365.construction.candidates import ExpansionCandidate
-from general365.construction.checks import check_near_duplicates
+from general365.expand.candidates import ExpansionCandidate
+from general365.expand.checks import check_near_duplicates
 from general365.data.sample import load_sample
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -15,7 +15,7 @@ import pytest
 from general365.errors import UserError
 from general365.grading.judge import Judge
 from general365.schema import Response, Status
-from general365.tasks.cfe.cfe_rows import read_cfe_graded
+from general365.tasks.cfe.graded_rows import read_cfe_graded
 from general365.tasks.cfe.data import CFEProblem, Variable, VariableType
 from general365.tasks.cfe.grade import grade, question_status
 from general365.tasks.cfe.judge_prompt import PROMPT_VERSION

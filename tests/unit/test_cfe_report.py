@@ -11,9 +11,9 @@ from math import comb
 import pytest
 
 from general365.errors import DataError
-from general365.report.load import load_graded
-from general365.report.tables import to_csv, to_markdown
-from general365.tasks.cfe.cfe_rows import read_cfe_graded
+from general365.reporting.load import load_graded
+from general365.reporting.tables import to_csv, to_markdown
+from general365.tasks.cfe.graded_rows import read_cfe_graded
 from general365.tasks.cfe.grade import question_status
 from general365.tasks.cfe.measures import accuracy, pass_at_k, run_stats
 from general365.tasks.cfe.report import published, report_tables

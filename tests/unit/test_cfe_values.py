@@ -1,4 +1,4 @@
-"""Reading a response's variable values (answers.py) and comparing numbers with units
+"""Reading a response's variable values (stated.py) and comparing numbers with units
 (quantity.py), the in-process half of CFE-Bench's rule path."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from general365.tasks.cfe.answers import name_key, read_answers
+from general365.tasks.cfe.stated import name_key, read_answers
 from general365.tasks.cfe.quantity import (DEFAULT_TOLERANCE, close, compare, parse_quantity,
                                            parse_unit)
 

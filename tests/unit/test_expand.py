@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from general365.cli import main
-from general365.construction.checks import FLAGS
+from general365.expand.checks import FLAGS
 from general365.runners.store import iter_records
 from support.expansion import (EXPECTED_FLAGS, KINDS, expansion_script, reply_text,
                                sample_families, seed_of)

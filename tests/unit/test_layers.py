@@ -15,20 +15,20 @@ PACKAGE = Path(__file__).resolve().parents[2] / "general365"
 
 # A part of the package may not import the parts named beside it.
 FORBIDDEN = {
-    "schema": {"answers", "data", "prompts", "runners", "grading", "report", "tasks", "api",
-               "cli", "analysis", "audit", "construction", "results"},
-    "answers": {"data", "prompts", "runners", "grading", "report", "tasks", "api", "cli",
+    "schema": {"answers", "data", "prompts", "runners", "grading", "reporting", "tasks", "api",
+               "cli", "analysis", "audit", "expand", "results"},
+    "answers": {"data", "prompts", "runners", "grading", "reporting", "tasks", "api", "cli",
                 "results"},
-    "data": {"prompts", "runners", "grading", "report", "tasks", "api", "cli", "results"},
-    "prompts": {"data", "runners", "grading", "report", "tasks", "api", "cli", "results"},
-    "runners": {"grading", "report", "tasks", "api", "cli", "data", "results"},
-    "grading": {"runners", "report", "tasks", "api", "cli", "data", "results"},
-    "report": {"runners", "grading", "tasks", "api", "cli", "data", "results"},
+    "data": {"prompts", "runners", "grading", "reporting", "tasks", "api", "cli", "results"},
+    "prompts": {"data", "runners", "grading", "reporting", "tasks", "api", "cli", "results"},
+    "runners": {"grading", "reporting", "tasks", "api", "cli", "data", "results"},
+    "grading": {"runners", "reporting", "tasks", "api", "cli", "data", "results"},
+    "reporting": {"runners", "grading", "tasks", "api", "cli", "data", "results"},
     "tasks": {"api", "cli"},
     "api": {"cli"},
     "audit": {"cli", "api"},
     "analysis": {"cli"},
-    "construction": {"cli"},
+    "expand": {"cli"},
     "results": {"cli", "api"},
     "integrations": {"cli"},
 }
@@ -154,8 +154,10 @@ def test_the_cycle_finder_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
-@pytest.mark.parametrize("module,dep", [("general365.data.official", "general365.grading.rule"),
-                                        ("general365.report.build", "general365.grading.hybrid")])
+@pytest.mark.parametrize("module,dep", [
+    ("general365.data.official", "general365.grading.rule"),
+    ("general365.reporting.build", "general365.grading.hybrid"),
+])
 def test_the_rule_catches_an_upward_import(module, dep):
     assert part(dep) in FORBIDDEN[part(module)]
 

@@ -10,8 +10,8 @@ import pytest
 
 from general365.cli import main
 from general365.errors import DataError
-from general365.report import REPORT_SCHEMA, REPORT_VERSION, build_report
-from general365.report.load import load_graded
+from general365.reporting import REPORT_SCHEMA, REPORT_VERSION, build_report
+from general365.reporting.load import load_graded
 from test_report_cases import alpha_rows, row, small_case, write_jsonl
 
 EXPECTED_FILES = {

@@ -10,8 +10,8 @@ import matplotlib
 matplotlib.use("Agg")
 import pytest  # noqa: E402
 
-from general365.report import build_report, plots, stats  # noqa: E402
-from general365.report.summary import ModelSummary  # noqa: E402
+from general365.reporting import build_report, plots, stats  # noqa: E402
+from general365.reporting.summary import ModelSummary  # noqa: E402
 from test_report_cases import small_case  # noqa: E402
 
 

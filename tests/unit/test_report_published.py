@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from general365.report import published as pub
-from general365.report.summary import ranked, summarize_published
+from general365.reporting import published as pub
+from general365.reporting.summary import ranked, summarize_published
 from general365.schema import Category
 
 

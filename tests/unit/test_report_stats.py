@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from general365.report import stats
-from general365.report.load import parse_row
+from general365.reporting import stats
+from general365.reporting.load import parse_row
 from test_report_cases import family_rows
 
 

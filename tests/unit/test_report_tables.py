@@ -7,8 +7,8 @@ import io
 
 import pytest
 
-from general365.report import build_report
-from general365.report.tables import to_csv, to_markdown
+from general365.reporting import build_report
+from general365.reporting.tables import to_csv, to_markdown
 from test_report_cases import small_case
 
 CATS = ["Complex Constraints", "Branching & Enumeration", "Spatial & Temporal",
@@ -144,7 +144,7 @@ def test_tokens_table(report):
 
 def test_leaderboard_ranks_all_groups_together(report):
     t = report.table("table1_categories")
-    from general365.report.tables import leaderboard_table
+    from general365.reporting.tables import leaderboard_table
 
     board = leaderboard_table(report.models)
     assert [r[1] for r in board.rows] == ["gamma", "alpha", "beta"]
@@ -163,7 +163,7 @@ def test_markdown_and_csv_renderings(report):
     assert "| **Reasoning Models** |" in md and "| **Chat Models** |" in md
     assert "| alpha | your run | 75.0 | 75.0 | 0.0 |  |" in md
     # a "|" in a model name must not break the Markdown table
-    from general365.report.tables import Column, Table
+    from general365.reporting.tables import Column, Table
 
     odd = Table("x", "x", [Column("Model")], rows=[["a|b"]])
     assert "a\\|b" in to_markdown(odd)
@@ -211,6 +211,6 @@ def test_a_random_weight_model_is_grouped_as_a_demo_not_by_its_preset(tmp_path):
     assert groups["beta"] == "Chat Models" and groups["Gemini-3-Pro"] == "Reasoning Models"
     # the demo group comes last, after the paper's models and the user's real ones
     assert t.groups[-1] == groups["alpha"]
-    from general365.report.tables import leaderboard_table
+    from general365.reporting.tables import leaderboard_table
 
     assert leaderboard_table(rep.models).cell("alpha", "Group", label_column=1) == "demo"

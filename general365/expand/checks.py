@@ -1,6 +1,6 @@
 """The automatic checks on candidates: each is a named flag with a reason.
 
-FLAGS is the documented list (docs/building.md shows it; a test holds the two together).
+FLAGS is the documented list (docs/expand.md shows it; a test holds the two together).
 A flag is advice for the reviewer, except the three in BLOCKING: a candidate with one of
 those cannot become a dataset row until a reviewer edits it (`expand select` refuses it).
 

@@ -5,7 +5,7 @@ page. Reads graded files only (and a run folder's run.json for provenance); neve
     report = general365.report(["runs/a/graded.jsonl"], "report/", published="full")
     report.table("table1_categories").cell("my-model", "Overall")
 
-(general365.report.build has the parts: build_report computes, write_report writes.) The
+(general365.reporting.build has the parts: build_report computes, write_report writes.) The
 names below are imported on first use: `import general365` stays cheap.
 """
 

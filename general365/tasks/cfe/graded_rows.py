@@ -1,4 +1,4 @@
-"""CFE-Bench graded rows, read for the report: the shared reader's rows (report/load.py:
+"""CFE-Bench graded rows, read for the report: the shared reader's rows (reporting/load.py:
 schema.Graded, every field checked, grouped by model, duplicates refused) with each row's
 `parts` (one verdict per variable), modality and subject checked here, one DataError
 naming file:line, id and field.
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from ...errors import DataError
-from ...report.load import ModelRuns, load_graded
+from ...reporting.load import ModelRuns, load_graded
 from ...schema import Graded, Status
 
 MODALITIES = ("text", "mm")
