@@ -17,7 +17,8 @@ from ..folders import write_folder
 from ..fsutil import write_text
 from . import figures as figs
 from .page import render_page
-from .tables import all_tables, to_csv
+from ..report.tables import to_csv
+from .tables import all_tables
 
 if TYPE_CHECKING:
     from .core import Analysis
