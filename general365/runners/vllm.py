@@ -1,10 +1,6 @@
-"""A runner on vLLM's offline engine: every prompt submitted at once, vLLM batches them.
-
-One engine in this process (vllm_engine.py), or with data parallelism one engine process
-per GPU group (vllm_dp.py). vLLM's own distributed options (tensor and pipeline
-parallelism, `distributed_executor_backend="ray"` for several nodes) pass straight through
-to the engine. vLLM is imported only when a runner is built.
-"""
+"""A runner on vLLM's offline engine: one engine in this process (vllm_engine.py), or one
+process per GPU group with data parallelism (vllm_dp.py). vLLM's own distributed options
+pass straight through to the engine."""
 
 from __future__ import annotations
 

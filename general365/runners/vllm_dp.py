@@ -1,17 +1,10 @@
 """Data parallelism for the vLLM runner: one engine process per GPU group.
 
-Each worker process sees only its GPUs (CUDA_VISIBLE_DEVICES set before vLLM is imported
-there), runs a whole `Engine` (tensor parallel inside it if asked), and gets a fixed shard
-of the requests (round robin). The parent talks to the workers over pipes in two phases,
-so that refusals stay up front across all shards:
-
-    count:  each worker renders and counts its shard; the parent plans every budget and
-            refuses the run before any worker generates anything;
-    run:    each worker generates its shard and sends each Generation back as it
-            finishes; the parent yields them as they arrive from any worker.
-
-Workers are started with "spawn" (CUDA cannot be forked), so a script that builds a
-runner needs the `if __name__ == "__main__":` guard.
+Each worker sees only its GPUs (CUDA_VISIBLE_DEVICES set before vLLM is imported) and gets
+a round-robin shard of the requests. Two phases keep refusals up front across shards:
+every worker counts its shard and the parent plans every budget; then each generates and
+sends each Generation back as it finishes. Workers are spawned (CUDA cannot be forked), so
+a script that builds a runner needs the `if __name__ == "__main__":` guard.
 """
 
 from __future__ import annotations

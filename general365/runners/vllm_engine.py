@@ -1,19 +1,8 @@
-"""One vLLM engine in this process: render and count every prompt, then generate.
-
-What `LLM.chat` does is render each conversation with the model's chat template, then
-generate. Here the two halves are taken apart (the same renderer `LLM.chat` uses, then the
-same engine loop `LLM.generate` runs) for two reasons:
-
-- every prompt is rendered and counted BEFORE anything is generated, so that a prompt that
-  cannot fit with its max_tokens is refused up front (limits.py) rather than cut short by
-  the engine; an identical prompt (the same problem in several runs) is rendered once;
-- results are yielded as each request finishes, so the run store appends them at once and
-  a run killed after hours keeps what was done.
-
-Each request carries its own `SamplingParams` (n=1; each run has its own seed), with
-max_tokens always explicit. Both the runner (vllm.py) and the data-parallel workers
-(vllm_dp.py) drive this class; it imports neither. vLLM is imported only when an engine
-is built.
+"""One vLLM engine in this process. `LLM.chat`'s two halves taken apart (the same renderer,
+then the same engine loop) so that every prompt is rendered and counted before anything is
+generated (refused up front if it cannot fit: limits.py), and results are yielded as each
+request finishes (the store appends them at once). vLLM is imported only when an engine is
+built.
 """
 
 from __future__ import annotations
