@@ -12,13 +12,13 @@ import itertools
 import sys
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any, Awaitable, Callable
 from urllib.parse import urlparse
 
 from ..errors import OptionError, UserError
 from ..redact import shown_url
 from ..terminal import shown
+from .provenance import now
 
 
 @dataclass(frozen=True)
@@ -46,10 +46,6 @@ def check_urls(urls: list[str]) -> list[str]:
         seen.add(shown_url(url))
         out.append(url)
     return out
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 @dataclass
@@ -106,7 +102,7 @@ class Endpoint:
         if self.up:
             self.up = False
             self.marked_down += 1
-            self.down_since = _now()
+            self.down_since = now()
 
     def mark_up(self) -> None:
         self.streak = 0

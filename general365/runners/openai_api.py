@@ -165,7 +165,8 @@ class OpenAIRunner:
             if self.max_model_len is not None:
                 counted = await count_prompts(
                     clients[counter.url], target(counter.target)[0], self.model, requests,
-                    template_kwargs=self._template_kwargs, concurrency=self.concurrency,
+                    template_kwargs=lambda r: r.template_kwargs(self.chat_template_kwargs),
+                    concurrency=self.concurrency,
                     timeout=self._quick_timeout,
                     clean=lambda text: self._clean(text, 120))
                 self._prompt_tokens.update(counted.counts)
@@ -230,18 +231,12 @@ class OpenAIRunner:
         extra.update({k: v for k, v in s.extra if k != "chat_template_kwargs"})
         if s.top_k is not None and s.top_k != -1:   # -1 = off: the OpenAI API has no top_k
             extra["top_k"] = s.top_k
-        template = self._template_kwargs(req)
+        template = req.template_kwargs(self.chat_template_kwargs)
         if template:
             extra["chat_template_kwargs"] = template
         if extra:
             kwargs["extra_body"] = extra
         return kwargs
-
-    def _template_kwargs(self, req: GenerationRequest) -> dict[str, Any]:
-        # The settings' own kwargs win: they are part of the store key (same rule as the
-        # vllm and transformers runners).
-        own = dict(req.sampling.extra).get("chat_template_kwargs") or {}
-        return {**(self.chat_template_kwargs or {}), **own}
 
     def generate(self, requests: list[GenerationRequest]) -> Iterator[Generation]:
         if not requests:

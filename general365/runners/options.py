@@ -1,8 +1,6 @@
 """The options of a generation, checked once, here, before anything loads or is written:
-`general365.generate` (the Python API) and `general365 generate` (the command line) pass the
-same values through the same checks, so both refuse exactly the same inputs. An error
-names the option (errors.OptionError: `temperature` for the API, `--temperature` for the
-command line)."""
+the Python API and the command line pass the same values through the same checks, so both
+refuse exactly the same inputs (errors.OptionError names the option either way)."""
 
 from __future__ import annotations
 
@@ -91,7 +89,6 @@ def check_options(o: Mapping[str, Any]) -> None:
 
 
 def base_urls(base_url: str | Sequence[str] | None) -> list[str]:
-    """One URL or several (the command line's repeated --base-url), as a list."""
     if base_url is None:
         return []
     return [base_url] if isinstance(base_url, str) else list(base_url)
@@ -100,8 +97,7 @@ def base_urls(base_url: str | Sequence[str] | None) -> list[str]:
 def parallel_options(tensor_parallel_size: int = 1, pipeline_parallel_size: int = 1,
                      data_parallel_size: int = 1,
                      distributed_executor_backend: str | None = None) -> dict[str, Any]:
-    """vLLM's own distributed options, checked, as engine keyword arguments: passed straight
-    through to vLLM, which does the work. Raises OptionError before any engine starts."""
+    """vLLM's own distributed options, checked, as engine keyword arguments."""
     for name, value in (("tensor_parallel_size", tensor_parallel_size),
                         ("pipeline_parallel_size", pipeline_parallel_size),
                         ("data_parallel_size", data_parallel_size)):
@@ -141,7 +137,6 @@ def _is_utf8(text: str) -> bool:
 
 def template_kwargs(chat_template_kwargs: str | Mapping[str, Any] | None,
                     enable_thinking: bool = False) -> dict[str, Any] | None:
-    """The chat template's options: a mapping, or its JSON text (the command line's)."""
     kwargs: Any = {}
     if isinstance(chat_template_kwargs, str):
         try:
@@ -232,7 +227,6 @@ def build_requests(problems: Sequence[Any], messages: Callable[[Any], tuple],
 
 
 def runner_options(o: Mapping[str, Any], chat_kwargs: dict[str, Any] | None) -> dict[str, Any]:
-    """The backend's own keyword options, from the generation's."""
     backend = o["backend"]
     if backend == "openai":
         from .openai_api import RetryPolicy
@@ -258,8 +252,7 @@ def runner_options(o: Mapping[str, Any], chat_kwargs: dict[str, Any] | None) -> 
 
 def typed_engine_args(backend: str, engine_args: Mapping[str, Any] | Sequence[str] | None,
                       *, model: str, revision: str | None = None) -> dict[str, Any]:
-    """The engine's keyword arguments, checked and typed (runners/engine_args.py);
-    {} when none are given. Raises OptionError naming the key."""
+    """The engine's keyword arguments, checked and typed (engine_args.py)."""
     from .engine_args import OPTION, OWN, check_storable, parse_pairs
 
     pairs = parse_pairs(engine_args)

@@ -44,9 +44,8 @@ def _looks_like_path(model: str) -> bool:
 
 
 def check_local_model(model: str) -> None:
-    """Refuse, in one line and before the backend loads anything, a model that is meant as
-    a folder on disk but is not one holding a model (the libraries answer such a path with a
-    Hub-id complaint or a tokenizer traceback)."""
+    """Refuse a model meant as a folder on disk that holds no model, before the backend
+    loads (the libraries answer with a Hub-id complaint or a traceback)."""
     path = os.path.expanduser(model)
     if os.path.exists(path):
         if not os.path.isdir(path):
@@ -61,7 +60,6 @@ def check_local_model(model: str) -> None:
 
 
 def make_runner(backend: str, model: str, **opts: Any) -> Runner:
-    """A runner for `backend` on `model`; `opts` are that backend's keyword options."""
     if backend in LOCAL_BACKENDS:   # before importing the backend: that takes seconds
         check_local_model(model)
     cls = runner_class(backend)

@@ -189,10 +189,8 @@ class TransformersRunner:
             raise UserError(f"model {self.model_name!r} has no end-of-sequence token")
         return ids
 
-    # --- before anything is generated -------------------------------------------------
-
     def _prompt_ids(self, req: GenerationRequest) -> list[int]:
-        kwargs = {**self.chat_template_kwargs, **(_extra(req).get("chat_template_kwargs") or {})}
+        kwargs = req.template_kwargs(self.chat_template_kwargs)
         key = (req.prompt_hash(), json.dumps(kwargs, sort_keys=True, default=str))
         ids = self._rendered.get(key)
         if ids is None:
@@ -216,8 +214,6 @@ class TransformersRunner:
             _logit_bias(req, vocab)
         return plan_budgets(requests, [len(self._prompt_ids(r)) for r in requests],
                             self.max_model_len)
-
-    # --- generating ---------------------------------------------------------------------
 
     def generate(self, requests: list[GenerationRequest]) -> Iterator[Generation]:
         budgets = self.prepare(requests)  # all refusals happen here, before any output

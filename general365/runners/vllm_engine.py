@@ -81,14 +81,8 @@ class Engine:
         self._rendered: dict[tuple[str, str], dict[str, Any]] = {}
         self._ids = itertools.count()
 
-    # --- rendering ----------------------------------------------------------------------
-
-    def _template_kwargs(self, req: GenerationRequest) -> dict[str, Any]:
-        extra = dict(req.sampling.extra).get("chat_template_kwargs") or {}
-        return {**self.chat_template_kwargs, **extra}
-
     def _render(self, req: GenerationRequest) -> dict[str, Any]:
-        kwargs = self._template_kwargs(req)
+        kwargs = req.template_kwargs(self.chat_template_kwargs)
         key = (req.prompt_hash(), json.dumps(kwargs, sort_keys=True, default=str))
         prompt = self._rendered.get(key)
         if prompt is None:
@@ -136,8 +130,6 @@ class Engine:
             lengths.append(n)
         return lengths
 
-    # --- generating ---------------------------------------------------------------------
-
     def run(self, requests: list[GenerationRequest], budgets: list[Budget]
             ) -> Iterator[Generation]:
         from vllm.sampling_params import RequestOutputKind
@@ -150,7 +142,8 @@ class Engine:
             params = self.SamplingParams(**_sampling_kwargs(req, budget.max_tokens))
             params.output_kind = RequestOutputKind.FINAL_ONLY
             params_list.append(params)
-            needs_parsing |= bool(self._template_kwargs(req).get("enable_thinking"))
+            needs_parsing |= bool(req.template_kwargs(self.chat_template_kwargs)
+                                  .get("enable_thinking"))
         adjust = getattr(self.llm, "_adjust_params_for_parsing", None)
         if needs_parsing and adjust is not None:  # as LLM.chat does for thinking templates
             adjust(params_list)
