@@ -7,6 +7,7 @@ from typing import Any
 
 from ..markers import split_reasoning
 from ..redact import Redactor
+from ..validators import is_int
 from .base import Generation, GenerationRequest
 
 
@@ -73,6 +74,6 @@ def _read(req: GenerationRequest, completion: Any, max_tokens: int, redactor: Re
 def _count(value: object) -> int | None:
     """A token count as reported, or None: the SDK does not validate replies, and a string
     (perhaps the key) or a 400-digit number must not reach responses.jsonl."""
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 53:
+    if is_int(value) and 0 <= value < 2 ** 53:
         return value
     return None

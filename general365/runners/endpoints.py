@@ -18,6 +18,7 @@ from urllib.parse import urlparse
 from ..errors import OptionError, UserError
 from ..redact import shown_url
 from ..terminal import shown
+from ..validators import is_int
 from .provenance import now
 
 
@@ -242,7 +243,7 @@ def survey(endpoints: list[Endpoint], listings: list[dict[str, Any] | str], mode
         entry = models.get(model)
         extra = (entry.model_extra or {}) if entry else {}
         reported = extra.get("max_model_len")
-        if isinstance(reported, int) and not isinstance(reported, bool) and reported > 0:
+        if is_int(reported) and reported > 0:
             lengths[ep.url] = ep.reported["max_model_len"] = reported
         if isinstance(extra.get("root"), str):   # vLLM: the weights it loaded
             ep.reported["root"] = clean(extra["root"])

@@ -23,6 +23,7 @@ from ..interrupts import raise_interrupt, route_sigint
 from ..redact import Redactor, shown_url, target, url_secrets
 from ..retry import backoff_delay, retry_after_seconds
 from ..terminal import shown
+from ..validators import option_int
 from .base import Generation, GenerationRequest
 from .chat_reply import BadReply, post_chat, read_completion
 from .endpoints import Dispatcher, Endpoint, HealthPolicy, check_urls, summary_lines, survey
@@ -68,8 +69,7 @@ class OpenAIRunner:
             import openai  # noqa: F401
         except ImportError:
             raise MissingExtra("openai", "openai") from None
-        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-            raise OptionError("concurrency", f"must be at least 1 (got {concurrency!r})")
+        option_int("concurrency", concurrency, text=f"must be at least 1 (got {concurrency!r})")
         if not (request_timeout > 0 and math.isfinite(request_timeout)):
             # 0 or less would make every request "time out" and read as an unreachable server
             raise OptionError("request_timeout", f"must be a positive number of seconds "

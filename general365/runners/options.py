@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import math
 import os
 from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import OptionError
+from ..validators import is_finite, is_int, is_number
 from .base import GenerationRequest, SamplingSettings, preset, run_seed
 from .endpoints import check_urls
 from .registry import check_backend
@@ -32,7 +32,7 @@ EXECUTOR_BACKENDS = ("mp", "ray", "uni")
 def _check_count(name: str, value: Any, least: int, *, optional: bool = True) -> None:
     if value is None and optional:
         return
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_int(value):
         raise OptionError(name, f"must be an integer (got {value!r})")
     if value < least:
         raise OptionError(name, f"must be at least {least} (got {value})")
@@ -48,17 +48,16 @@ def check_options(o: Mapping[str, Any]) -> None:
         value = o.get(name)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if not is_number(value):
             raise OptionError(name, f"must be a number (got {value!r})")
-        if not math.isfinite(value):
+        if not is_finite(value):
             raise OptionError(name, f"must be a finite number (got {value})")
     if o.get("temperature") is not None and o["temperature"] < 0:
         raise OptionError("temperature", f"must be >= 0 (got {o['temperature']})")
     if o.get("top_p") is not None and not 0 < o["top_p"] <= 1:
         raise OptionError("top_p", f"must be in (0, 1] (got {o['top_p']})")
     top_k = o.get("top_k")
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int)
-                              or top_k == 0 or top_k < -1):
+    if top_k is not None and (not is_int(top_k) or top_k == 0 or top_k < -1):
         raise OptionError("top_k", f"must be -1 (off) or a positive integer (got {top_k})")
     # The command line hands over bytes that are not UTF-8 as lone surrogates; these go
     # into every record and would fail the first write.

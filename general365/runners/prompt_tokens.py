@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 from ..errors import UserError
 from ..redact import shown_url
+from ..validators import is_int
 from .base import GenerationRequest
 
 
@@ -73,7 +74,7 @@ async def count_prompts(client: Any, base_url: str, model: str,
                 give_up("answered with a body that is not JSON")
                 return
         n = reply.get("count") if isinstance(reply, dict) else None
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        if not is_int(n) or n < 1:
             give_up(f"answered {clean(_shape(reply))}, not a token count")
             return
         out.counts[h] = n

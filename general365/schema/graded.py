@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..errors import DataError
+from ..validators import is_int, is_number
 from .enums import AnswerType, Category, Method, Status
 from .fields import _int, _str, parse_categories
 from .records import Problem, Response, Verdict
@@ -83,9 +84,8 @@ class Graded:
                 raise DataError("missing field", field="seed_id",
                                 expected="the id of its seed problem for a variant", **where)
             seed_id = self.response.id
-        if isinstance(seed_id, int) and not isinstance(seed_id, bool):
-            seed_id = str(seed_id)
-        seed_id = _str(seed_id, "seed_id", where, allow_empty=False)
+        seed_id = _str(str(seed_id) if is_int(seed_id) else seed_id, "seed_id", where,
+                       allow_empty=False)
         object.__setattr__(self, "_variant", variant)
         object.__setattr__(self, "_seed_id", seed_id)
 
@@ -227,8 +227,7 @@ def _verdict_of(d: Mapping[str, Any], response: Response, where: dict) -> Verdic
         raise DataError("wrong type", field="parts", value=parts,
                         expected="a list of objects", **where)
     score = d.get("score")
-    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))
-                              or not 0 <= score <= 1):
+    if score is not None and (not is_number(score) or not 0 <= score <= 1):
         raise DataError("out of range", field="score", value=score,
                         expected="a number from 0 to 1", **where)
     return Verdict(response.id, response.run, status, method, extracted,

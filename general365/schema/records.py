@@ -12,7 +12,9 @@ from typing import Any, Iterable, Mapping
 
 from ..errors import DataError
 from .enums import AnswerType, Category, Method, Status
-from .fields import _int, _req, _str, parse_categories, parse_float_round, row_id_and_run
+from ..validators import is_number
+from .fields import (_int, _req, _str, parse_categories, parse_float_round, row_id,
+                     row_id_and_run)
 
 
 @dataclass(frozen=True)
@@ -48,14 +50,10 @@ class Problem:
         where: dict[str, Any] = {"path": path, "line": line}
         if not isinstance(d, Mapping):
             raise DataError("not a JSON object", value=d, expected="an object", **where)
-        pid = _req(d, "id", where)
-        if isinstance(pid, int) and not isinstance(pid, bool):
-            pid = str(pid)
-        pid = _str(pid, "id", where, allow_empty=False)
-        where["row_id"] = pid
+        pid = row_id(d, where)
         question = _str(_req(d, "question", where), "question", where, allow_empty=False)
         answer = d.get("answer")
-        if isinstance(answer, (int, float)) and not isinstance(answer, bool):
+        if is_number(answer):
             answer = str(answer)
         answer = _str(_req(d, "answer", where) if answer is None else answer,
                       "answer", where, allow_empty=False)
