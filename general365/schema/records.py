@@ -78,18 +78,9 @@ class Problem:
                    categories=categories, reasoning=reasoning, source=source, extra=extra)
 
     def to_dict(self, *, with_extra: bool = False) -> dict[str, Any]:
-        d = {
-            "id": self.id,
-            "seed_id": self.seed_id,
-            "variant": self.variant,
-            "question": self.question,
-            "answer": self.answer,
-            "answer_type": self.answer_type.value,
-            "float_round": self.float_round,
-            "categories": [c.value for c in self.categories],
-            "reasoning": self.reasoning,
-            "source": self.source,
-        }
+        d = {k: getattr(self, k) for k in self.FIELDS}
+        d["answer_type"] = self.answer_type.value
+        d["categories"] = [c.value for c in self.categories]
         if with_extra:
             for k, v in self.extra.items():
                 d.setdefault(k, v)
@@ -214,10 +205,9 @@ class Verdict:
             d["judge"] = self.judge
         if self.detail:
             d["detail"] = self.detail
-        if self.parts is not None:
-            d["parts"] = self.parts
-        if self.score is not None:
-            d["score"] = self.score
+        for key in ("parts", "score"):
+            if getattr(self, key) is not None:
+                d[key] = getattr(self, key)
         return d
 
 
