@@ -1,9 +1,6 @@
-"""The bundled sample: General365-style problems written for this project (CC BY 4.0).
-
-The rows live in `general365/data/sample/*.jsonl` (one Problem a line, ../../docs/DESIGN.md);
-several files so that several people can write rows at once. They are read in sorted file
-order so that the sample's row order never depends on the file system.
-"""
+"""The bundled sample: General365-style problems written for this project (CC BY 4.0), one
+Problem a line in `general365/data/sample/*.jsonl` (several files, so several people can
+write rows at once), read in sorted file order."""
 
 from __future__ import annotations
 
@@ -15,7 +12,6 @@ from ..schema import Problem
 
 
 def sample_dir() -> Path:
-    """The folder that holds the sample's JSON Lines files."""
     return Path(__file__).resolve().parent / "sample"
 
 
