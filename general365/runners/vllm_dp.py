@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import UserError
 from .base import Generation, GenerationRequest
-from .limits import Budget, plan_budgets
+from .limits import Budget
 
 START_TIMEOUT_S = 1800.0
 
@@ -142,7 +142,7 @@ class EnginePool:
         n = len(self.workers)
         return [list(range(rank, len(requests), n)) for rank in range(n)]
 
-    def prepare(self, requests: list[GenerationRequest]) -> list[Budget]:
+    def count(self, requests: list[GenerationRequest]) -> list[int]:
         if self.broken or not self.workers:
             raise RuntimeError("this data-parallel vLLM runner was stopped midway or closed")
         shards = self._shards(requests)
@@ -155,10 +155,10 @@ class EnginePool:
         for rank, (shard, reply) in enumerate(zip(shards, replies)):
             for i, n in zip(shard, self._check(rank, "counts", reply)):
                 counts[i] = n
-        return plan_budgets(requests, counts, self.max_model_len)
+        return counts
 
-    def generate(self, requests: list[GenerationRequest]) -> Iterator[Generation]:
-        budgets = self.prepare(requests)  # all shards are counted and checked first
+    def run(self, requests: list[GenerationRequest], budgets: list[Budget]
+            ) -> Iterator[Generation]:
         shards = self._shards(requests)
         for rank, shard in enumerate(shards):
             payload = ([requests[i] for i in shard], [budgets[i] for i in shard])
