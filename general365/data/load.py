@@ -12,14 +12,13 @@ from ..schema import Problem
 from .hub import CONFIGS, to_dataset
 from .official import OFFICIAL_HUB_ID, import_source
 from .outdir import built_configs
-from .readers import SPLITS, looks_like_hub_id, require_hub
+from .readers import check_split, looks_like_hub_id, require_hub
 
 
 def _check(config: str, split: str) -> None:
     if config not in CONFIGS:
         raise UserError(f"unknown config {config!r}; expected one of {', '.join(CONFIGS)}")
-    if split not in SPLITS:
-        raise UserError(f"unknown split {split!r}; expected public or test")
+    check_split(split)
 
 
 def _select(problems: list[Problem], config: str) -> list[Problem]:

@@ -16,7 +16,7 @@ from ..errors import DataError, DataErrors, UserError
 from ..answers import gold as golds_parser
 from ..schema import Problem
 from .linkage import Linkage, derive, read_linkage_file
-from .readers import SPLITS, RawRow, read_source
+from .readers import RawRow, check_split, read_source
 
 OFFICIAL_HUB_ID = "meituan-longcat/General365_Public"
 
@@ -94,8 +94,7 @@ def import_source(source: str, *, split: str = "public",
                   linkage_file: str | None = None) -> ImportResult:
     """Import a Hub id, a file, a folder of files (also one written by `dataset build`),
     or "sample" (the bundled sample)."""
-    if split not in SPLITS:
-        raise UserError(f"unknown split {split!r}; expected public or test")
+    check_split(split)
     rows, described, notes = read_source(source, split=split)
     if not rows:  # an empty file would pass every row check and build an empty card
         raise UserError(f"{described}: no rows (split {split!r}); expected at least one "

@@ -20,6 +20,11 @@ from ..jsonl import text_values
 
 DATA_SUFFIXES = (".parquet", ".jsonl", ".json")
 SPLITS = ("public", "test")
+
+
+def check_split(split: str) -> None:
+    if split not in SPLITS:
+        raise UserError(f"unknown split {split!r}; expected public or test")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 _TRUE = {"1", "true", "yes", "on"}
 
@@ -289,12 +294,9 @@ def read_source(source: str, *, split: str) -> tuple[list[RawRow], str, list[str
     if source == "sample":
         if split != "public":
             raise UserError("the bundled sample has only the 'public' split")
-        from .sample import sample_dir, sample_files
+        from .sample import sample_files
 
-        files = sample_files()
-        if not files:
-            raise UserError(f"the bundled sample is missing: no *.jsonl in {sample_dir()}")
-        return [r for f in files for r in read_file(f)], "sample", []
+        return [r for f in sample_files() for r in read_file(f)], "sample", []
     path = Path(source).expanduser()
     if path.is_file():
         return read_file(path), str(path), []

@@ -16,14 +16,15 @@ def sample_dir() -> Path:
 
 
 def sample_files() -> list[Path]:
-    return sorted(sample_dir().glob("*.jsonl"))
+    files = sorted(sample_dir().glob("*.jsonl"))
+    if not files:
+        raise UserError(f"the bundled sample is missing: no *.jsonl files in {sample_dir()}")
+    return files
 
 
 def load_sample() -> list[Problem]:
     """Every sample problem, validated; all bad rows are reported together (DataErrors)."""
     files = sample_files()
-    if not files:
-        raise UserError(f"the bundled sample is missing: no *.jsonl files in {sample_dir()}")
     problems: list[Problem] = []
     errors: list[DataError] = []
     first_seen: dict[str, str] = {}

@@ -10,12 +10,11 @@ from typing import Any
 from ..errors import MissingExtra, OptionError, UserError
 from .base import Runner
 
-# backend -> (module, class, the pip extra that provides it, the module that must import)
-BACKENDS: dict[str, tuple[str, str, str, str]] = {
-    "vllm": ("general365.runners.vllm", "VLLMRunner", "vllm", "vllm"),
-    "openai": ("general365.runners.openai_api", "OpenAIRunner", "openai", "openai"),
-    "transformers": ("general365.runners.transformers", "TransformersRunner", "transformers",
-                     "transformers"),
+# backend -> (module, class); each backend needs the module, and the pip extra, of its name
+BACKENDS: dict[str, tuple[str, str]] = {
+    "vllm": ("general365.runners.vllm", "VLLMRunner"),
+    "openai": ("general365.runners.openai_api", "OpenAIRunner"),
+    "transformers": ("general365.runners.transformers", "TransformersRunner"),
 }
 
 
@@ -26,11 +25,11 @@ def check_backend(backend: str) -> None:
 
 def runner_class(backend: str) -> type:
     check_backend(backend)
-    module_name, class_name, extra, needs = BACKENDS[backend]
+    module_name, class_name = BACKENDS[backend]
     try:
-        importlib.import_module(needs)
+        importlib.import_module(backend)
     except ImportError:
-        raise MissingExtra(needs, extra) from None
+        raise MissingExtra(backend, backend) from None
     return getattr(importlib.import_module(module_name), class_name)
 
 

@@ -55,8 +55,6 @@ class Graded:
     path: str = field(default="", compare=False)   # where the row was read, for messages
     line: int = field(default=0, compare=False)
 
-    # --- reading back ---------------------------------------------------------------
-
     @classmethod
     def from_dict(cls, d: Any, *, path: str | None = None, line: int | None = None,
                   with_text: bool = True) -> "Graded":
@@ -156,8 +154,6 @@ class Graded:
         j = self.verdict.judge
         m = j.get("model") if isinstance(j, Mapping) else None
         return m if isinstance(m, str) else None
-
-    # --- writing --------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
         """The `graded.jsonl` row: the response's fields, the problem's metadata, the
