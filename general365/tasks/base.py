@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
-from ..report.kinds import ReportKind
+from ..reporting.kinds import ReportKind
 
 DEFAULT = "general365"
 

@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 from .. import prompts
 from ..data.load import load_problems
 from ..grading import hybrid
-from ..report.kinds import GENERAL365
+from ..reporting.kinds import GENERAL365
 from ..runners.provenance import dataset_fingerprint
 from ..schema import INLINE_PROBLEM_FIELDS, Problem
 

@@ -20,7 +20,7 @@ from ..answers.gold import parse_gold
 from ..data.readers import read_source
 from ..errors import DataError, DataErrors, OptionError
 from ..grading import hybrid
-from ..report.kinds import ReportKind, plain_tables
+from ..reporting.kinds import ReportKind, plain_tables
 from ..schema import INLINE_PROBLEM_FIELDS, AnswerType, Problem
 
 # Asked after each question unless the dataset's questions carry their own instruction: the
