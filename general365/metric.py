@@ -108,12 +108,7 @@ def _rate(num: int, den: int) -> float:
 
 
 def _group(out: dict[str, Any], name: str, tally: VerdictCounts) -> None:
-    key = slug(name)
-    out[f"total/{key}"] = tally.total
-    out[f"graded/{key}"] = tally.graded
-    out[f"correct/{key}"] = tally.correct
-    if tally.graded:  # a group with nothing graded (text under `rule`) has no accuracy key
-        out[f"accuracy/{key}"] = tally.correct / tally.graded
+    out.update((f"{k}/{slug(name)}", v) for k, v in _nested(tally).items())
 
 
 def flat_scores(summary: GradeSummary) -> dict[str, int | float]:
@@ -135,7 +130,7 @@ def flat_scores(summary: GradeSummary) -> dict[str, int | float]:
 
 def _nested(tally: VerdictCounts) -> dict[str, Any]:
     d: dict[str, Any] = {"total": tally.total, "graded": tally.graded, "correct": tally.correct}
-    if tally.graded:
+    if tally.graded:  # a group with nothing graded (text under `rule`) has no accuracy key
         d["accuracy"] = tally.correct / tally.graded
     return d
 
