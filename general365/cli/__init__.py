@@ -6,6 +6,20 @@ this package.
 A user's mistake (`UserError`) prints one line and exits 2; an `OptionError` names the flag
 that set the bad value. Nothing else is caught here. A message quotes files and servers,
 so it is printed through terminal.shown: one line, whatever it quotes.
+
+- __main__.py         `python -m general365.cli`
+- generate.py         `general365 generate`
+- grade.py            `general365 grade`
+- report.py           `general365 report`
+- run.py              `general365 run`: generate + grade + report
+- dataset.py          `general365 dataset build|validate|push`
+- demo.py             `general365 demo`
+- analyze.py          `general365 analyze` (and `analyze difficulty`)
+- audit.py            `general365 audit sample|score`
+- expand.py           `general365 expand` (and `expand review|select`)
+- cfe.py              `general365 cfe`: CFE-Bench's diagnostics
+- benchmark_flags.py  `--benchmark` and the benchmarks' own flags
+- judge_flags.py      the LLM judge's flags and the Judge they describe
 """
 
 from __future__ import annotations

@@ -198,7 +198,7 @@ def summary_lines(r, a: argparse.Namespace) -> list[str]:
 
 
 def _review(a: argparse.Namespace) -> int:
-    from ..expand.review import write_review
+    from ..expand import write_review
 
     path, n = write_review(a.folder, out=a.out)
     print(f"general365 expand review: {n} candidate(s) -> {path}")
@@ -206,7 +206,7 @@ def _review(a: argparse.Namespace) -> int:
 
 
 def _select(a: argparse.Namespace) -> int:
-    from ..expand.select import select
+    from ..expand import select
 
     s = select(a.folder, decisions=a.decisions, per_seed=a.per_seed, out=a.out,
                embedder=a.embedder, overwrite=a.overwrite)
