@@ -97,14 +97,17 @@ def read_candidates(folder: str) -> list[ExpansionCandidate]:
     return out
 
 
-def read_seeds(folder: str) -> list[Problem]:
+def read_seeds(folder: str, *, required: bool = False) -> list[Problem]:
     """The seeds an expansion folder was made from (`DIR/seeds.jsonl`), or [] if none."""
     from ..data.load import load_problems
 
     path = os.path.join(folder, SEEDS)
-    if not os.path.isfile(path):
-        return []
-    return load_problems(source=path)
+    if os.path.isfile(path):
+        return load_problems(source=path)
+    if required:
+        raise UserError(f"{path}: not found; rerun `general365 expand` into this folder to "
+                        "write it")
+    return []
 
 
 def merge_seeds(folder: str, chosen: Sequence[Problem]) -> list[Problem]:

@@ -94,10 +94,7 @@ def write_review(folder: str, *, out: str | None = None) -> tuple[str, int]:
     """Write the review page of an expansion folder (default `folder/review.html`); the
     page's path and the number of candidates on it."""
     cands = read_candidates(folder)
-    seeds = read_seeds(folder)
-    if not seeds:
-        raise UserError(f"{os.path.join(folder, 'seeds.jsonl')}: not found; rerun "
-                        "`general365 expand` into this folder to write it")
+    seeds = read_seeds(folder, required=True)
     path = out or os.path.join(folder, REVIEW)
     if os.path.isdir(path):
         raise UserError(f"--out {path}: is a folder; expected the page's file name")

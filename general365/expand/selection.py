@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..errors import DataError, OptionError, UserError
+from ..errors import DataError, OptionError
 from ..fsutil import check_target, write_text
 from ..jsonl import iter_jsonl
 from ..schema import Problem, parse_categories
@@ -181,10 +181,7 @@ def select(folder: str, *, decisions: str, per_seed: int = 3, out: str,
     if os.path.exists(out) and not overwrite:
         raise OptionError("out", f"{out}: exists; pass {{overwrite}} to replace it")
     cands = read_candidates(folder)
-    seeds = read_seeds(folder)
-    if not seeds:
-        raise UserError(f"{os.path.join(folder, 'seeds.jsonl')}: not found; rerun "
-                        "`general365 expand` into this folder to write it")
+    seeds = read_seeds(folder, required=True)
     decided = read_decisions(decisions, cands)
     accepted: dict[str, list[tuple[ExpansionCandidate, dict, list[str]]]] = {}
     for c in cands:

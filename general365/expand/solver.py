@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..errors import UserError
-from ..fsutil import atomic_write
 from ..jsonl import iter_jsonl
 from ..runners.session import GenerateResult
 from .candidates import ExpansionCandidate, Solver
 from .checks import BLOCKING
+from .collect import write_rows
 
 SOLVER_DIR = "solver"
 
@@ -50,14 +50,6 @@ def solver_problem(c: ExpansionCandidate) -> dict[str, Any]:
             "float_round": c.get("float_round"), "categories": list(c.categories),
             "reasoning": c.get("reasoning") or "",
             "source": f"general365 expand: candidate {c.candidate} of {c.seed_id}"}
-
-
-def _write_problems(path: str, problems: Sequence[Mapping[str, Any]]) -> None:
-    folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
-    with atomic_write(path) as f:
-        for p in problems:
-            f.write(json.dumps(p, ensure_ascii=False) + "\n")
 
 
 def read_agreement(graded: str, model: str, k: int) -> dict[str, Solver]:
@@ -89,7 +81,8 @@ def run_solver(folder: str, cands: Sequence[ExpansionCandidate], *, model: str, 
     if not ready:
         return SolverResult(None, None, {}, skipped)
     problems_path = os.path.join(out, "problems.jsonl")
-    _write_problems(problems_path, [solver_problem(c) for c in ready])
+    os.makedirs(out, exist_ok=True)
+    write_rows(problems_path, [solver_problem(c) for c in ready])
     gen = api.generate(model, out=out, dataset=problems_path, runs=k, progress=progress,
                        **generate_options)
     responses = os.path.join(out, "responses.jsonl")
