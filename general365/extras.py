@@ -7,7 +7,7 @@ import, so torch or vllm cost nothing here) and, where the installed package met
 gives one, its version against the floor that general365 declares for that extra.
 
 IMPORTS lists, for each extra, the modules general365 imports from it; setup.cfg declares
-their distributions under the same extra (tests/test_declared_imports.py holds the two
+their distributions under the same extra (tests/install/test_declared_imports.py holds the two
 together).
 """
 

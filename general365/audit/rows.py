@@ -10,7 +10,7 @@ The cascade policy records what the rule (or letter) grader had said in the judg
 `detail`, as its first words: `rule: incorrect; judge: ...`, `choice: no_answer`.
 `rule_side` reads that prefix strictly (anchored, a known method, a known status, on a row
 graded by the judge with a judge record), so a detail that merely mentions a rule, or a
-judge's own explanation, is never taken for it. tests/test_audit.py pins the prefix
+judge's own explanation, is never taken for it. tests/unit/test_audit.py pins the prefix
 against rows graded by the real cascade, so a change of its wording fails a test rather
 than hiding every disagreement.
 """

@@ -109,7 +109,7 @@ def test_step2_no_answer_is_reported_as_no_answer():
 def test_statuses_are_exactly_the_documented_ones():
     # README: "every row ends in one status: `correct`, ... or `ungraded`". A status added
     # to the code but not to the documentation (or the reverse) fails here.
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     sentence = re.search(r"every row ends in one status:(.*?)\.", readme, re.S)
     assert sentence, "README.md no longer lists the statuses"
     documented = re.findall(r"`(\w+)`", sentence.group(1))

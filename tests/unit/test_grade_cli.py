@@ -12,7 +12,7 @@ import pytest
 
 from general365.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 INLINE = [
     {"id": "a", "run": 0, "response": r"<think>\boxed{7}</think> so \boxed{12}", "answer": "12",

@@ -17,7 +17,7 @@ from general365.expand.candidates import ExpansionCandidate
 from general365.expand.checks import check_near_duplicates
 from general365.data.sample import load_sample
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 LIFT = ("{a} takes the lift from floor {x} to floor {y}. The lift moves {z} floors a minute "
         "and stops nowhere else. How many minutes does the ride take? Put your final answer "

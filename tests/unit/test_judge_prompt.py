@@ -12,7 +12,7 @@ from general365.grading.judge_prompt import (MAX_PREDICTION_CHARS, PROMPT_VERSIO
                                              SYSTEM_PROMPT, TRUNCATION_MARK, USER_TEMPLATE,
                                              build_messages, parse_reply, truncate_prediction)
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CONTRACT = REPO / "docs" / "grading.md"   # the contract lives in the repository (issue 18)
 
 

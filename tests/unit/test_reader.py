@@ -1,6 +1,6 @@
 """Issue 18, case by case: the answer reader reads every answer in the shape its gold calls
 for, and never grades a wrong answer right. Each group below is a cause the issue found;
-tests/test_reader_corpus.py holds the generated thousands."""
+tests/unit/test_reader_corpus.py holds the generated thousands."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ pytest.importorskip("lm_eval", reason="the lm-eval tests need lm-eval (pip insta
 import general365  # noqa: E402
 from general365.integrations import lm_eval as g365_lm_eval  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # one problem of each answer type: number, interval, single choice, multiple choice, text
 PICKED = [0, 16, 24, 28, 40]

@@ -95,7 +95,7 @@ def test_anything_else_is_refused_with_the_reason(reply, problem):
 def test_the_documented_prompt_is_the_one_sent():
     from pathlib import Path
 
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "analysis.md").read_text()
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "analysis.md").read_text()
     assert f"```text\n{sp.SYSTEM_PROMPT}\n```" in doc
     assert f"`{sp.VERSION}`" in doc
     assert sp.NO_REASONING in doc and sp.NO_ANSWER in doc

@@ -97,8 +97,8 @@ def test_the_sdist_carries_what_the_wheel_and_the_tests_need(artifacts):
                    "notebooks", "general365/data/sample", "general365/data/published"):
         for path in _tracked(folder):
             assert path.relative_to(REPO).as_posix() in names, path
-    for test in (REPO / "tests").glob("test_*.py"):
-        assert f"tests/{test.name}" in names, test.name
+    for test in (REPO / "tests").rglob("test_*.py"):
+        assert test.relative_to(REPO).as_posix() in names, test
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
 
 

@@ -29,7 +29,7 @@ pytest.importorskip("wandb")
 pytest.importorskip("trackio")
 pytest.importorskip("mlflow")
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 MODELS = {"alpha", "beta", "gamma"}
 # alpha over its two runs (test_report_cases.py): 4 of 9 graded right, 10 rows
 ALPHA = {"accuracy": 4 / 9, "coverage": 9 / 10, "status/correct": 4, "status/ungraded": 1,

@@ -14,7 +14,7 @@ import pytest
 
 import general365
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PY = sys.executable
 
 PREDICTIONS = [

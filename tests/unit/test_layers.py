@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "general365"
+PACKAGE = Path(__file__).resolve().parents[2] / "general365"
 
 # A part of the package may not import the parts named beside it.
 FORBIDDEN = {

@@ -19,7 +19,7 @@ from general365.cli import main
 from support.servers import Behaviour, FaultServer
 from test_disk_full import grow, small_disk  # noqa: F401  (a fixture)
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PASSWORD = "pw-Zq8sXv3Lm"          # in the URL's user info
 QUERY_KEY = "qk-Hn4Rt7Wc2Yp"       # in the URL's query
 ESC = "\x1b"

@@ -25,7 +25,7 @@ import pytest
 
 from general365 import extras
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 # module file -> the extra it belongs to (imported only by that extra's verbs and backends)
 OWNERS = {

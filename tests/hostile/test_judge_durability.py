@@ -17,7 +17,7 @@ import pytest
 from support.interrupt import ctrl_c_off_the_main_thread
 from support.servers import Behaviour
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TRUE = '{"accuracy": true}'
 ITEMS, ANSWERED, CONCURRENCY = 40, 25, 4
 

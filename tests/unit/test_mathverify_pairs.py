@@ -11,7 +11,7 @@ the notation, and where it is prose the prose is kept (the contract's step 2 the
 Each pair records math-verify's expectation (its test's `expected`) and ours. Where they
 differ the pair says why in one line, and the table of differences is
 tests/data/mathverify_differences.md, generated from this file:
-    python tests/test_mathverify_pairs.py --write
+    python tests/unit/test_mathverify_pairs.py --write
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-DIFFERENCES = Path(__file__).resolve().parent / "data" / "mathverify_differences.md"
+DIFFERENCES = Path(__file__).resolve().parents[1] / "data" / "mathverify_differences.md"
 
 N, I = "number", "interval"
 C, X, NA = "correct", "incorrect", "no_answer"
@@ -317,7 +317,7 @@ def test_every_difference_has_a_reason_and_every_agreement_none():
 
 def test_the_differences_table_is_up_to_date():
     assert DIFFERENCES.read_text(encoding="utf-8") == differences_table(), (
-        "regenerate it: python tests/test_mathverify_pairs.py --write")
+        "regenerate it: python tests/unit/test_mathverify_pairs.py --write")
 
 
 def test_our_grader_gives_the_contract_verdict_on_mathverify_pairs():

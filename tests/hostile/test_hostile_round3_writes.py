@@ -174,7 +174,7 @@ def test_a_run_folders_responses_jsonl_that_is_a_device_or_fifo_is_refused(tmp_p
             f"    RunStore({str(run)!r}).open()\nexcept UserError as e:\n"
             "    print(e); sys.exit(2)\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
+        [str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH", "")])}
     try:
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               timeout=120, env=env)
@@ -243,7 +243,7 @@ sys.exit(main(argv))
 
 def killed_at(k: int, argv: list[str]) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
+        [str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH", "")])}
     return subprocess.run([sys.executable, "-c", CHILD, str(k), *argv], capture_output=True,
                           text=True, timeout=600, env=env)
 
