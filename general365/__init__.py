@@ -22,6 +22,7 @@ docs/architecture.md has the layers; each package's docstring maps its own modul
 - prompts.py        the query prompt: a General365 problem as chat messages
 - errors.py         UserError and its kinds: one line, exit code 2 on the command line
 - jsonl.py          the one JSON Lines reader, strict, with file:line in every error
+- validators.py     type checks (bool is not an int) and the one strict-JSON decoder
 - fsutil.py         the one file writer (atomic_write) and killed writes' temporaries
 - folders.py        a folder of outputs written all or nothing (write_folder)
 - markers.py        reasoning-block markers, shared by the runners and the grader

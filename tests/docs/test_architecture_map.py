@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "general365"
 ARCHITECTURE = REPO / "docs" / "architecture.md"
 # A map line of an __init__ docstring: `- name.py  what it holds` (a subpackage: `name/`).
