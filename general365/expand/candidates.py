@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..errors import DataError
+from ..validators import is_int
 from .prompt import FIELDS
 
 REPLY_CHARS = 4000   # the part of an unparseable reply kept for the review page
@@ -110,7 +111,7 @@ class ExpansionCandidate:
         if not isinstance(seed_id, str) or not seed_id:
             raise DataError("no seed_id", field="seed_id", value=seed_id,
                             expected="the seed's id (text)", **where)
-        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+        if not is_int(number) or number < 0:
             raise DataError("bad candidate number", field="candidate", value=number,
                             row_id=seed_id, expected="an integer >= 0", **where)
         flags = d.get("flags") or []

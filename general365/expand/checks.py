@@ -25,6 +25,7 @@ from ..answers.gold import parse_gold
 from ..grading.choice import gold_letters
 from ..grading.rule import RuleResult
 from ..schema import AnswerType, Problem, Status
+from ..validators import is_int
 from .candidates import ExpansionCandidate
 
 FLAGS: dict[str, str] = {
@@ -92,7 +93,7 @@ def normalise(fields: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
         fr = int(fr.strip())
     if isinstance(fr, float) and fr.is_integer():
         fr = int(fr)
-    if isinstance(fr, bool) or not isinstance(fr, int) or not 0 <= fr <= 30:
+    if not is_int(fr) or not 0 <= fr <= 30:
         problems.append(f"float_round {fr!r} is not an integer from 0 to 30")
     else:
         out["float_round"] = fr

@@ -27,6 +27,7 @@ from ..fsutil import check_target, write_text
 from ..jsonl import iter_jsonl
 from ..schema import Problem, parse_categories
 from ..terminal import shown
+from ..validators import is_int, option_int
 from .candidates import ExpansionCandidate
 from .checks import gold_problem, normalise
 from .collect import read_candidates, read_seeds, write_rows
@@ -95,7 +96,7 @@ def read_decisions(path: str, cands: Sequence[ExpansionCandidate]
                             expected="seed_id, candidate, decision, note and edited fields "
                                      f"({', '.join(EDITABLE)})", **where)
         seed, number = row.get("seed_id"), row.get("candidate")
-        if not isinstance(seed, str) or isinstance(number, bool) or not isinstance(number, int):
+        if not isinstance(seed, str) or not is_int(number):
             raise DataError("bad seed_id or candidate", field="candidate", value=number,
                             expected="seed_id (text) and candidate (an integer)", **where)
         where["row_id"] = f"{seed}-c{number}"
@@ -172,8 +173,7 @@ def pick(seed: Problem, pool: list[tuple[ExpansionCandidate, dict, list[str]]], 
 
 def select(folder: str, *, decisions: str, per_seed: int = 3, out: str,
            embedder: str = "tfidf", overwrite: bool = False) -> Selection:
-    if isinstance(per_seed, bool) or not isinstance(per_seed, int) or per_seed < 1:
-        raise OptionError("per_seed", f"must be an integer >= 1 (got {per_seed!r})")
+    option_int("per_seed", per_seed)
     if os.path.isdir(out):
         raise OptionError("out", f"{out}: is a folder; expected the .jsonl file to write")
     check_target(out)

@@ -26,6 +26,7 @@ from ...errors import DataError, OptionError
 from ...grading.hybrid import check_workers
 from ...grading.pairing import Pairing
 from ...schema import Graded, Response
+from ...validators import is_number
 from . import NAME
 from .data import DATA_ENV, SUBSETS, CFEProblem, Variable, VariableType, index, load
 from .grade import DEFAULT_TIMEOUT, check, check_tolerance, default_policy, grade_iter
@@ -48,8 +49,7 @@ def _field(response: Any, key: str) -> Any:
 
 
 def _tolerance_ok(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, float)) \
-        and 0 <= value <= 0.5
+    return is_number(value) and 0 <= value <= 0.5
 
 
 def from_inline(response: Any, *, path: str | None = None,

@@ -38,6 +38,7 @@ from ...runners import provenance
 from ...runners.session import GenerateResult, SessionPlan, run_session
 from ...runners.store import model_key
 from ...schema import Response, Status
+from ...validators import is_int, is_number
 from .records import CFEProblem, FlowStep, Variable, VariableType
 from .grade import CFEGraded, grade_iter
 from .prompts import with_question
@@ -92,7 +93,7 @@ def unit_problem(unit: ReasoningUnit) -> CFEProblem:
     """The unit as a one-variable problem, graded like the benchmark."""
     value = unit.step.verifiable_answer
     text = _answer_text(value)
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if is_number(value):
         vtype = VariableType.NUMERIC
     elif isinstance(value, str) and parse_quantity(text) is not None:
         vtype = VariableType.NUMERIC if not parse_quantity(text).unit.text else \
@@ -234,7 +235,7 @@ def parse_steps(text: str | None) -> int | None:
     if not isinstance(obj, dict) or set(obj) != {"steps"}:
         return None
     n = obj["steps"]
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 1000:
+    if not is_int(n) or not 1 <= n <= 1000:
         return None
     return n
 
