@@ -1,10 +1,6 @@
-"""The candidate record: one proposed variant of a seed, a line of `candidates.jsonl`.
-
-A candidate is what the model proposed (its fields as given, normalised only where the
-schema check passes: a numeric answer becomes its text, a float_round of "2" becomes 2),
-the seed's categories, the flags the automatic checks raised, and the solver agreement
-where a solver check ran. An unparseable reply is still a candidate (flagged), carrying the
-reply's text so that a reviewer sees what went wrong.
+"""The candidate record: one proposed variant of a seed, a line of `candidates.jsonl`
+(its fields: docs/expand.md, section 2). An unparseable reply is still a candidate,
+flagged, with the reply's text for the reviewer.
 """
 
 from __future__ import annotations

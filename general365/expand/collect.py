@@ -1,9 +1,6 @@
-"""From the expansion's answers (`DIR/responses.jsonl`, append-only) to `DIR/candidates.jsonl`:
-each reply parsed, checked, and joined with its solver agreement where there is one.
-
-`candidates.jsonl` is derived, never appended to: it is rebuilt whole from the responses
-each time `expand` runs (and replaced by a rename, so a reader never sees half of it), so
-the checks see every sibling, and a resumed expansion is checked as if it had run at once.
+"""responses.jsonl -> candidates.jsonl: each reply parsed, checked, and joined with its solver
+agreement. candidates.jsonl is derived, rebuilt whole on every run, so the sibling checks
+see every candidate and a resumed expansion is checked as if it had run at once.
 """
 
 from __future__ import annotations

@@ -1,17 +1,7 @@
 """`expand(seeds, model=..., backend=..., out=DIR)`: candidate variants of each seed, as one
-generation session on DIR, then checked into `DIR/candidates.jsonl`.
-
-One request per candidate: the request's id is the seed's id and its run number is the
-candidate's index, so the run store's guarantees hold as for `general365 generate` (the
-folder's lock first; each answer appended whole as it arrives; a torn last line cut off;
-run.json at the start and the end). A killed expansion, rerun, asks only for the
-candidates that are missing, and never writes one twice.
-
-Structured output: with `structured="auto"` (the default) on the openai backend, each
-request carries an OpenAI `response_format` (json_schema); a server that refuses it (every
-request answered 400) is asked again without it, and the folder keeps that choice (it is
-part of the records' key; the records already written say which). The local backends and
-`structured="off"` rely on the prompt and on reading JSON out of the reply.
+generation session on DIR (the run store's guarantees, as for `general365 generate`: one
+request per candidate, its run number the candidate's index), then checked into
+`DIR/candidates.jsonl`. Structured output and its fallback: docs/expand.md, section 2.
 """
 
 from __future__ import annotations

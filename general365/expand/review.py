@@ -1,16 +1,7 @@
-"""The review page: one self-contained `review.html` (inline CSS and script, a
-Content-Security-Policy that loads nothing) showing each seed beside its candidates, with
-their flags and solver agreement. A reviewer accepts, rejects or edits each candidate, and
-exports the decisions as JSON Lines for `general365 expand select`:
-
-    {"seed_id": "g365s-001", "candidate": 3, "decision": "accept", "answer": "12",
-     "note": "fixed the gold"}
-
-Edited fields (question, reasoning, answer, answer_type, float_round, categories) are only
-there when they were changed. The rows travel as JSON inside the page and reach the screen
-through `textContent` only, so nothing a model wrote becomes markup. Decisions are kept in
-the browser's localStorage under the folder's path (a reload loses nothing); an exported
-file can be imported again to carry on.
+"""The review page (`review.html`, docs/expand.md, section 4): one self-contained page, each
+seed beside its candidates; a reviewer's decisions are exported as JSON Lines for
+`general365 expand select`. The rows travel as JSON inside the page and reach the screen
+through `textContent` only, so nothing a model wrote becomes markup.
 """
 
 from __future__ import annotations

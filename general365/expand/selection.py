@@ -1,18 +1,6 @@
-"""`select(DIR, decisions=FILE, per_seed=3, out=FILE)`: the final variants of each seed.
-
-1. Every decision is read and checked (file and line on error): a known (seed_id,
-   candidate), `accept` or `reject`, edited fields among question, reasoning, answer,
-   answer_type, float_round, categories, and an optional note.
-2. An accepted candidate, with its edits, must make a valid row: the schema and its gold
-   are checked again (the grader's parser), so `dataset build` will take it.
-3. Per seed, up to `per_seed` accepted candidates are chosen greedily, each time the one
-   with the best `novelty + hardness`: novelty is 1 minus its largest similarity to the
-   seed and to the variants already chosen (TF-IDF on skeletons by default, as the checks
-   and `general365 analyze`; or any embedder `analyze` takes); hardness is 1 minus its
-   solver agreement (0.5 when no solver check ran). Ties go to the lower candidate index.
-4. The rows: every seed of the folder, then its chosen variants (`<seed>-v1`, `-v2`, ...,
-   with seed_id, variant and the seed's categories unless edited). Seeds left with fewer
-   than `per_seed` are named (the paper's case for writing variants by hand).
+"""`select(DIR, decisions=FILE, per_seed=3, out=FILE)`: the final variants of each seed. The
+decisions are checked, accepted candidates checked again as dataset rows, and up to
+`per_seed` chosen greedily by novelty + hardness (docs/expand.md, section 5).
 """
 
 from __future__ import annotations

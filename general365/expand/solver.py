@@ -1,16 +1,6 @@
-"""The optional solver check: a model answers each candidate k times, and the answers are
-graded against the candidate's own gold by the real grader.
-
-    0 of k  a wrong gold, or a very hard problem: look at it
-    k of k  an easy problem
-
-It is an ordinary generation and grading, in `DIR/solver/`: the candidates that can be
-graded (no blocking flag) are written as a General365-format file
-(`DIR/solver/problems.jsonl`, each candidate its own seed), answered with
-`general365.generate` (the same run folder guarantees: append-only, resumable, run.json)
-and graded with `general365.grade_file` into `DIR/solver/graded.jsonl`. Text answers need
-an LLM judge (`judge=`); without one they stay ungraded and the candidate's agreement says
-so.
+"""The optional solver check (docs/expand.md, "The solver check"): each gradable candidate
+answered k times and graded against its own gold, as an ordinary `general365.generate`
+and `grade_file` in `DIR/solver/` (each candidate its own seed).
 """
 
 from __future__ import annotations
