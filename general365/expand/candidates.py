@@ -85,15 +85,11 @@ class ExpansionCandidate:
         return self.fields.get(name)
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"id": self.id, "seed_id": self.seed_id,
-                             "candidate": self.candidate}
-        for name in FIELDS:
-            d[name] = self.fields.get(name)
-        d["categories"] = list(self.categories)
-        d["flags"] = [f.to_dict() for f in self.flags]
-        d["solver"] = self.solver.to_dict() if self.solver else None
-        d["model"] = self.model
-        d["finish_reason"] = self.finish_reason
+        d = {"id": self.id, "seed_id": self.seed_id, "candidate": self.candidate,
+             **{name: self.fields.get(name) for name in FIELDS},
+             "categories": list(self.categories), "flags": [f.to_dict() for f in self.flags],
+             "solver": self.solver.to_dict() if self.solver else None, "model": self.model,
+             "finish_reason": self.finish_reason}
         if self.reply is not None:
             d["reply"] = self.reply
         return d

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -52,11 +53,8 @@ class ExpandResult:
                                        or self.solver.generation.ok)
 
     def flag_counts(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for c in self.candidates:
-            for name in dict.fromkeys(c.flag_names):
-                counts[name] = counts.get(name, 0) + 1
-        return counts
+        """Candidates per flag (a candidate flagged twice the same way counts once)."""
+        return dict(Counter(n for c in self.candidates for n in set(c.flag_names)))
 
 
 def load_seeds(source: str, *, split: str = "public", ids: Sequence[str] | None = None,
