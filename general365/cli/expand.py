@@ -106,22 +106,24 @@ def _plain(group, *flags: tuple[str, type, object]) -> None:
         group.add_argument(flag, type=kind, default=default)
 
 
-def review_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="general365 expand review",
-                                description="Write the review page of an expansion folder: "
-                                            "each seed beside its candidates; accept, reject "
-                                            "or edit; export a decisions file.")
+def _folder_parser(action: str, description: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=f"general365 expand {action}", description=description)
     p.add_argument("folder", metavar="DIR")
+    return p
+
+
+def review_parser() -> argparse.ArgumentParser:
+    p = _folder_parser("review", "Write the review page of an expansion folder: each seed "
+                                 "beside its candidates; accept, reject or edit; export a "
+                                 "decisions file.")
     p.add_argument("--out", metavar="FILE", help="the page (default DIR/review.html)")
     return p
 
 
 def select_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="general365 expand select",
-                                description="Keep the accepted candidates, prefer the diverse "
-                                            "and the hard, and write rows `general365 dataset "
-                                            "build` takes (the seeds and their new variants).")
-    p.add_argument("folder", metavar="DIR")
+    p = _folder_parser("select", "Keep the accepted candidates, prefer the diverse and the "
+                                 "hard, and write rows `general365 dataset build` takes (the "
+                                 "seeds and their new variants).")
     p.add_argument("--decisions", required=True, metavar="FILE",
                    help="decisions (JSON Lines), exported from the review page or written "
                         "by hand")
