@@ -17,7 +17,8 @@ from ..folders import write_folder
 from ..fsutil import write_text
 from . import figures as figs
 from .page import render_page
-from .tables import all_tables, to_csv
+from ..reporting.tables import to_csv
+from .tables import all_tables
 
 if TYPE_CHECKING:
     from .core import Analysis
@@ -35,10 +36,6 @@ def tsne_csv(a: "Analysis") -> str:
         for item, (x, y) in zip(d.set.items, d.tsne.coords):
             w.writerow([d.name, item.id, f"{x:.6f}", f"{y:.6f}"])
     return buf.getvalue()
-
-
-def _write(path: str, text: str) -> None:
-    write_text(path, text)
 
 
 def build_figures(a: "Analysis", out_dir: str) -> list:
@@ -75,13 +72,13 @@ def write_analysis(a: "Analysis", out: str) -> list[str]:
         tables = all_tables(a)
         os.makedirs(os.path.join(tmp, "tables"))
         for t in tables:
-            _write(os.path.join(tmp, "tables", t.key + ".csv"), to_csv(t))
+            write_text(os.path.join(tmp, "tables", t.key + ".csv"), to_csv(t))
         if a.datasets:
-            _write(os.path.join(tmp, "tsne.csv"), tsne_csv(a))
-        _write(os.path.join(tmp, "analysis.json"),
+            write_text(os.path.join(tmp, "tsne.csv"), tsne_csv(a))
+        write_text(os.path.join(tmp, "analysis.json"),
                json.dumps(a.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
         figures = build_figures(a, os.path.join(tmp, "figures"))
-        _write(os.path.join(tmp, "index.html"), render_page(a, tables, figures))
+        write_text(os.path.join(tmp, "index.html"), render_page(a, tables, figures))
 
     _out, written = write_folder(out, build, base=TMP_BASE, what="the analysis",
                                  own=("tables", "figures"))

@@ -83,8 +83,6 @@ def _pct(x: float | None) -> str:
 
 
 def summary_lines(a: Analysis, out: str) -> list[str]:
-    """The summary printed; every name, id and note in it comes from the user's files and
-    is shown escaped (terminal.shown)."""
     s = a.settings
     lines = []
     if a.datasets:

@@ -13,7 +13,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from .. import folders, fsutil
+from .. import folders
+from ..fsutil import write_text
 from ..errors import OptionError, UserError
 from . import html, plots, stats, summary, tables
 from .kinds import GENERAL365, ReportKind
@@ -165,23 +166,19 @@ def write_report(report: Report, out: str) -> Report:
 def _build_files(report: Report, tmp: str) -> None:
     os.makedirs(os.path.join(tmp, "tables"))
     for t in report.tables:
-        _write(os.path.join(tmp, "tables", t.key + ".csv"), tables.to_csv(t))
+        write_text(os.path.join(tmp, "tables", t.key + ".csv"), tables.to_csv(t))
     board = tables.leaderboard_table(report.models)
-    _write(os.path.join(tmp, "tables", board.key + ".csv"), tables.to_csv(board))
+    write_text(os.path.join(tmp, "tables", board.key + ".csv"), tables.to_csv(board))
     kind = report.kind
     md = [f"# {kind.title} report", "",
           f"Published figures: {report.settings['published']}. " + " ".join(kind.notes), ""]
     md += [f"> Note: {n}" for n in report.settings.get("notes", [])]
     md += [tables.to_markdown(t) for t in report.tables]
-    _write(os.path.join(tmp, "report.md"), "\n".join(md))
-    _write(os.path.join(tmp, "report.json"),
-           json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    write_text(os.path.join(tmp, "report.md"), "\n".join(md))
+    write_text(os.path.join(tmp, "report.json"),
+               json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n")
     figures = plots.all_figures(report.models, os.path.join(tmp, "figures"), title=kind.title,
                                 radar=kind.categories)
-    _write(os.path.join(tmp, "index.html"),
-           html.render_page(report.models, report.tables, figures, settings=report.settings,
-                            title=kind.title))
-
-
-def _write(path: str, text: str) -> None:
-    fsutil.write_text(path, text)
+    write_text(os.path.join(tmp, "index.html"),
+               html.render_page(report.models, report.tables, figures,
+                                settings=report.settings, title=kind.title))

@@ -180,9 +180,14 @@ def render_page(models: Sequence[ModelSummary], tables: Sequence[Table],
     for t in tables:
         body.append(table_html(t, table_id=t.key, run_names=run_names))
     body.append(provenance_html(models))
+    return page(f"{title} leaderboard", "".join(body))
+
+
+def page(title: str, body: str, *, style: str = STYLE, script: str = SCRIPT) -> str:
+    """A self-contained page under the CSP: the report's, the analysis's and the audit's."""
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">'
             '<meta name="viewport" content="width=device-width,initial-scale=1">'
-            f"<title>{_e(title)} leaderboard</title>"
-            f"<style>{STYLE}</style></head><body>{''.join(body)}"
-            f"<script>{SCRIPT}</script></body></html>\n")
+            f"<title>{_e(title)}</title>"
+            f"<style>{style}</style></head><body>{body}"
+            f"<script>{script}</script></body></html>\n")

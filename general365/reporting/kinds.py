@@ -34,12 +34,8 @@ class ReportKind:
     row_tables: Callable[[Sequence[ModelRuns], str], list[tables.Table]] | None = None
 
 
-def _general365_tables(models: Sequence[ModelSummary]) -> list[tables.Table]:
-    return tables.all_tables(models)
-
-
 GENERAL365 = ReportKind(
-    name="general365", title="General365", tables=_general365_tables,
+    name="general365", title="General365", tables=tables.all_tables,
     published=pub.published, stability=pub.table3, published_choices=pub.CHOICES,
     published_source=pub.SOURCE, categories=True, notes=(CATEGORY_NOTE,))
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import DataError, OptionError, UserError
 from ..jsonl import iter_jsonl
 from ..jsonl import parse as parse_json
 from ..redact import shown_settings
 from ..schema import Graded
+
 
 @dataclass
 class ModelRuns:
@@ -100,24 +101,6 @@ def _default_name(path: str, run_json: Mapping[str, Any] | None) -> str:
     return stem
 
 
-def read_graded_file(path: str, *, name: str | None = None) -> tuple[list[Graded], dict | None]:
-    """The rows of one graded file. `name` overrides every row's model (for two files of the
-    same model under different settings)."""
-    if not os.path.isfile(path):
-        raise UserError(f"{path}: no such file (expected a graded .jsonl file)")
-    run_json = read_run_json(path)
-    fallback = name or _default_name(path, run_json)
-    rows: list[Graded] = []
-    for n, d in iter_jsonl(path):
-        row = parse_row(d, path=path, line=n, model=fallback)
-        if name:
-            row.response.model = name
-        rows.append(row)
-    if not rows:
-        raise DataError("no rows", path=path, expected="at least one graded row")
-    return rows, run_json
-
-
 def load_graded(paths: Sequence[str], names: Sequence[str] | None = None) -> list[ModelRuns]:
     """All files, grouped by model in order of first appearance. A (model, id, run) seen
     twice is refused: it would be counted twice."""
@@ -133,21 +116,32 @@ def load_graded(paths: Sequence[str], names: Sequence[str] | None = None) -> lis
 
 
 def _read_input(path: str, *, name: str | None) -> list[tuple[list[Graded], dict | None]]:
-    """A graded file's rows, or each model's rows of a results folder (hub_folder.py)."""
-    if not os.path.isdir(path):
-        return [read_graded_file(path, name=name)]
-    from . import hub_folder
+    """A graded file's rows, or each model's rows of a results folder (hub_folder.py).
+    `name` overrides every row's model (for two files of the same model under different
+    settings)."""
+    if os.path.isdir(path):
+        from . import hub_folder
 
-    out = []
-    for dicts, run_json in hub_folder.read_folder(path):
-        rows = []
-        for n, d in enumerate(dicts, start=1):
-            row = parse_row(d, path=path, line=n, model=name or "")
-            if name:
-                row.response.model = name
-            rows.append(row)
-        out.append((rows, run_json))
-    return out
+        return [(_rows(enumerate(dicts, start=1), path, name or "", name), run_json)
+                for dicts, run_json in hub_folder.read_folder(path)]
+    if not os.path.isfile(path):
+        raise UserError(f"{path}: no such file (expected a graded .jsonl file)")
+    run_json = read_run_json(path)
+    rows = _rows(iter_jsonl(path), path, name or _default_name(path, run_json), name)
+    if not rows:
+        raise DataError("no rows", path=path, expected="at least one graded row")
+    return [(rows, run_json)]
+
+
+def _rows(lines: Iterable[tuple[int, Any]], path: str, model: str,
+          name: str | None) -> list[Graded]:
+    rows = []
+    for n, d in lines:
+        row = parse_row(d, path=path, line=n, model=model)
+        if name:
+            row.response.model = name
+        rows.append(row)
+    return rows
 
 
 def _add_rows(models: dict[str, ModelRuns], seen: dict, path: str, rows: list[Graded],

@@ -41,11 +41,13 @@ def _plt():
     return plt
 
 
-def _save(fig, out_dir: str, key: str) -> tuple[str, str]:
+def save(fig, out_dir: str, key: str, title: str, note: str = "", *, dpi: int = 150) -> Figure:
+    """Write `fig` as KEY.png and KEY.svg, and close it."""
     png, svg = os.path.join(out_dir, key + ".png"), os.path.join(out_dir, key + ".svg")
-    fig.savefig(png, dpi=150, bbox_inches="tight")
+    fig.savefig(png, dpi=dpi, bbox_inches="tight")
     fig.savefig(svg, bbox_inches="tight")
-    return png, svg
+    _plt().close(fig)
+    return Figure(key, title, png, svg, note)
 
 
 def _color(s: ModelSummary) -> str:
@@ -96,11 +98,8 @@ def draw_leaderboard(models: Sequence[ModelSummary], title: str = "General365"):
 
 def leaderboard_figure(models: Sequence[ModelSummary], out_dir: str,
                        title: str = "General365") -> Figure:
-    plt = _plt()
     fig, _ = draw_leaderboard(models, title)
-    png, svg = _save(fig, out_dir, "leaderboard")
-    plt.close(fig)
-    return Figure("leaderboard", "Overall accuracy, ranked (Figure 1)", png, svg)
+    return save(fig, out_dir, "leaderboard", "Overall accuracy, ranked (Figure 1)")
 
 
 def _spread_labels(ax, texts, points, iterations: int = 200) -> None:
@@ -185,13 +184,11 @@ def draw_tokens(models: Sequence[ModelSummary]):
 
 
 def tokens_figure(models: Sequence[ModelSummary], out_dir: str) -> Figure:
-    plt = _plt()
     fig, _, note = draw_tokens(models)
-    png, svg = _save(fig, out_dir, "accuracy_vs_tokens")
-    plt.close(fig)
-    return Figure("accuracy_vs_tokens", "Accuracy versus average output tokens (Figure 4)",
-                  png, svg, note=note or "Published models are absent: the paper prints "
-                  "their token counts only as a plot.")
+    return save(fig, out_dir, "accuracy_vs_tokens",
+                "Accuracy versus average output tokens (Figure 4)",
+                note or "Published models are absent: the paper prints their token counts "
+                "only as a plot.")
 
 
 def radar_selection(models: Sequence[ModelSummary], limit: int = RADAR_MAX) -> list[ModelSummary]:
@@ -245,15 +242,12 @@ def draw_radar(models: Sequence[ModelSummary]):
 
 
 def radar_figure(models: Sequence[ModelSummary], out_dir: str) -> Figure:
-    plt = _plt()
     fig, _, chosen = draw_radar(models)
-    png, svg = _save(fig, out_dir, "radar")
-    plt.close(fig)
     shown = sum(m.kind == "published" for m in chosen)
     total = sum(m.kind == "published" for m in models)
     note = (f"{shown} of {total} published models shown, evenly spaced over the ranking; "
             "Table 1 has them all." if total > shown else "")
-    return Figure("radar", "Accuracy by challenge category (Figure 5)", png, svg, note=note)
+    return save(fig, out_dir, "radar", "Accuracy by challenge category (Figure 5)", note)
 
 
 def all_figures(models: Sequence[ModelSummary], out_dir: str, *, title: str = "General365",

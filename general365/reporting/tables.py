@@ -18,6 +18,7 @@ from .summary import CATEGORY_NOTE, GROUP_TITLES, ModelSummary, leaderboard_orde
 
 PCT, INT, TEXT, NUM = "pct", "int", "text", "num"
 DEC = "dec"   # a small mean (steps, lengths): two decimals on the page, three in CSV
+SIM = "sim"   # a similarity (the analysis's tables): three decimals everywhere
 STATUS_COLUMNS = ("no_answer", "timeout", "judge_failed", "ungraded")
 
 
@@ -63,6 +64,8 @@ def fmt(value: Any, kind: str, *, digits: int) -> str:
         return f"{value:.{max(digits - 1, 0)}f}"
     if kind == DEC:
         return f"{value:.{digits + 1}f}"
+    if kind == SIM:
+        return f"{value:.3f}"
     return str(value)
 
 

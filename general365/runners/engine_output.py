@@ -1,6 +1,5 @@
 """An engine's raw output (text, token ids, why it stopped) as a `Generation`, the same way
-for every local backend: the full text kept as the response, the reasoning split off and
-its tokens counted where a closing marker shows where it ends, the settings recorded."""
+for every local backend."""
 
 from __future__ import annotations
 
@@ -13,12 +12,9 @@ from .limits import Budget
 
 
 class ReasoningCounter:
-    """Counts the output tokens up to (and including) the last closing reasoning marker.
-
-    Real reasoning models have their closing marker as one token, so the count is its
-    position in the token ids; where a marker spans several tokens, the shortest prefix
-    of the ids that decodes past the marker is found by bisection.
-    """
+    """Counts the output tokens up to the last closing reasoning marker: its position where
+    the marker is one token (real reasoning models), else the shortest prefix of the ids
+    that decodes past it (bisection)."""
 
     def __init__(self, tokenizer: Any):
         self.tokenizer = tokenizer

@@ -107,7 +107,7 @@ def test_data_parallel_engines_match_one_engine(runner, tiny_model_dir):
             next(dp.generate(reqs + [too_long]))
         assert len(list(dp.generate(reqs[:3]))) == 3  # still serving after a refusal
         assert dp.provenance()["data_parallel_size"] == 2
-        workers = [process for process, _ in dp._pool.workers]
+        workers = [process for process, _ in dp._engine.workers]
         stream = dp.generate([cases.request("s", r, max_tokens=200) for r in range(8)])
         next(stream)
         stream.close()  # given up midway: the workers are stopped, the pool refuses reuse
