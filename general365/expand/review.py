@@ -11,9 +11,10 @@ import os
 from html import escape
 from typing import Any, Sequence
 
-from ..audit.page import CSP, _json_for_script
+from ..audit.page import _json_for_script
 from ..errors import UserError
 from ..fsutil import check_target, write_text
+from ..reporting.html import page
 from ..schema import AnswerType, Category, Problem
 from .candidates import ExpansionCandidate
 from .checks import BLOCKING, FLAGS
@@ -59,12 +60,7 @@ def render_review(data: dict[str, Any]) -> str:
     legend = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}"
                      f"{' (blocking: edit it before accepting)' if k in BLOCKING else ''}</dd>"
                      for k, v in FLAGS.items())
-    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f'<meta http-equiv="Content-Security-Policy" content="{escape(CSP)}">'
-            '<meta name="viewport" content="width=device-width,initial-scale=1">'
-            "<title>General365 variant review</title>"
-            f"<style>{STYLE}</style></head><body>"
-            "<h1>General365 variant review</h1>"
+    body = ("<h1>General365 variant review</h1>"
             f'<p class="note">{escape(intro)}</p><p class="note">{escape(how)}</p>'
             f'<details class="note"><summary>Flags</summary><dl>{legend}</dl></details>'
             '<div id="bar"><span id="progress"></span>'
@@ -77,8 +73,8 @@ def render_review(data: dict[str, Any]) -> str:
             '</label><span id="status" class="note"></span><a id="download" hidden></a></div>'
             '<textarea id="exported" readonly hidden aria-label="exported decisions"></textarea>'
             '<main id="families"></main>'
-            f'<script type="application/json" id="review-data">{_json_for_script(data)}</script>'
-            f"<script>{SCRIPT}</script></body></html>\n")
+            f'<script type="application/json" id="review-data">{_json_for_script(data)}</script>')
+    return page("General365 variant review", body, style=STYLE, script=SCRIPT)
 
 
 def write_review(folder: str, *, out: str | None = None) -> tuple[str, int]:
