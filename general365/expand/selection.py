@@ -37,8 +37,8 @@ class Decision:
 
 @dataclass
 class Chosen:
-    candidate: ExpansionCandidate
-    row: dict[str, Any]
+    candidate: ExpansionCandidate   # its fields as accepted (edits applied)
+    categories: list[str]
     novelty: float
     hardness: float
 
@@ -135,7 +135,7 @@ def _vectors(texts: list[str], embedder: str):
     return vecs
 
 
-def pick(seed: Problem, pool: list[tuple[ExpansionCandidate, dict, list[str]]], per_seed: int,
+def pick(seed: Problem, pool: list[tuple[ExpansionCandidate, list[str]]], per_seed: int,
          vecs, index: dict[str, int]) -> list[Chosen]:
     """Greedy: the most novel and hardest first, novelty measured against the seed and what
     is already chosen."""
@@ -144,18 +144,18 @@ def pick(seed: Problem, pool: list[tuple[ExpansionCandidate, dict, list[str]]], 
     left = list(pool)
     while left and len(chosen) < per_seed:
         best = None
-        for c, fields, cats in left:
+        for c, cats in left:
             v = vecs[index[c.id]]
             novelty = 1.0 - max(float(v @ vecs[t]) for t in taken)
             rate = c.solver.rate if c.solver else None
             hardness = 0.5 if rate is None else 1.0 - rate
             key = (novelty + hardness, -c.candidate)
             if best is None or key > best[0]:
-                best = (key, c, fields, cats, novelty, hardness)
-        _, c, fields, cats, novelty, hardness = best
-        left = [x for x in left if x[0] is not c]
-        taken.append(index[c.id])
-        chosen.append(Chosen(c, {"fields": fields, "categories": cats}, novelty, hardness))
+                best = (key, Chosen(c, cats, novelty, hardness))
+        choice = best[1]
+        left = [x for x in left if x[0] is not choice.candidate]
+        taken.append(index[choice.candidate.id])
+        chosen.append(choice)
     return chosen
 
 
@@ -171,19 +171,18 @@ def select(folder: str, *, decisions: str, per_seed: int = 3, out: str,
     cands = read_candidates(folder)
     seeds = read_seeds(folder, required=True)
     decided = read_decisions(decisions, cands)
-    accepted: dict[str, list[tuple[ExpansionCandidate, dict, list[str]]]] = {}
+    accepted: dict[str, list[tuple[ExpansionCandidate, list[str]]]] = {}
     for c in cands:
         d = decided.get((c.seed_id, c.candidate))
         if d is not None and d.decision == "accept":
-            fields, cats = final_fields(c, d, decisions)
-            c.fields = fields
-            accepted.setdefault(c.seed_id, []).append((c, fields, cats))
+            c.fields, cats = final_fields(c, d, decisions)
+            accepted.setdefault(c.seed_id, []).append((c, cats))
     texts = [s.question for s in seeds]
     index = {s.id: i for i, s in enumerate(seeds)}
     for pool in accepted.values():
-        for c, fields, _ in pool:
+        for c, _ in pool:
             index[c.id] = len(texts)
-            texts.append(fields["question"])
+            texts.append(c.get("question"))
     vecs = _vectors(texts, embedder) if any(accepted.values()) else None
     result = Selection(out=out, per_seed=per_seed, seeds=len(seeds),
                        accepted=sum(d.decision == "accept" for d in decided.values()),
@@ -197,11 +196,11 @@ def select(folder: str, *, decisions: str, per_seed: int = 3, out: str,
             result.short[s.id] = len(chosen)
         rows.append(s.to_dict())
         for n, ch in enumerate(chosen, start=1):
-            f = ch.row["fields"]
+            f = ch.candidate.fields
             rows.append({"id": f"{s.id}-v{n}", "seed_id": s.id, "variant": n,
                          "question": f["question"], "answer": f["answer"],
                          "answer_type": f["answer_type"], "float_round": f["float_round"],
-                         "categories": ch.row["categories"], "reasoning": f["reasoning"],
+                         "categories": ch.categories, "reasoning": f["reasoning"],
                          "source": f"general365 expand: candidate {ch.candidate.candidate} of "
                                    f"{s.id} ({ch.candidate.model or 'model'})"})
     folder_out = os.path.dirname(os.path.abspath(out))
