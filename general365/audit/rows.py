@@ -111,7 +111,7 @@ class ReviewRow:
     judge_model: str | None
     judge_raw: str | None
     source: str               # path:line of the graded row
-    sample_id: str = ""       # the sample this row was drawn in (set by sample.py)
+    sample_id: str = ""       # the sample this row was drawn in (set by sampling.py)
     label: str | None = None  # "right" / "wrong": the reviewer's mark
     note: str = ""
 

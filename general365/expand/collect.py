@@ -1,9 +1,6 @@
-"""From the expansion's answers (`DIR/responses.jsonl`, append-only) to `DIR/candidates.jsonl`:
-each reply parsed, checked, and joined with its solver agreement where there is one.
-
-`candidates.jsonl` is derived, never appended to: it is rebuilt whole from the responses
-each time `expand` runs (and replaced by a rename, so a reader never sees half of it), so
-the checks see every sibling, and a resumed expansion is checked as if it had run at once.
+"""responses.jsonl -> candidates.jsonl: each reply parsed, checked, and joined with its solver
+agreement. candidates.jsonl is derived, rebuilt whole on every run, so the sibling checks
+see every candidate and a resumed expansion is checked as if it had run at once.
 """
 
 from __future__ import annotations
@@ -97,14 +94,17 @@ def read_candidates(folder: str) -> list[ExpansionCandidate]:
     return out
 
 
-def read_seeds(folder: str) -> list[Problem]:
+def read_seeds(folder: str, *, required: bool = False) -> list[Problem]:
     """The seeds an expansion folder was made from (`DIR/seeds.jsonl`), or [] if none."""
     from ..data.load import load_problems
 
     path = os.path.join(folder, SEEDS)
-    if not os.path.isfile(path):
-        return []
-    return load_problems(source=path)
+    if os.path.isfile(path):
+        return load_problems(source=path)
+    if required:
+        raise UserError(f"{path}: not found; rerun `general365 expand` into this folder to "
+                        "write it")
+    return []
 
 
 def merge_seeds(folder: str, chosen: Sequence[Problem]) -> list[Problem]:
