@@ -305,10 +305,6 @@ def make_embedder(name: str = DEFAULT_MODEL, *, base_url: str | None = None,
     return SentenceTransformerEmbedder(name, device=device, batch_size=batch_size or 32)
 
 
-def near_duplicate_default(embedder) -> float:
-    return NEAR_DUPLICATE[embedder.kind]
-
-
 def embed_texts(embedder, texts: Sequence[str], *, cache: EmbeddingCache | None = None,
                 progress: bool = False, desc: str = "embed", chunk: int = 256) -> Embedded:
     """Vectors for `texts` (unit rows, in order). Cached texts are not embedded again; each
@@ -357,8 +353,3 @@ def describe_embedder(embedder) -> dict[str, Any]:
     elif isinstance(embedder, SentenceTransformerEmbedder):
         d.update(model=embedder.label)
     return d
-
-
-__all__ = ["DEFAULT_MODEL", "Embedded", "EndpointEmbedder", "SentenceTransformerEmbedder",
-           "TfidfEmbedder", "describe_embedder", "embed_texts", "make_embedder",
-           "near_duplicate_default"]

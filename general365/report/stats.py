@@ -12,11 +12,10 @@ Conventions (also in docs/reports.md):
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from ..schema import Status
-from ..schema import Graded
+from ..schema import Graded, Status
 
 if TYPE_CHECKING:
     import numpy as np
@@ -53,10 +52,7 @@ class RowCounts:
         return self.graded / self.rows if self.rows else None
 
     def to_dict(self) -> dict:
-        return {"accuracy": self.accuracy, "correct": self.correct, "graded": self.graded,
-                "rows": self.rows, "incorrect": self.incorrect, "no_answer": self.no_answer,
-                "timeout": self.timeout, "judge_failed": self.judge_failed,
-                "ungraded": self.ungraded}
+        return {"accuracy": self.accuracy, **asdict(self), "ungraded": self.ungraded}
 
 
 def tally(rows: Iterable[Graded]) -> RowCounts:
@@ -67,13 +63,6 @@ def tally(rows: Iterable[Graded]) -> RowCounts:
     return RowCounts(correct=counts[Status.CORRECT], graded=n - counts[Status.UNGRADED], rows=n,
                  incorrect=counts[Status.INCORRECT], no_answer=counts[Status.NO_ANSWER],
                  timeout=counts[Status.TIMEOUT], judge_failed=counts[Status.JUDGE_FAILED])
-
-
-def status_counts(rows: Iterable[Graded]) -> dict[str, int]:
-    counts = {s.value: 0 for s in Status}
-    for r in rows:
-        counts[r.status.value] += 1
-    return counts
 
 
 # --- uncertainty --------------------------------------------------------------------
@@ -89,9 +78,7 @@ class Interval:
     families: int
 
     def to_dict(self) -> dict:
-        return {"low": self.low, "high": self.high, "level": self.level,
-                "resamples": self.resamples, "seed": self.seed, "families": self.families,
-                "method": "percentile bootstrap over seed families"}
+        return {**asdict(self), "method": "percentile bootstrap over seed families"}
 
 
 def family_counts(rows: Iterable[Graded]) -> tuple[np.ndarray, np.ndarray]:
@@ -189,8 +176,7 @@ class Consistency:
     runs: int
 
     def to_dict(self) -> dict:
-        return {"all_correct": self.all_correct, "all_wrong": self.all_wrong,
-                "mixed": self.mixed, "families": self.families, "runs": self.runs,
+        return {**asdict(self),
                 "definition": "per run, families with >= 2 graded members; mean over runs"}
 
 
@@ -253,8 +239,3 @@ def tokens(rows: Sequence[Graded]) -> Tokens:
         with_output=len(out), with_reasoning=len(rea),
         truncated=sum(f == "length" for f in fin), with_finish=len(fin), rows=len(rows),
     )
-
-
-__all__ = ["BOOTSTRAP_LEVEL", "BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED", "Consistency",
-           "Interval", "Stability", "RowCounts", "Tokens", "bootstrap_interval", "consistency",
-           "family_counts", "stability", "status_counts", "tally", "tokens"]

@@ -5,7 +5,6 @@ them (TensorBoard has no tables) and as a text summary."""
 from __future__ import annotations
 
 import csv
-import io
 import os
 import time
 from typing import Any, Sequence
@@ -41,12 +40,10 @@ def send(models: Sequence[ModelRuns], *, logging_dir: str | None) -> str:
         finally:
             writer.close()
         # TensorBoard has no tables: the rows are also an artifact beside the events.
-        buf = io.StringIO()
-        w = csv.writer(buf)
-        w.writerow(SAMPLE_COLUMNS)
-        w.writerows(samples(m))
         with open(os.path.join(folder, "samples.csv"), "w", encoding="utf-8", newline="") as f:
-            f.write(buf.getvalue())
+            w = csv.writer(f)
+            w.writerow(SAMPLE_COLUMNS)
+            w.writerows(samples(m))
     return logging_dir
 
 
