@@ -26,9 +26,6 @@ def color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
-# --- Figure 3: statistics ---------------------------------------------------------------
-
-
 def draw_statistics(sets: Sequence["DatasetAnalysis"]):
     plt = _plt()
     fig, axes = plt.subplots(2, 2, figsize=(13, 8.5))
@@ -106,9 +103,6 @@ def statistics_figure(sets, out_dir: str) -> Figure:
                 "(Figure 3)", "Categories and labels are counted over seed problems.", dpi=DPI)
 
 
-# --- Figure 6: t-SNE ----------------------------------------------------------------------
-
-
 def draw_tsne(sets: Sequence["DatasetAnalysis"]):
     plt = _plt()
     shown = [(i, d) for i, d in enumerate(sets)]
@@ -145,9 +139,6 @@ def tsne_figure(sets, out_dir: str, embedder: str) -> Figure:
     return save(draw_tsne(sets), out_dir, "fig6_tsne",
                 "Semantic coverage: t-SNE of question embeddings (Figure 6)",
                 f"Embedder: {embedder}. One t-SNE per set.", dpi=DPI)
-
-
-# --- the diversity numbers ------------------------------------------------------------------
 
 
 def draw_diversity(sets: Sequence["DatasetAnalysis"]):
@@ -190,9 +181,6 @@ def draw_diversity(sets: Sequence["DatasetAnalysis"]):
 def diversity_figure(sets, out_dir: str) -> Figure:
     return save(draw_diversity(sets), out_dir, "diversity",
                 "Nearest-neighbour and variant-to-seed similarity", dpi=DPI)
-
-
-# --- Figures 8 and 9: difficulty ----------------------------------------------------------
 
 
 def draw_accuracy(diff: "Difficulty"):

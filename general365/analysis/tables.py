@@ -174,8 +174,6 @@ def family_spread_table(a: "Analysis") -> Table:
     return t
 
 
-# --- reasoning similarity (Figure 7) ------------------------------------------------------
-
 PAPER = "paper (section 3.3)"
 
 

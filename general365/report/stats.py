@@ -65,9 +65,6 @@ def tally(rows: Iterable[Graded]) -> RowCounts:
                  timeout=counts[Status.TIMEOUT], judge_failed=counts[Status.JUDGE_FAILED])
 
 
-# --- uncertainty --------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Interval:
     low: float
@@ -115,9 +112,6 @@ def bootstrap_interval(rows: Sequence[Graded], *, resamples: int = BOOTSTRAP_RES
                     seed=seed, families=n)
 
 
-# --- several runs -------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Stability:
     runs: dict[int, RowCounts]
@@ -159,9 +153,6 @@ def stability(rows: Sequence[Graded]) -> Stability:
     )
 
 
-# --- consistency within seed families (ours) ----------------------------------------
-
-
 @dataclass(frozen=True)
 class Consistency:
     """Shares of seed families whose graded members (seed and variants) are all correct, all
@@ -201,9 +192,6 @@ def consistency(rows: Sequence[Graded]) -> Consistency:
         return Consistency(None, None, None, 0, 0)
     a = np.mean(np.array(shares), axis=0)
     return Consistency(float(a[0]), float(a[1]), float(a[2]), counted, len(shares))
-
-
-# --- tokens -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
