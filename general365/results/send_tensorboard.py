@@ -10,6 +10,7 @@ import time
 from typing import Any, Sequence
 
 from ..report.load import ModelRuns
+from ..report.tables import md_cell
 from . import rows as results
 from .trackers import SAMPLE_COLUMNS, folder_name, params, samples
 
@@ -48,5 +49,4 @@ def send(models: Sequence[ModelRuns], *, logging_dir: str | None) -> str:
 
 
 def _md(value: Any) -> str:
-    text = "" if value is None else str(value)
-    return text.replace("|", "\\|").replace("\n", " ")
+    return md_cell("" if value is None else str(value))
