@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from ..report.plots import Figure, _plt, save
+from ..reporting.plots import Figure, _plt, save
 from ..terminal import shown
 
 if TYPE_CHECKING:

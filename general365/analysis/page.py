@@ -9,8 +9,8 @@ from html import escape
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import __version__
-from ..report.html import dl_html, figure_html, page
-from ..report.plots import Figure
+from ..reporting.html import dl_html, figure_html, page
+from ..reporting.plots import Figure
 from .tables import INT, NUM, PCT, SIM, Table, fmt
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import OptionError
 from ..redact import shown_url
-from ..report.published import read_csv
+from ..reporting.published import read_csv
 from .similarity_prompt import (BASIS_TEXT, NAME, PROBLEM, REASONING, SCORES, SIMILARITY_TASK,
                                 VERSION, SimilarityPair, Triplet)
 

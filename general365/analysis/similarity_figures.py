@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..report.plots import Figure, _plt, save
+from ..reporting.plots import Figure, _plt, save
 from .figures import DPI, color
 from .similarity_prompt import SCORES
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..report.tables import INT, NUM, PCT, SIM, Column, Table
-from ..report.tables import fmt as _fmt
+from ..reporting.tables import INT, NUM, PCT, SIM, Column, Table
+from ..reporting.tables import fmt as _fmt
 from .similarity_prompt import BASIS_TEXT, SCORES
 
 if TYPE_CHECKING:

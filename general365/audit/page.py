@@ -14,7 +14,7 @@ import json
 from html import escape
 from typing import Any, Sequence
 
-from ..report.html import CSP, page  # noqa: F401 (CSP: the expansion review page's too)
+from ..reporting.html import CSP, page  # noqa: F401 (CSP: the expansion review page's too)
 from .rows import ReviewRow
 
 # Fields left out of an exported label: the text a reviewer reads, not what is scored.

@@ -9,8 +9,8 @@ import os
 import time
 from typing import Any, Sequence
 
-from ..report.load import ModelRuns
-from ..report.tables import md_cell
+from ..reporting.load import ModelRuns
+from ..reporting.tables import md_cell
 from . import rows as results
 from .trackers import SAMPLE_COLUMNS, folder_name, params, samples
 
