@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import OptionError
 from ..redact import shown_url
 from ..reporting.published import read_csv
+from ..validators import option_int
 from .similarity_prompt import (BASIS_TEXT, NAME, PROBLEM, REASONING, SCORES, SIMILARITY_TASK,
                                 VERSION, SimilarityPair, Triplet)
 
@@ -167,9 +168,9 @@ class Similarity:
 
 def check_similarity_options(judge: Any, *, datasets: int, sample: int | None) -> None:
     """Every option of the reasoning-similarity study, checked before any work."""
-    if sample is not None and (isinstance(sample, bool) or not isinstance(sample, int)
-                               or sample < 1):
-        raise OptionError("similarity_sample", f"must be a whole number >= 1 (got {sample!r})")
+    if sample is not None:
+        option_int("similarity_sample", sample,
+                   text=f"must be a whole number >= 1 (got {sample!r})")
     if judge is None:
         if sample is not None:
             raise OptionError("similarity_sample", "needs an LLM judge: give {judge_model} "

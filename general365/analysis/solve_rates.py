@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from ..errors import OptionError
+from ..validators import option_number
 
 TOO_EASY = "too_easy"
 CHECK_GOLD = "check_gold"
@@ -97,9 +97,8 @@ class SolveRates:
 
 def check_thresholds(too_easy: float, family_spread: float) -> None:
     for name, value in (("too_easy", too_easy), ("family_spread", family_spread)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not 0 < value <= 1:
-            raise OptionError(name, f"must be a share in (0, 1] (got {value!r})")
+        option_number(name, value, low=0, low_open=True, high=1,
+                      text=f"must be a share in (0, 1] (got {value!r})")
 
 
 def solve_rates(benchmarks: Iterable[tuple[str, Iterable[Any]]], *,

@@ -20,6 +20,7 @@ from typing import Any, Mapping, Sequence
 from ..errors import DataError, UserError
 from ..jsonl import iter_jsonl
 from ..schema import AnswerType, Method, Status, row_id_and_run
+from ..validators import is_int
 
 LABELS = ("right", "wrong")
 
@@ -87,7 +88,7 @@ def parse_label(d: Any, *, path: str, line: int) -> Label | None:
     if not isinstance(model, str):
         raise DataError("wrong type", field="model", value=model, expected="a string", **where)
     size = d.get("stratum_size")
-    if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
+    if size is not None and (not is_int(size) or size < 1):
         raise DataError("wrong type", field="stratum_size", value=size,
                         expected="a positive integer (from audit sample) or null", **where)
     texts = {}

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from .. import __version__
-from ..errors import OptionError, UserError
+from ..errors import UserError
+from ..validators import option_int
 from .write import write_files
 from .rows import Candidate, ReviewRow, read_candidates, review_rows
 
@@ -111,8 +112,7 @@ def allocate(sizes: dict[str, int], n: int) -> dict[str, int]:
 def sample(paths: Sequence[str], n: int, *, seed: int = 0,
            names: Sequence[str] | None = None) -> AuditSample:
     """Draw the review sample from graded files (nothing is written; see `write_sample`)."""
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise OptionError("n", f"{n!r}: expected the number of rows to sample, at least 1")
+    option_int("n", n, text=f"{n!r}: expected the number of rows to sample, at least 1")
     if not paths:
         raise UserError("no graded files given; expected one or more GRADED.jsonl")
     candidates = read_candidates(paths, names)
