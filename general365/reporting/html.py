@@ -94,8 +94,7 @@ def _is_run_row(row: list, t: Table, run_names: set[str]) -> bool:
     return "Model" in names and row[names.index("Model")] in run_names
 
 
-def table_html(t: Table, *, table_id: str, sortable: bool = True,
-               run_names: set[str] | None = None) -> str:
+def table_html(t: Table, *, table_id: str, run_names: set[str] | None = None) -> str:
     head = "".join(f'<th data-kind="{_e(c.kind)}" scope="col">{_e(c.name)}</th>'
                    for c in t.columns)
     body = []
@@ -119,10 +118,9 @@ def table_html(t: Table, *, table_id: str, sortable: bool = True,
         is_run = _is_run_row(row, t, run_names or set())
         cls = ' class="run"' if is_run else ""
         body.append(f"<tr{cls}>" + "".join(cells) + "</tr>")
-    klass = "sortable" if sortable else "plain"
     note = f'<p class="note">{_e(t.note.replace("`", ""))}</p>' if t.note else ""
     return (f'<h2 id="{_e(table_id)}-title">{_e(t.title)}</h2>{note}<div class="wrap">'
-            f'<table id="{_e(table_id)}" class="{klass}"><thead><tr>{head}</tr></thead>'
+            f'<table id="{_e(table_id)}" class="sortable"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div>')
 
 
