@@ -1,14 +1,7 @@
-"""Reading labels files: the review page's export, or lines written by hand.
-
-One JSON object a line. Required: `id`, `status` (the grader's verdict on that row) and
-`label` ("right" or "wrong": is that verdict right?; null = not reviewed, skipped).
-Optional: `model` (default ""), `run` (default 0), `method`, `answer_type`, `note`, and
-from `audit sample` the row's `stratum`, `stratum_size` (graded rows of the input in that
-stratum) and `sample_id`, with which `score` estimates the accuracy of the whole input.
-`review.jsonl` from `audit sample` is already in this form with every label null: fill in
-the labels (other fields are ignored).
-A bad line stops the reading with one error naming the file, line, field and what was
-expected; the same (model, id, run) twice is refused (it would be counted twice).
+"""Reading labels files: the review page's export, `review.jsonl` with its labels filled in,
+or lines written by hand (docs/audit.md has the fields). A bad line stops the reading with
+one error naming the file, line, field and what was expected; the same (model, id, run)
+twice is refused (it would be counted twice).
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
 """The numbers behind the tables: accuracy, the seed-family bootstrap, run stability
-(the paper's Appendix D), avg@N / pass@N, and consistency within seed families.
-
-Conventions (also in docs/reports.md):
-- accuracy = correct / graded; every status other than `correct` counts as wrong, except
-  `ungraded`, which has no verdict and is left out (its share is reported as coverage);
-- with several runs, accuracy pools all (problem, run) rows, which equals avg@N when every
-  run covers every problem;
-- a seed and its variants are not independent, so the bootstrap resamples seed families.
+(the paper's Appendix D), avg@N / pass@N, and consistency within seed families. The
+conventions are in docs/reports.md; the bootstrap resamples whole seed families because a
+seed and its variants are not independent.
 """
 
 from __future__ import annotations
