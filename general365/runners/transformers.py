@@ -299,9 +299,8 @@ ARCHITECTURE = {"model_type", "architectures", "vocab_size", "hidden_size", "n_e
 
 
 def loading_arguments() -> dict[str, bool]:
-    """The keyword arguments transformers' `from_pretrained` reads itself: its named
-    parameters and the keyword arguments its body takes (`kwargs.pop("name", ...)`), each
-    with whether it is a boolean (its annotation is bool, or its default True/False)."""
+    """The keyword arguments `from_pretrained` reads itself (its parameters and its body's
+    `kwargs.pop("name", ...)`), each with whether it is a boolean."""
     import inspect
     import re
 
@@ -331,11 +330,9 @@ def _bool_annotation(annotation: Any) -> bool:
 
 
 def load_args(pairs: dict[str, Any], model: str, revision: str | None) -> dict[str, Any]:
-    """`--engine-arg` values as from_pretrained keyword arguments: a key of the model's
-    config typed like the config's value there, a boolean loading argument as true/false,
-    another loading argument read as a literal (engine_args.literal). A key that changes
-    what from_pretrained returns, or the model's architecture, is refused. Raises
-    OptionError naming the key."""
+    """`--engine-arg` values as from_pretrained keyword arguments: a config key typed like
+    the config's value, a boolean loading argument as true/false, another as a literal. A
+    key that changes what from_pretrained returns, or the architecture, is refused."""
     from .engine_args import OPTION, as_bool, like, literal
 
     _, transformers = _import()
@@ -384,9 +381,8 @@ def load_args(pairs: dict[str, Any], model: str, revision: str | None) -> dict[s
 
 def _check_shapes(transformers: Any, model: str, revision: str | None,
                   changed: dict[str, Any]) -> None:
-    """Refuse config values under which the model's weights change name or shape (the
-    checkpoint would no longer fit them), found by building it with and without them on
-    the meta device (no memory, no weights read)."""
+    """Refuse config values under which the weights change name or shape (the checkpoint
+    would not fit), found by building the model on the meta device with and without them."""
     import torch
 
     from .engine_args import OPTION

@@ -196,9 +196,8 @@ class Engine:
 
 
 def vllm_engine_args(pairs: dict[str, Any]) -> dict[str, Any]:
-    """`--engine-arg` values typed by vLLM's own argument definitions: the parser
-    `vllm serve` uses (EngineArgs.add_cli_args), restricted to the fields of
-    vllm.EngineArgs (what LLM(...) takes). Raises OptionError naming the key."""
+    """`--engine-arg` values typed by the parser `vllm serve` uses (EngineArgs.add_cli_args),
+    restricted to the fields of vllm.EngineArgs (what LLM(...) takes)."""
     import argparse
     import dataclasses
 
