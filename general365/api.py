@@ -20,9 +20,9 @@ from .errors import OptionError, UserError
 from .extras import backend_extra, require
 from .grading.files import GradeResult, check_out_file, grade_file as _grade_file
 from .grading.pool import DEFAULT_TIMEOUT
-from .report import stats as _stats
-from .report.build import Report, build_report, check_report_options, write_report
-from .report.kinds import GENERAL365
+from .reporting import stats as _stats
+from .reporting.build import Report, build_report, check_report_options, write_report
+from .reporting.kinds import GENERAL365
 from .runners import provenance
 from .runners.options import (DEFAULT_SEED, build_requests, check_options, runner_options,
                               sampling_settings, select_problems, template_kwargs,

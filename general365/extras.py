@@ -2,7 +2,7 @@
 missing or too-old package stops it in one line naming the pip command, not after an hour
 of generation. Modules are only looked up (find_spec: torch or vllm cost nothing here), and
 versions checked against the floors general365 declares. IMPORTS lists each extra's
-modules; setup.cfg declares their distributions (tests/test_declared_imports.py).
+modules; setup.cfg declares their distributions (tests/install/test_declared_imports.py).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from ..terminal import shown, shown_lines
 from . import judge_flags
 from ..analysis.core import Analysis, analyze
 from ..analysis.embed import DEFAULT_API_KEY_ENV, DEFAULT_MODEL
-from ..analysis.output import check_out, write_analysis
+from ..analysis.write import check_out, write_analysis
 from ..analysis.tsne import METHODS, PERPLEXITY
 
 

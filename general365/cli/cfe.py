@@ -61,7 +61,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from ..report.tables import to_markdown
+    from ..reporting.tables import to_markdown
     from ..runners.base import SamplingSettings
     from ..runners.registry import make_runner
     from ..tasks.cfe import diagnostics

@@ -15,7 +15,7 @@ from ..grading.hybrid import POLICIES
 from ..grading.pool import DEFAULT_TIMEOUT
 from ..tasks.cfe.grade import DEFAULT_TIMEOUT as CFE_TIMEOUT
 from ..terminal import shown, shown_lines
-from ..report import published as pub
+from ..reporting import published as pub
 from . import generate as generate_cli
 from . import judge_flags
 from .report import add_publish_arguments, print_summary, publish_kwargs

@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import MissingExtra, OptionError, UserError
 from .base import Generation, GenerationRequest, batched
 from .limits import Budget, plan_budgets
-from .outputs import ReasoningCounter, make_generation
+from .engine_output import ReasoningCounter, make_generation
 
 SUPPORTED_EXTRA = ("chat_template_kwargs", "logit_bias")
 

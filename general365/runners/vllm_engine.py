@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import MissingExtra, UserError
 from .base import Generation, GenerationRequest
 from .limits import Budget
-from .outputs import ReasoningCounter, make_generation
+from .engine_output import ReasoningCounter, make_generation
 
 
 def require_vllm():
