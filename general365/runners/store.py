@@ -211,9 +211,6 @@ class RunStore:
     def __len__(self) -> int:
         return len(self._keys)
 
-    def has(self, key: RecordKey) -> bool:
-        return self._keys.get((key.id, key.run)) == key
-
     def pending(self, requests: Iterable[GenerationRequest], model: str
                 ) -> tuple[list[GenerationRequest], int]:
         """(requests still to generate, how many are done). A record for the same (id, run)

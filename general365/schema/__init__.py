@@ -9,9 +9,8 @@
 from .enums import AnswerType, Category, Method, Status
 from .fields import MAX_INT, parse_categories, parse_float_round, row_id_and_run
 from .graded import GRADER_FIELDS, Graded
-from .records import (INLINE_PROBLEM_FIELDS, Problem, Response, Verdict, index_problems,
-                      replace)
+from .records import INLINE_PROBLEM_FIELDS, Problem, Response, Verdict, index_problems
 
 __all__ = ["AnswerType", "Category", "GRADER_FIELDS", "Graded", "INLINE_PROBLEM_FIELDS",
            "MAX_INT", "Method", "Problem", "Response", "Status", "Verdict", "index_problems",
-           "parse_categories", "parse_float_round", "replace", "row_id_and_run"]
+           "parse_categories", "parse_float_round", "row_id_and_run"]
