@@ -1,21 +1,12 @@
 """The LLM judge client: any JudgeTask (judge_task.py) through any OpenAI-compatible API.
 
-One batch path serves every task: `Judge.ask(task, items)`; `judge_batch(items)` is the
-General365 verdict asked through it. Items are asked concurrently, under a semaphore on
-in-flight requests. The failure policy is the client's own (the SDK's retries are off):
-
-- 429, 5xx, connection errors and timeouts are retried with exponential backoff and jitter
-  (a `Retry-After` is honoured), at most `max_retries` times per vote; `timeout` bounds the
-  whole request, not each read, so a server that trickles its reply cannot hold it longer;
-- a reply the task's parser refuses (or a body that is not a chat completion, or a reply
-  the server reports as cut short) is re-asked, at most `max_reasks` times per vote;
-- after that the item has failed (a verdict: `judge_failed`), with the reason in `detail`.
-
-Each answer (never a failure) is committed to the SQLite cache (judge_cache.py) as soon as
-it is decided, so a re-grade, or a rerun after a kill, asks only for what is missing. The
-API key is read from an environment variable when the client is built and kept only by
-the client; every piece of server text that is kept (reply, model id, error detail, log
-line) has the key masked first and is cut only after. See docs/judge.md.
+One batch path serves every task, `Judge.ask(task, items)`; `judge_batch(items)` is the
+verdict asked through it. The failure policy is the client's own, not the SDK's: transport
+failures (429, 5xx, connection errors, timeouts of the whole request) are retried with
+backoff, unusable replies re-asked, each a bounded number of times per vote; past that the
+item has failed, never answered. Each answer is committed to the cache (judge_cache.py) as
+it is decided. Server text is kept only with the API key masked, then cut. docs/judge.md
+gives the whole policy.
 """
 
 from __future__ import annotations

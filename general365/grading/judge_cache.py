@@ -1,20 +1,12 @@
-"""A persistent SQLite cache of the judge's answers, so that re-grading makes no repeated calls.
+"""The judge's persistent SQLite cache, so that re-grading makes no repeated calls.
 
-Two tables in one file: `verdicts` (the General365 verdict, the layout older files have)
-and `answers` (every other JudgeTask, e.g. the analysis' reasoning similarity). A file
-written with `answers` is still read by a general365 that knows only `verdicts`.
-
-Keys hash everything that can change an answer (judge model, prompt version, vote
-settings, the item): a different model, prompt text or vote setting never reuses
-another's answer. A damaged row (a column that is not the JSON it should be) is a miss:
-the item is asked again and the row replaced. Only answers are stored, never failures (a
-failure is retried on the next run) and never credentials. Every `put` is its own
-committed transaction: an answer is on disk (in the WAL file; synchronous=NORMAL) before
-the next request's reply is read, so killing the process loses none. One connection per
-cache object; a lock serializes its use.
-
-The file is marked as ours (SQLite `application_id`); a SQLite file of another application
-is refused with one line rather than written into.
+Two tables in one file: `verdicts` (the General365 verdict, the layout older files have;
+a general365 that knows only it still reads a file with both) and `answers` (every other
+JudgeTask). Keys hash everything that can change an answer (see judge.Judge.aask). Only
+answers are stored, never failures nor credentials; a damaged row is a miss, asked again.
+Every `put` is its own committed transaction (WAL, synchronous=NORMAL): killing the process
+loses none. The file is marked as ours (SQLite `application_id`): another application's
+database is refused with one line, never written into.
 """
 
 from __future__ import annotations
@@ -120,20 +112,6 @@ class CachedAnswer:
     raw: str | None
 
 
-_DAMAGED = object()
-
-
-def _decoded(text: Any) -> Any:
-    """A stored JSON column's value; _DAMAGED for one that is not JSON text (a file edited
-    by hand or by another tool, a row half-written by a careless copy)."""
-    if not isinstance(text, str):
-        return _DAMAGED
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        return _DAMAGED
-
-
 class JudgeCache:
     """`get`/`put` answers by key (each put committed at once); `close` when done."""
 
@@ -182,10 +160,13 @@ class JudgeCache:
         if not rows:
             return None
         value, votes, model, served, raw = rows[0]
-        value = bool(value) if verdict else _decoded(value)
-        votes = _decoded(votes)
-        if value is _DAMAGED or not isinstance(votes, list) or not isinstance(model, str):
-            return None   # a damaged row is a miss: asked again, and the row replaced
+        try:   # a damaged row (a file edited by hand or by another tool) is a miss
+            value = bool(value) if verdict else json.loads(value)
+            votes = json.loads(votes)
+        except (TypeError, ValueError, RecursionError):
+            return None
+        if not isinstance(votes, list) or not isinstance(model, str):
+            return None
         return CachedAnswer(value, [bool(v) for v in votes] if verdict else votes, model,
                             served, raw)
 
