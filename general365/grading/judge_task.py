@@ -87,7 +87,7 @@ def median_vote(cast: Sequence[Any], k: int) -> Any | None:
 
 @dataclass(frozen=True)
 class JudgeTask(Generic[T]):
-    """One kind of question for the judge (see the module docstring).
+    """One kind of question for the judge (the fields: see the module docstring).
 
     verdict_key: set on verdict tasks only. A verdict is cached as it was before other
     tasks existed, so that older cache files keep serving: in the `verdicts` table, keyed
@@ -123,9 +123,9 @@ class TaskAnswer:
 
 
 def read_whole(content: str | None, read: Callable[[str], Parsed]) -> Parsed:
-    """`read` applied to a reply that IS the answer (`read` allows surrounding whitespace
-    and one fence around all of it, see validators.unfence). Nothing is searched for inside prose. A judge that
-    reasons inline is read after its last closing reasoning marker, by the same rule,
+    """`read` applied to a reply that IS the answer (`read` allows whitespace and one fence
+    around all of it: validators.unfence); nothing is searched for inside prose. A judge
+    that reasons inline is read after its last closing reasoning marker, by the same rule,
     unless its reply began as JSON or a fence: in `{"accuracy": false, "reason": "...
     </think>{"accuracy": true}` the marker and what follows it are quoted text. One that
     never closed its reasoning gave no answer."""
