@@ -16,7 +16,7 @@ import copy
 import json
 import logging
 import os
-import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Sequence
@@ -153,20 +153,8 @@ def run_blocking(make: Callable[[], Awaitable[Any]], *, name: str) -> Any:
         asyncio.get_running_loop()
     except RuntimeError:
         return _run_interruptible(make)
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["out"] = asyncio.run(make())
-        except BaseException as exc:  # re-raised on the caller's thread
-            box["err"] = exc
-
-    t = threading.Thread(target=run, name=name)
-    t.start()
-    t.join()
-    if "err" in box:
-        raise box["err"]
-    return box["out"]
+    with ThreadPoolExecutor(1, thread_name_prefix=name) as pool:   # its error re-raised here
+        return pool.submit(lambda: asyncio.run(make())).result()
 
 
 def _run_interruptible(make: Callable[[], Awaitable[Any]]) -> Any:
