@@ -197,28 +197,29 @@ def truncate_prediction(prediction: str, limit: int = MAX_PREDICTION_CHARS) -> s
     return TRUNCATION_MARK + prediction[len(prediction) - (limit - len(TRUNCATION_MARK)):]
 
 
-def build_messages(question: str, gold: str, prediction: str) -> list[dict[str, str]]:
-    """The chat messages of one judgement. The prediction goes only into the user message,
-    in its slot of the official template; nothing in it is interpreted here."""
-    # str.format substitutes values without re-reading braces inside them, so a "{" in a
-    # question or a prediction is inert.
-    user = USER_TEMPLATE.format(question=question, answer=gold, prediction=prediction)
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
-
-
 @dataclass(frozen=True)
 class JudgePrompt:
-    """A verdict prompt: its version and the builder of one judgement's messages from
-    (question, gold, prediction). Every verdict prompt asks for the same reply, one JSON
+    """A verdict prompt: a system message, a user template with {question}, {answer} and
+    {prediction}, and its version. Every verdict prompt asks for the same reply, one JSON
     object with a boolean `accuracy`: the parser, the structured-output constraints and the
     re-ask are shared."""
 
     name: str
     version: str
-    build: Callable[[str, str, str], list[dict[str, str]]]
+    system: str
+    user: str
+
+    def build(self, question: str, gold: str, prediction: str) -> list[dict[str, str]]:
+        """The chat messages of one judgement. The prediction goes only into the user
+        message, in its slot of the template; nothing in it is interpreted here."""
+        # str.format substitutes values without re-reading braces inside them, so a "{" in
+        # a question or a prediction is inert.
+        user = self.user.format(question=question, answer=gold, prediction=prediction)
+        return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
 
 
-OFFICIAL_PROMPT = JudgePrompt("general365-official", PROMPT_VERSION, build_messages)
+OFFICIAL_PROMPT = JudgePrompt("general365-official", PROMPT_VERSION, SYSTEM_PROMPT, USER_TEMPLATE)
+build_messages = OFFICIAL_PROMPT.build   # the official prompt's messages of one judgement
 
 
 # one_object's problems that say what the text is; the others name a value strict JSON

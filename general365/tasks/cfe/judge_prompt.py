@@ -51,12 +51,6 @@ PROMPT_VERSION = "cfe-" + hashlib.sha256(
 ).hexdigest()[:16]
 
 
-def build_messages(question: str, gold: str, prediction: str) -> list[dict[str, str]]:
-    # str.format does not re-read braces inside the values: a "{" in a response is inert.
-    user = USER_TEMPLATE.format(question=question, answer=gold, prediction=prediction)
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
-
-
 def judge_question(problem: CFEProblem, variable: Variable, tolerance: float) -> str:
     """The `question` of a judge item: the problem and the variable block."""
     return VARIABLE_TEMPLATE.format(question=problem.question, name=variable.name,
@@ -65,4 +59,4 @@ def judge_question(problem: CFEProblem, variable: Variable, tolerance: float) ->
                                     tolerance=tolerance)
 
 
-CFE_JUDGE_PROMPT = JudgePrompt("cfe-variable", PROMPT_VERSION, build_messages)
+CFE_JUDGE_PROMPT = JudgePrompt("cfe-variable", PROMPT_VERSION, SYSTEM_PROMPT, USER_TEMPLATE)
