@@ -195,6 +195,18 @@ def test_rerun_makes_zero_requests(fault_server, tmp_path):
     assert len(fault_server.requests) == 23
 
 
+def test_a_verdicts_key_is_pinned(fault_server, tmp_path):
+    # The verdict is asked as a JudgeTask now; its key must stay the one older files hold,
+    # or every user's cache would be asked again (the hex: the key before the change).
+    fault_server.set_script(lambda req, n: Behaviour.reply(TRUE))
+    path = tmp_path / "judge.sqlite"
+    Judge("m", base_url=fault_server.base_url, cache=path).judge_batch([JudgeItem("q", "a", "a")])
+    db = sqlite3.connect(str(path))
+    assert db.execute("SELECT key, prompt_version FROM verdicts").fetchall() == [
+        ("7f9f08ec156aac3c23b3123431afb0e524eab4c417187e3e287397329efa7000", "132ea5e4be6b1240")]
+    db.close()
+
+
 def test_vote_settings_are_part_of_the_key(fault_server, tmp_path):
     fault_server.set_script(lambda req, n: Behaviour.reply(TRUE))
     path = tmp_path / "judge.sqlite"

@@ -341,7 +341,7 @@ class Judge:
         cache = self.cache
         todo = []
         for key, messages in unique.items():
-            hit = cache.get(key, verdict) if cache is not None else None
+            hit = cache.get(key, verdict=verdict) if cache is not None else None
             if hit is None:
                 todo.append((key, messages))
                 continue
