@@ -52,9 +52,14 @@ CREATE TABLE IF NOT EXISTS answers (
     created REAL NOT NULL
 )
 """
-# table -> its columns, read from its schema
-_COLUMNS = {sql.split()[5]: tuple(line.split()[0] for line in sql.strip().splitlines()[1:-1])
-            for sql in (_SCHEMA, _ANSWERS)}
+
+
+def _columns(schema: str) -> tuple[str, ...]:
+    """The columns of a CREATE TABLE above (one a line): written once, in the schema."""
+    return tuple(line.split()[0] for line in schema.strip().splitlines()[1:-1])
+
+
+_COLUMNS = {"verdicts": _columns(_SCHEMA), "answers": _columns(_ANSWERS)}
 _INSERT = {t: f"INSERT OR REPLACE INTO {t} ({', '.join(c)}) VALUES ({', '.join('?' * len(c))})"
            for t, c in _COLUMNS.items()}
 
