@@ -170,6 +170,8 @@ PROMPT_VERSION = hashlib.sha256(
 MAX_PREDICTION_CHARS = 4000
 TRUNCATION_MARK = "[...] "
 
+# For servers with structured outputs: the one shape the parser accepts, so that even a
+# weak judge model replies parseably.
 VERDICT_SCHEMA = {
     "type": "object",
     "properties": {"accuracy": {"type": "boolean"}},
