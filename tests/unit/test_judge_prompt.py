@@ -93,6 +93,9 @@ def test_accepted_replies(reply, verdict):
     ("{'accuracy': True}", "not a JSON object"),
     ('{"accuracy": true, "accuracy": false}', "duplicated key"),
     ('{"accuracy": true, "n": NaN}', "not a JSON object"),
+    # what validators' strict decoder refuses too: a lone surrogate, nesting past 100 levels
+    ('{"accuracy": true, "why": "\\ud800"}', "not a JSON object (a lone surrogate"),
+    ('{"accuracy": true, "why": ' + "[" * 150 + "]" * 150 + "}", "not a JSON object (nested"),
     ('{"accuracy": true} {"accuracy": true}', "text after the JSON object"),
     ('{"accuracy": false}\n```json\n{"note": "x"}\n```', "text after the JSON object"),
     # a verdict is never searched for inside prose
