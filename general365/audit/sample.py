@@ -25,6 +25,7 @@ from typing import Sequence
 
 from .. import __version__
 from ..errors import OptionError, UserError
+from ..jsonl import line
 from .output import write_files
 from .rows import Candidate, ReviewRow, read_candidates, review_rows
 
@@ -156,7 +157,7 @@ def write_sample(s: AuditSample, out: str) -> AuditSample:
     from .page import render_page
 
     manifest = s.manifest()
-    lines = "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in s.rows)
+    lines = b"".join(line(r.to_dict()) for r in s.rows)
     files = {
         "review.jsonl": lines,
         "review.html": render_page(s.rows, manifest),

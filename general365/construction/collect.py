@@ -8,13 +8,12 @@ the checks see every sibling, and a resumed expansion is checked as if it had ru
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import DataError, UserError
 from ..fsutil import atomic_write
-from ..jsonl import iter_jsonl
+from ..jsonl import iter_jsonl, line
 from ..schema import Problem
 from .candidates import REPLY_CHARS, ExpansionCandidate, Solver
 from .checks import NEAR_DUPLICATE, check_all
@@ -72,7 +71,7 @@ def write_rows(path: str, rows: Iterable[Mapping[str, Any]]) -> None:
     """Replace `path` whole (fsutil.atomic_write)."""
     with atomic_write(path) as f:
         for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            f.write(line(row))
 
 
 def read_candidates(folder: str) -> list[ExpansionCandidate]:

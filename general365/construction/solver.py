@@ -23,7 +23,7 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import UserError
 from ..fsutil import atomic_write
-from ..jsonl import iter_jsonl
+from ..jsonl import iter_jsonl, line
 from ..runners.session import GenerateResult
 from .candidates import ExpansionCandidate, Solver
 from .checks import BLOCKING
@@ -57,7 +57,7 @@ def _write_problems(path: str, problems: Sequence[Mapping[str, Any]]) -> None:
     os.makedirs(folder, exist_ok=True)
     with atomic_write(path) as f:
         for p in problems:
-            f.write(json.dumps(p, ensure_ascii=False) + "\n")
+            f.write(line(p))
 
 
 def read_agreement(graded: str, model: str, k: int) -> dict[str, Solver]:

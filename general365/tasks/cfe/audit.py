@@ -17,12 +17,11 @@ variable's status, method, extracted value, detail and judge record), so that
 
 from __future__ import annotations
 
-import json
 from typing import Any, Iterator, Mapping
 
 from ...errors import DataError
 from ...fsutil import atomic_write
-from ...jsonl import iter_jsonl
+from ...jsonl import iter_jsonl, line
 from ...schema import Status
 
 SEPARATOR = "#"
@@ -74,5 +73,5 @@ def write_variable_rows(graded: str, out: str) -> int:
     rows = list(variable_rows(graded))
     with atomic_write(out) as f:
         for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+            f.write(line(r))
     return len(rows)
