@@ -62,7 +62,7 @@ def responses(problems, runs: int):
 def plain_grade(pairs) -> list[tuple[str, bool]]:
     from math_verify import parse, verify
 
-    from general365.tasks.cfe.answers import read_answers
+    from general365.tasks.cfe.stated import read_answers
 
     got = []
     golds: dict[str, object] = {}

@@ -29,10 +29,6 @@ METRIC_PATH = (_shipped_metric if _os.path.isdir(_shipped_metric)
 from .schema import (AnswerType, Category, Graded, Method, Problem, Response,  # noqa: E402
                      Status, Verdict)
 from .errors import DataError, OptionError, UserError  # noqa: E402
-# The subpackage general365.report is loaded before the function `report` is defined below,
-# so that the function, not the subpackage, is what `general365.report` names (a first
-# import of a subpackage sets its parent's attribute; later ones do not).
-from . import report as _report_package  # noqa: E402,F401
 
 
 def load_dataset(config: str = "all", split: str = "public", source: str | None = None, **kwargs):
@@ -59,38 +55,10 @@ def grade(responses, problems=None, policy: str | None = None, judge=None, **kwa
     return _grade(responses, problems, policy=policy, judge=judge, **kwargs)
 
 
-class _Report:
-    """`general365.report(graded, out=None, *, published="full", names=None, ...)`: tables,
-    figures and the leaderboard page of graded files (general365.api.report, imported on
-    first use so that `import general365` stays cheap)."""
-
-    def __call__(self, graded, out=None, **kwargs):
-        from .api import report as _report
-
-        return _report(graded, out, **kwargs)
-
-    @property
-    def __signature__(self):
-        import inspect
-
-        from .api import report as _report
-
-        return inspect.signature(_report)
-
-    @property
-    def __wrapped__(self):
-        from .api import report as _report
-
-        return _report
-
-
-report = _Report()
-
-
 def __getattr__(name: str):
     # The stage entry points live in general365.api, which imports every stage: loaded on
     # first use, and the real functions (typed signatures and all) are what is returned.
-    if name in ("generate", "grade_file", "run"):
+    if name in ("generate", "grade_file", "report", "run"):
         from . import api
 
         return getattr(api, name)

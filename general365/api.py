@@ -6,9 +6,8 @@ these keyword arguments, so the two accept and refuse exactly the same inputs.
                generate()                             grade_file()              report()
                `---------------------------- run() ------------------------------------'
 
-Each function checks every option before it does any work and raises `UserError` (an
-`OptionError` names the option) with one line. A benchmark other than General365 is named
-with `benchmark=` (a name, or a Benchmark object; see general365.tasks).
+Each checks every option before any work (one `UserError` line; an `OptionError` names the
+option). Another benchmark is named with `benchmark=` (a name, or a general365.tasks one).
 """
 
 from __future__ import annotations
@@ -21,9 +20,9 @@ from .errors import OptionError, UserError
 from .extras import backend_extra, require
 from .grading.files import GradeResult, check_out_file, grade_file as _grade_file
 from .grading.pool import DEFAULT_TIMEOUT
-from .report import stats as _stats
-from .report.build import Report, build_report, check_report_options, write_report
-from .report.kinds import GENERAL365
+from .reporting import stats as _stats
+from .reporting.build import Report, build_report, check_report_options, write_report
+from .reporting.kinds import GENERAL365
 from .runners import provenance
 from .runners.options import (DEFAULT_SEED, build_requests, check_options, runner_options,
                               sampling_settings, select_problems, template_kwargs,
@@ -54,16 +53,12 @@ def generate(model: str, *, backend: str, out: str, benchmark: str | Benchmark |
              engine_args: Mapping[str, Any] | Sequence[str] | None = None,
              progress: bool = True) -> GenerateResult:
     """Answers of `model` for a benchmark's problems, into the run folder `out`
-    (responses.jsonl + run.json; resumed where it exists: only what is missing is
-    generated). The sampling defaults are the paper's (`preset`: reasoning T=1.0 or chat
-    T=0.7; top-p 1.0, top-k off, max_tokens the context left after the prompt).
-    `base_url` (backend openai) is one URL or a list of replicas serving the model: the
-    requests are spread over them, `concurrency` in flight on each, and a replica that dies
-    has its requests retried on the others (docs/running.md).
-    `engine_args`: the engine's own options that have no argument here ("KEY=VALUE"
-    strings, or a mapping): vllm's LLM(...) engine arguments, or transformers'
-    from_pretrained keyword arguments, typed by the engine's definitions and checked before
-    it starts (docs/running.md)."""
+    (responses.jsonl + run.json; resumed: only what is missing is generated). Sampling
+    defaults are the paper's (`preset` reasoning T=1.0 or chat T=0.7; top-p 1.0, top-k
+    off, max_tokens the context left after the prompt). `base_url` (backend openai) is one
+    URL or a list of replicas, `concurrency` requests on each. `engine_args`: the engine's
+    own options with no argument here ("KEY=VALUE" strings, or a mapping). docs/running.md
+    has the details."""
     o = dict(locals())
     require("generate", backend_extra(backend))
     check_options(o)
@@ -112,12 +107,11 @@ def grade_file(responses: str, out: str, *, benchmark: str | Benchmark | None = 
                dataset: str | None = None, split: str = "public", config: str = "all",
                policy: str | None = None, judge: Any = None, workers: int | None = None,
                timeout: float | None = None, progress: bool = False) -> GradeResult:
-    """Grade a responses file (JSON Lines) into `out` (graded.jsonl), against `dataset` or
-    the gold each response carries inline. `judge`: a general365.grading.judge.Judge (for
-    the policies that need one: paper, cascade). `timeout`: seconds per rule-graded answer
-    in the grading pool (default: the benchmark's, 5 for General365, 30 for CFE-Bench).
-    Every line is checked before any judge call is paid for, and a bad line stops the grade
-    with nothing written; `out` is replaced whole at the end."""
+    """Grade a responses file into `out` (graded.jsonl), against `dataset` or the gold each
+    response carries inline. `judge`: a general365.grading.judge.Judge (policies paper and
+    cascade). `timeout`: seconds per rule-graded answer (default: the benchmark's, 5 for
+    General365, 30 for CFE-Bench). Every line is checked before any judge call is paid
+    for; `out` is replaced whole at the end."""
     check_out_file(out)
     bench = get_benchmark(benchmark if benchmark is not None else _benchmark_of(responses))
     if timeout is None:
@@ -139,17 +133,13 @@ def report(graded: str | Sequence[str], out: str | None = None, *, published: st
            logging_dir: str | None = None, hub_folder: str | None = None,
            push_to_hub: str | None = None, public: bool = False,
            token_env: str | None = None) -> Report:
-    """The report of graded files (or of a results folder that `hub_folder` wrote): every
-    table (Report.tables), and with `out` the folder (tables as Markdown/CSV/JSON, figures
-    as PNG/SVG, the leaderboard page index.html), written all or nothing. `published`: the
-    paper's figures beside yours (full, public or none).
-
-    Sent on from there (docs/reports.md): `report_to` names experiment trackers
-    (tensorboard, wandb, trackio, mlflow, all or none; one tracker run per model;
-    TensorBoard writes under `logging_dir`, default out/tensorboard); `hub_folder` writes a
-    results dataset in the Hub layout (configs `results` and `details`), and
-    `push_to_hub=ORG/NAME` uploads it (private unless `public`; the token from the
-    environment variable `token_env` (default HF_TOKEN), else the saved login)."""
+    """The report of graded files (or of a results folder `hub_folder` wrote): every table
+    (Report.tables), and with `out` the folder (tables, figures, the leaderboard page),
+    written all or nothing. `published`: the paper's figures beside yours (full, public or
+    none). Sent on from there (docs/reports.md): `report_to` experiment trackers
+    (TensorBoard under `logging_dir`, default out/tensorboard); `hub_folder` a results
+    dataset in the Hub layout, which `push_to_hub=ORG/NAME` uploads (private unless
+    `public`; the token from `token_env`, default HF_TOKEN, else the saved login)."""
     check_paths(out=out)
     publish = _publish_options(out, report_to=report_to, logging_dir=logging_dir,
                                hub_folder=hub_folder, push_to_hub=push_to_hub,
@@ -166,8 +156,8 @@ def report(graded: str | Sequence[str], out: str | None = None, *, published: st
 
 
 def check_paths(**paths: Any) -> None:
-    """Refuse an empty or blank path: "" is the current folder to os.path.join, so an
-    unset shell variable (`--hub-folder "$DIR"`) would write there, over its files."""
+    """Refuse a blank path: "" is the current folder to os.path.join, so an unset shell
+    variable (`--hub-folder "$DIR"`) would write over its files."""
     for option, value in paths.items():
         values = [value] if isinstance(value, (str, os.PathLike)) or value is None \
             else list(value)
@@ -179,8 +169,7 @@ def check_paths(**paths: Any) -> None:
 
 def _publish_options(out: str | None, *, report_to, logging_dir, hub_folder, push_to_hub,
                      token_env, public: bool = False) -> dict[str, Any]:
-    """Check where the report's results go, before any work: the trackers' extras, the
-    TensorBoard folder, the Hub folder and repository. Returns what _publish needs."""
+    """Check where the report's results go, before any work; what _publish needs."""
     from .results import trackers as _trackers
 
     check_paths(logging_dir=logging_dir, hub_folder=hub_folder)
@@ -259,13 +248,11 @@ def run(model: str, *, backend: str, out: str, policy: str | None = None, judge:
         logging_dir: str | None = None, hub_folder: str | None = None,
         push_to_hub: str | None = None, public: bool = False, token_env: str | None = None,
         **generate_options: Any) -> RunResult:
-    """generate + grade_file + report into one run folder: `out/responses.jsonl`,
-    `out/run.json`, `out/graded.jsonl`, `out/report/`. Every stage's options are checked
-    before anything is generated (a typo in a grading option never costs a generation).
-    `generate_options` are generate()'s. Grading and the report wait for a complete
-    generation: rerun the same call to resume. `report_to`, `hub_folder`, `push_to_hub`,
-    `public` and `token_env` are report()'s (TensorBoard writes under out/tensorboard
-    unless `logging_dir` says otherwise)."""
+    """generate + grade_file + report into one run folder (`out/responses.jsonl`, run.json,
+    graded.jsonl, report/). Every stage's options are checked before anything is generated.
+    `generate_options` are generate()'s; grading and the report wait for a complete
+    generation (rerun the same call to resume). `report_to` ... `token_env` are report()'s
+    (TensorBoard under out/tensorboard unless `logging_dir` says otherwise)."""
     from .results.trackers import extras_for, parse_report_to
 
     check_paths(out=out, logging_dir=logging_dir, hub_folder=hub_folder)
@@ -313,20 +300,15 @@ def run(model: str, *, backend: str, out: str, policy: str | None = None, judge:
     return result
 
 
-# --- helpers ----------------------------------------------------------------------------
-
-
 def _is_tiny_model(model: str) -> bool:
-    """Whether `model` is a folder holding general365's tiny random model (the demo's)."""
     from .tiny_model import MARKER
 
     return os.path.isfile(os.path.join(os.path.expanduser(model), MARKER))
 
 
 def _benchmark_of(responses: str) -> str | None:
-    """The benchmark a responses file says it is for (its first row's `benchmark` field),
-    or None for General365's (which carry none). Unreadable files are left to the grader,
-    which names the bad line."""
+    """The benchmark a responses file's first row names (None: General365). Unreadable
+    files are left to the grader, which names the bad line."""
     from .jsonl import iter_jsonl
 
     if not os.path.isfile(responses):

@@ -1,9 +1,6 @@
-"""The whole pipeline offline, on the bundled sample (`general365.demo.run_demo`, and
-`general365 demo` on the command line).
-
-It builds (or reuses) a tiny random Llama model, generates answers for the sample with a real
-runner (transformers on the CPU), grades them with the judge-free `rule` policy and writes the
-report. A tiny random model's scores mean nothing: the point is to see every stage work.
+"""The whole pipeline offline on the bundled sample (`general365 demo`): a tiny random model
+(built or reused), a real runner, the judge-free `rule` policy and the report. Its scores
+mean nothing: the point is to see every stage work.
 """
 
 from __future__ import annotations

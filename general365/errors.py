@@ -1,8 +1,6 @@
-"""User-facing errors.
-
-Every mistake a user can make (a bad file, a bad row, a missing extra) is raised as a
-`UserError`; the CLI prints its one-line message and exits 2, with no traceback. Anything
-else escaping is a bug in general365 and keeps its traceback.
+"""User-facing errors. Every mistake a user can make is a `UserError`: the CLI prints its
+one-line message and exits 2, with no traceback. Anything else is a bug and keeps its
+traceback.
 """
 
 from __future__ import annotations
@@ -14,19 +12,15 @@ class UserError(Exception):
     exit_code = 2
 
     def lines(self) -> list[str]:
-        """The message's lines as composed: one, unless the error lists several problems
-        (DataErrors). A line may quote a file: the CLI escapes each for the terminal, and
-        a newline inside a quoted value can then not start a line of its own."""
+        """The message's lines (several for DataErrors): the CLI escapes each, so a newline
+        inside a quoted value cannot start a line of its own."""
         return [str(self)]
 
 
 class OptionError(UserError):
-    """A bad value for an option of a library entry point, written once and shown two ways:
-    the Python API names the keyword argument (`temperature must be >= 0`), the command
-    line the flag that set it (`--temperature must be >= 0`).
-
-    `text` may name other options in braces (`"is for {backend} openai"`): they are spelled
-    the same way as the option itself."""
+    """A bad option value, shown as the keyword argument from Python (`temperature must be
+    >= 0`) and as the flag on the command line (`--temperature ...`). `text` may name other
+    options in braces (`"is for {backend} openai"`), spelled the same way."""
 
     def __init__(self, option: str, text: str, *, api_hint: str = ""):
         self.option = option
@@ -35,7 +29,6 @@ class OptionError(UserError):
         super().__init__(self.render(api_spelling) + api_hint)
 
     def render(self, spell) -> str:
-        """The message with every option name passed through `spell` (name -> shown name)."""
         import re
 
         body = re.sub(r"\{([a-z_]+)\}", lambda m: spell(m.group(1)), self.text)
@@ -43,8 +36,7 @@ class OptionError(UserError):
 
 
 def api_spelling(option: str) -> str:
-    """How the Python API names an option: its keyword argument; the judge's options as the
-    judge's (`judge_votes` -> `judge votes`, set with Judge(votes=...))."""
+    """An option as the Python API names it (the judge's as Judge's: `judge votes`)."""
     return "judge " + option[6:].replace("_", " ") if option.startswith("judge_") else option
 
 

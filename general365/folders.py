@@ -1,20 +1,12 @@
 """A folder of outputs (a report, an analysis, an audit sample or score) written all or
 nothing: `write_folder`.
 
-The outputs are built in a temporary folder beside OUT (named after the process, locked
-while it lives: fsutil.temp_name, so the next run removes what a killed one left). Files
-already in OUT that the outputs do not include (a user's notes, say) are hard-linked into
-the new folder (the same files, not copies), then the new folder and OUT are exchanged in
-one step (fsutil.replace_dir). So a reader, or a kill at any moment, sees the old outputs or
-the new ones, never a mix; and a path in the way (a file named `figures`, a folder named
-`index.html`) is refused before anything changes. A write that fails (a full disk) names
-OUT and leaves it as it was.
-
-The swap is for a folder that holds the outputs and perhaps some files beside them. For
-any other (the current folder or one holding it, a mount point, a folder with sub-folders
-of the user's own, a file that cannot be hard-linked), the outputs are moved in one by one
-instead, after the same checks: still nothing changes when a path is in the way, but a
-kill during the moves can leave a mix of old and new files (rerun the command).
+The outputs are built in a temporary folder beside OUT; files already in OUT that they do
+not include (a user's notes) are hard-linked in, then the two folders are exchanged in one
+step (fsutil.replace_dir): a reader, or a kill, sees the old outputs or the new ones,
+never a mix. A path in the way is refused before anything changes. A folder that cannot be
+swapped (the current folder, a mount point, one with sub-folders of the user's own, a file
+that cannot be hard-linked) gets the outputs moved in one by one, after the same checks.
 """
 
 from __future__ import annotations
@@ -91,11 +83,10 @@ def _rescue(old: str, out: str) -> None:
 
 
 def _swappable(out: str, own: Sequence[str]) -> bool:
-    """Whether OUT may be replaced as a whole: not the current folder or one that holds it
-    (a shell in it would be left in a deleted folder), not a mount point, and holding
-    beside the outputs only plain files, links and the outputs' own sub-folders `own` (a
-    folder of the user's own, say `--out ~`, is never relinked file by file: the outputs
-    are moved in instead)."""
+    """Whether OUT may be replaced as a whole: not the current folder or one holding it (a
+    shell there would be left in a deleted folder), not a mount point, and holding beside
+    the outputs only files, links and the outputs' own sub-folders `own` (`--out ~` is
+    never relinked file by file)."""
     real = os.path.realpath(out)
     cwd = os.path.realpath(os.getcwd())
     if cwd == real or cwd.startswith(real.rstrip(os.sep) + os.sep) or os.path.ismount(real):
@@ -113,9 +104,8 @@ def _swappable(out: str, own: Sequence[str]) -> bool:
 
 def install(tmp: str, out: str, own: Sequence[str] = (), what: str = "the outputs"
             ) -> list[str]:
-    """Make the outputs built in `tmp` be `out`'s (see the module's doc); `own`: the
-    sub-folders of OUT that are the outputs' (a report's tables/ and figures/). Returns the
-    paths of the outputs under `out`."""
+    """Make the outputs built in `tmp` be `out`'s; `own`: the outputs' sub-folders (a
+    report's tables/ and figures/). Returns the outputs' paths under `out`."""
     ours = sorted(os.path.relpath(os.path.join(root, f), tmp)
                   for root, _dirs, files in os.walk(tmp) for f in files)
     if not os.path.isdir(out):
@@ -145,10 +135,9 @@ def install(tmp: str, out: str, own: Sequence[str] = (), what: str = "the output
 
 def write_folder(out: str, build: Callable[[str], None], *, base: str, what: str,
                  own: Sequence[str] = ()) -> tuple[str, list[str]]:
-    """Build the outputs with `build(folder)` in a temporary folder beside `out` (created
-    if needed), then swap them in (see the module's doc). `base` names the temporaries
-    (`.BASE.PID-RAND.tmp`), `what` the outputs in errors ("the report"). Returns `out` as
-    an absolute path and the outputs' paths under it."""
+    """Build the outputs with `build(folder)` beside `out`, then swap them in. `base` names
+    the temporaries, `what` the outputs in errors ("the report"). Returns `out` (absolute)
+    and the outputs' paths under it."""
     out = os.path.abspath(out)
     if os.path.islink(out) and os.path.isdir(out):
         out = os.path.realpath(out)   # the folder the link names is the one replaced

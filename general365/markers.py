@@ -1,5 +1,5 @@
 """Reasoning-block markers, shared by the runners (to split reasoning from the answer) and
-the grader (to find the final-answer region). One list, so both always agree."""
+the grader (to find the final-answer region), so both always agree."""
 
 from __future__ import annotations
 
@@ -25,9 +25,8 @@ _CLOSES = tuple(c for _, c in REASONING_MARKERS)
 
 
 def _no_overlaps(markers: tuple[str, ...]) -> bool:
-    """No marker's end is another's (or its own) start, and none holds another: then the
-    occurrences in any text are disjoint, so the last one found by plain string search is
-    the last match of the alternation CLOSE_RE (and the first, of _OPEN_RE)."""
+    """No marker's end is another's start, and none holds another: then plain string
+    search finds what the regex alternation CLOSE_RE would."""
     for a in markers:
         for b in markers:
             if a != b and b in a:
@@ -43,10 +42,8 @@ if not (_no_overlaps(_OPENS) and _no_overlaps(_CLOSES)):
 
 
 def _last(text: str, markers: tuple[str, ...]) -> tuple[int, int]:
-    """(start, end) of the last occurrence of any of `markers` in `text`; (-1, -1) if none.
-    str.rfind, not a regex alternation: a regex tries every marker at every position of a
-    long reasoning (about a millisecond for 20,000 characters); each rfind after the first
-    hit only scans the text past it."""
+    """(start, end) of the last of `markers` in `text`; (-1, -1) if none. str.rfind, not a
+    regex: a regex costs about a millisecond on 20,000 characters of reasoning."""
     best, end = -1, -1
     for m in markers:
         i = text.rfind(m, best + 1)
@@ -66,18 +63,10 @@ def _first(text: str, markers: tuple[str, ...], stop: int) -> int:
 
 
 def split_reasoning(text: str) -> tuple[str | None, str, bool]:
-    """Split `text` into (reasoning, final, closed).
-
-    - A closing marker present: reasoning is everything before the LAST closing marker
-      (its opening marker stripped), final is what follows it; closed is True. Chat
-      templates often put the opening `<think>` in the prompt, so a close without an open
-      counts as a closed block.
-    - An opening marker and no closing one (cut off while thinking): reasoning is the text
-      after the opening marker, final is "" and closed is False. The same when a block was
-      closed and a later one was opened and never closed (`<think>a</think><think>b`): the
-      text after the last opening marker is unfinished reasoning, never an answer.
-    - No marker: (None, text, True).
-    """
+    """(reasoning, final, closed). Reasoning ends at the LAST closing marker (a close with
+    no open counts: templates often put `<think>` in the prompt). A block opened and never
+    closed, also after a closed one, is unfinished reasoning: final "" and closed False.
+    No marker: (None, text, True)."""
     start, end = _last(text, _CLOSES)
     if start != -1:
         opened = _first(text, _OPENS, start)
@@ -95,9 +84,8 @@ def split_reasoning(text: str) -> tuple[str | None, str, bool]:
 
 
 def final_part(text: str) -> str | None:
-    """What follows the reasoning block, as split_reasoning gives it (`final`), or None
-    where the block was never closed. Only the search: the reasoning, most of a long
-    response, is neither cut out nor stripped (the grader reads this on every row)."""
+    """split_reasoning's `final`, or None where the block was never closed, without cutting
+    out the reasoning (the grader reads this on every row)."""
     start, end = _last(text, _CLOSES)
     if start == -1:
         return text if _first(text, _OPENS, len(text)) == -1 else None

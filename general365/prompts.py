@@ -1,14 +1,9 @@
 """The query prompt: a General365 problem as chat messages.
 
-The paper (Appendix B, "Query prompt template") wraps each question in a template that
-appends an output-format instruction, one per answer kind (a number or interval in
-\\boxed{}, a choice letter, a short text). The released problems already carry that
-instruction inside `question` (e.g. "... put your final answer within \\boxed{}."), so
-appending it again would show the model the instruction twice, in a wording the paper's
-models never saw together. The user message is therefore the question itself, verbatim.
-
-There is no system prompt by default (the paper names none); one may be given, and it is
-part of the prompt's identity (`prompt_hash` in the runners, `PROMPT_VERSION` in run.json).
+The paper's template (Appendix B) appends an output-format instruction that the released
+questions already carry ("... put your final answer within \\boxed{}."), so the user
+message is the question itself, verbatim. No system prompt by default (the paper names
+none); one given is part of the prompt's identity (`prompt_hash`, `PROMPT_VERSION`).
 """
 
 from __future__ import annotations
@@ -35,9 +30,8 @@ def _question(problem: Any) -> tuple[str, str | None]:
 
 
 class Message(dict):
-    """One chat message that cannot change: a dict, so that every chat API, template and
-    JSON encoder takes it as one, but one that refuses writes and hashes by its content
-    (equal prompts hash equal, and a prompt can key a cache)."""
+    """A chat message that cannot change: a dict (every chat API and encoder takes it) that
+    refuses writes and hashes by its content (a prompt can key a cache)."""
 
     __slots__ = ()
 
@@ -55,11 +49,7 @@ class Message(dict):
 
 
 def build_messages(problem: Any, system_prompt: str | None = None) -> tuple[Message, ...]:
-    """The chat messages for one problem (a `Problem` or a mapping with `question`).
-
-    Returns a tuple of read-only `Message`s, hashable: an optional system message, then
-    one user message holding the question unchanged.
-    """
+    """An optional system message, then the question, as read-only `Message`s."""
     question, pid = _question(problem)
     messages: list[Message] = []
     if system_prompt is not None:

@@ -1,26 +1,12 @@
 """Keeping an API key out of everything written, printed or logged from a server's text.
 
-Servers do echo credentials: in error messages ("invalid key sk-..."), and a hostile or
-broken one anywhere else (a reply's content, its model id). Every OpenAI-compatible client
-here (the judge, the API runner) passes server text through `Redactor.clean` before it is
-kept, and cuts it only AFTER masking: cutting first can split the key so that the
-replacement no longer matches, leaving most of it behind.
-
-What is masked: the whole key wherever it occurs, and any run of `FRAGMENT` or more of its
-consecutive characters, since a server may itself have cut its message in the middle of
-the key.
-
-A base URL can carry credentials too: `http://user:password@host/v1` (basic auth) or
-`?api_key=...` (a gateway's key in the query). `target` splits such a URL into what the
-client sends (the URL with its user info, and the query as the client's default query:
-the SDK appends paths to a base URL's raw text, so a query left in it would be cut into);
-`shown_url` is the URL as it may be written or printed, every credential replaced by
-MASK; `url_secrets` are the credentials, for a Redactor to mask in server text (a server's
-error may echo the URL it was asked).
-
-A run's settings and its command line are stored in run.json and shown in reports:
-`shown_settings` and `shown_argv` mask both kinds of credential there, the URLs' and the
-values of settings whose name says secret (`--engine-arg token=hf_...`).
+Servers do echo credentials (in error messages, and a hostile one anywhere). Every client
+here passes server text through `Redactor.clean`, which masks the whole key and any run of
+FRAGMENT or more of its characters (a server may have cut its message inside the key), and
+cuts the text only AFTER masking: cutting first can split the key past recognition.
+A base URL can carry credentials too (`user:password@host`, `?api_key=...`): `target`
+splits it for the client, `shown_url` masks it for writing, `url_secrets` lists them for a
+Redactor. `shown_settings` and `shown_argv` mask both kinds in what run.json stores.
 """
 
 from __future__ import annotations
@@ -56,9 +42,8 @@ def _userinfo(parts) -> tuple[str | None, str | None]:
 
 
 def url_secrets(url: str) -> list[str]:
-    """The credentials in `url`, as written and decoded: the user info's password (or the
-    user name when there is no password: then it is the token), and the values of query
-    parameters whose name says secret."""
+    """The credentials in `url`, as written and decoded: the password (or a user name
+    without one: then it is the token), and the values of query parameters that say secret."""
     parts = _split(url) if isinstance(url, str) else None
     if parts is None:
         return []
@@ -79,8 +64,7 @@ def url_secrets(url: str) -> list[str]:
 
 
 def shown_url(url: str) -> str:
-    """`url` as it may be written to a file or printed: every credential url_secrets finds
-    replaced by MASK, the rest as given."""
+    """`url` with every credential url_secrets finds replaced by MASK."""
     if not isinstance(url, str):
         return url
     parts = _split(url)
@@ -107,8 +91,8 @@ _URL_IN_TEXT = re.compile(r"https?://(?:[^\s/?#@<>,]*@)?[^\s\"'<>]+", re.I)
 
 
 def shown_urls(value: Any) -> Any:
-    """`value` (text, or JSON-like lists and objects of it) with every URL in it shown as
-    shown_url shows it: for files written before URLs were stored so (an old run.json)."""
+    """`value` (text, or JSON-like lists and objects of it) with every URL in it as
+    shown_url shows it (for files written before URLs were stored so)."""
     if isinstance(value, str):
         return _URL_IN_TEXT.sub(lambda m: shown_url(m.group(0)), value) \
             if "://" in value else value
@@ -129,7 +113,6 @@ _SECRET_WORDS = frozenset({"token", "key", "apikey", "secret", "password", "pass
 
 
 def secret_name(name: object) -> bool:
-    """Whether a setting called `name` holds a credential."""
     if not isinstance(name, str):
         return False
     words = re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower())
@@ -147,18 +130,16 @@ _PAIR = re.compile(r"(--[A-Za-z0-9_-]+=)?([A-Za-z_][A-Za-z0-9_.-]*)=(.*)", re.S)
 
 
 def shown_argv(argv: Any) -> Any:
-    """A command line as it may be stored or shown: every URL as shown_url shows it, and
-    the value of every `KEY=VALUE` word whose key names a credential masked."""
+    """A command line as it may be stored: each word as shown_settings shows it."""
     if not isinstance(argv, list):
         return shown_settings(argv)
     return [shown_settings(word) for word in argv]
 
 
 def shown_settings(value: Any) -> Any:
-    """`value` (a run's settings: text, or JSON-like lists and objects of it) as it may be
-    written or shown: every URL masked as shown_urls masks it, every value under a key that
-    names a credential (secret_name) replaced by MASK, and so is the value of a
-    `KEY=VALUE` word (a stored command line) whose key does."""
+    """`value` (a run's settings: text, or JSON-like lists and objects of it) with every URL
+    masked, and every value under a key (or of a `KEY=VALUE` word) that names a credential
+    replaced by MASK."""
     if isinstance(value, str):
         pair = _PAIR.fullmatch(value)
         if pair and secret_name(pair.group(2)) and pair.group(3):
@@ -173,10 +154,9 @@ def shown_settings(value: Any) -> Any:
 
 
 def target(url: str) -> tuple[str, dict[str, str]]:
-    """What a client is given for `url`: the URL without its query (user info kept: the
-    HTTP client sends it as basic auth), and the query's parameters, sent with every
-    request. (A parameter given twice is sent once, with its last value: the SDK spells a
-    list as `name[]=`, which would be another parameter.)"""
+    """What a client is given for `url`: the URL without its query (user info kept: sent as
+    basic auth), and the query's parameters, sent with every request (the SDK appends paths
+    to a base URL's raw text; a parameter given twice is sent once, with its last value)."""
     parts = urlsplit(url)
     query: dict[str, str] = {}
     for pair in parts.query.split("&") if parts.query else ():
@@ -186,12 +166,9 @@ def target(url: str) -> tuple[str, dict[str, str]]:
 
 
 class Redactor:
-    """Masks secrets in text: an API key, and the credentials of the base URLs in use
-    (`Redactor(key, *url_secrets(url))`).
-
-    `answer=True` is for a model's answer or reasoning: a secret shorter than FRAGMENT
-    characters is not masked there, since replacing a short common string such as "token"
-    would corrupt answers (and such a secret cannot be kept secret anyway)."""
+    """Masks secrets in text: an API key and the base URLs' credentials. With `answer=True`
+    (a model's answer) a secret shorter than FRAGMENT is not masked: replacing a short
+    common string such as "token" would corrupt answers."""
 
     def __init__(self, secret: str | None, *more: str | None):
         kept = [s for s in (secret, *more) if s and s != PLACEHOLDER]

@@ -1,11 +1,8 @@
-"""A tiny random Llama model and its tokenizer, built locally in a few seconds.
-
-The tests, the benchmark and `general365 demo` all need a real model that real engines
-(vLLM's CPU build, transformers) can load, and none may download one. This builds the
-smallest model that vLLM's CPU attention still accepts (head size 32), with a byte-level
-BPE tokenizer that knows the reasoning markers and a chat template with an
-`enable_thinking` switch, so that every path a real chat model takes is exercised. Its
-weights are random (fixed seed): what it writes means nothing.
+"""A tiny random Llama model and its tokenizer, built locally in a few seconds, for the
+tests, the benchmark and `general365 demo` (none may download a model). The smallest model
+vLLM's CPU attention accepts (head size 32), a byte-level BPE tokenizer that knows the
+reasoning markers, and a chat template with an `enable_thinking` switch, so every path a
+real chat model takes is exercised. Its weights are random (fixed seed).
 """
 
 from __future__ import annotations
@@ -139,11 +136,8 @@ def is_built(path: str | os.PathLike) -> bool:
 
 
 def build_tiny_model(path: str | os.PathLike) -> Path:
-    """Build the tiny model into `path` (reused if already built there); returns the path.
-
-    Built in a sibling temporary folder and renamed into place, so that an interrupted
-    build never leaves a folder that looks finished.
-    """
+    """Build the tiny model into `path` (reused if built there), in a sibling temporary
+    folder renamed into place: an interrupted build never looks finished."""
     from .errors import UserError
 
     path = Path(path)

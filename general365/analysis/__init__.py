@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .core import Analysis, DatasetAnalysis, analyze
 from .datasets import AnalysisSet, Item, load_set
-from .output import write_analysis
+from .write import write_analysis
 
 __all__ = ["Analysis", "AnalysisSet", "DatasetAnalysis", "Item", "analyze", "load_set",
            "write_analysis"]

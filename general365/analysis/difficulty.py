@@ -1,6 +1,6 @@
 """Difficulty across benchmarks (Figures 8 and 9): accuracy and average output tokens per
 model per benchmark, from graded files (`BENCHMARK=GRADED.jsonl`, one or more per
-benchmark). Graded files are read and checked by the report's reader (general365.report.
+benchmark). Graded files are read and checked by the report's reader (general365.reporting.
 load), so every graded file that `general365 report` takes is taken here; a graded file of
 another benchmark needs the same fields (id, run, status, correct; output_tokens for
 Figure 9).
@@ -72,7 +72,7 @@ def load_difficulty(specs: Sequence[str], *, too_easy: float = DEFAULT_TOO_EASY,
                     family_spread: float = DEFAULT_FAMILY_SPREAD) -> Difficulty | None:
     if not specs:
         return None
-    from ..report.load import load_graded
+    from ..reporting.load import load_graded
 
     inputs: dict[str, list[str]] = {}
     for spec in specs:

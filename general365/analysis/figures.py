@@ -10,40 +10,20 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from ..errors import MissingExtra
-from ..report.plots import Figure
+from ..reporting.plots import Figure, _plt, save
 from ..terminal import shown
 
 if TYPE_CHECKING:
     from .core import DatasetAnalysis
     from .difficulty import Difficulty
 
+DPI = 130
 PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3",
            "#8c8c8c", "#ccb974", "#64b5cd")
 
 
-def _plt():
-    try:
-        import matplotlib
-    except ImportError:
-        raise MissingExtra("matplotlib", "plots") from None
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
-
-
-def _save(fig, out_dir: str, key: str, title: str, note: str = "") -> Figure:
-    plt = _plt()
-    png, svg = os.path.join(out_dir, key + ".png"), os.path.join(out_dir, key + ".svg")
-    fig.savefig(png, dpi=130, bbox_inches="tight")
-    fig.savefig(svg, bbox_inches="tight")
-    plt.close(fig)
-    return Figure(key, title, png, svg, note)
 
 
 # --- Figure 3: statistics ---------------------------------------------------------------
@@ -121,9 +101,9 @@ def draw_statistics(sets: Sequence["DatasetAnalysis"]):
 
 
 def statistics_figure(sets, out_dir: str) -> Figure:
-    return _save(draw_statistics(sets), out_dir, "fig3_statistics",
-                 "Statistics: categories, labels per problem, answer types, question length "
-                 "(Figure 3)", "Categories and labels are counted over seed problems.")
+    return save(draw_statistics(sets), out_dir, "fig3_statistics",
+                "Statistics: categories, labels per problem, answer types, question length "
+                "(Figure 3)", "Categories and labels are counted over seed problems.", dpi=DPI)
 
 
 # --- Figure 6: t-SNE ----------------------------------------------------------------------
@@ -162,9 +142,9 @@ def draw_tsne(sets: Sequence["DatasetAnalysis"]):
 
 
 def tsne_figure(sets, out_dir: str, embedder: str) -> Figure:
-    return _save(draw_tsne(sets), out_dir, "fig6_tsne",
-                 "Semantic coverage: t-SNE of question embeddings (Figure 6)",
-                 f"Embedder: {embedder}. One t-SNE per set.")
+    return save(draw_tsne(sets), out_dir, "fig6_tsne",
+                "Semantic coverage: t-SNE of question embeddings (Figure 6)",
+                f"Embedder: {embedder}. One t-SNE per set.", dpi=DPI)
 
 
 # --- the diversity numbers ------------------------------------------------------------------
@@ -208,8 +188,8 @@ def draw_diversity(sets: Sequence["DatasetAnalysis"]):
 
 
 def diversity_figure(sets, out_dir: str) -> Figure:
-    return _save(draw_diversity(sets), out_dir, "diversity",
-                 "Nearest-neighbour and variant-to-seed similarity")
+    return save(draw_diversity(sets), out_dir, "diversity",
+                "Nearest-neighbour and variant-to-seed similarity", dpi=DPI)
 
 
 # --- Figures 8 and 9: difficulty ----------------------------------------------------------
@@ -284,10 +264,10 @@ def draw_tokens(diff: "Difficulty"):
 
 
 def difficulty_figures(diff: "Difficulty", out_dir: str) -> list[Figure]:
-    f8 = _save(draw_accuracy(diff), out_dir, "fig8_accuracy",
-               "Accuracy per benchmark per model (Figure 8)")
+    f8 = save(draw_accuracy(diff), out_dir, "fig8_accuracy",
+              "Accuracy per benchmark per model (Figure 8)", dpi=DPI)
     fig, plotted = draw_tokens(diff)
-    f9 = _save(fig, out_dir, "fig9_accuracy_vs_tokens",
-               "Accuracy versus average output tokens per benchmark (Figure 9)",
-               "" if plotted else "No graded file records output_tokens.")
+    f9 = save(fig, out_dir, "fig9_accuracy_vs_tokens",
+              "Accuracy versus average output tokens per benchmark (Figure 9)",
+              "" if plotted else "No graded file records output_tokens.", dpi=DPI)
     return [f8, f9]

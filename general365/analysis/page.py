@@ -10,8 +10,8 @@ from html import escape
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import __version__
-from ..report.html import CSP, SCRIPT, STYLE, figure_html
-from ..report.plots import Figure
+from ..reporting.html import figure_html, page
+from ..reporting.plots import Figure
 from .tables import INT, NUM, PCT, SIM, Table, fmt
 
 if TYPE_CHECKING:
@@ -107,9 +107,4 @@ def render_page(a: "Analysis", tables: Sequence[Table], figures: Sequence[Figure
     body += [table_html(t) for t in rest]
     body.append(_notes_html(a))
     body.append(_settings_html(a))
-    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">'
-            '<meta name="viewport" content="width=device-width,initial-scale=1">'
-            "<title>General365 benchmark analysis</title>"
-            f"<style>{STYLE}</style></head><body>{''.join(body)}"
-            f"<script>{SCRIPT}</script></body></html>\n")
+    return page("General365 benchmark analysis", "".join(body))

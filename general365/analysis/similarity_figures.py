@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..report.plots import Figure
-from .figures import _plt, _save, color
+from ..reporting.plots import Figure, _plt, save
+from .figures import DPI, color
 from .similarity_prompt import SCORES
 
 if TYPE_CHECKING:
@@ -65,8 +65,8 @@ def draw_similarity(sim: "Similarity"):
 
 def similarity_figure(sim: "Similarity", out_dir: str) -> Figure:
     judge = sim.judge.get("model") or "-"
-    return _save(draw_similarity(sim), out_dir, "fig7_reasoning_similarity",
-                 "Reasoning similarity (Figure 7)",
-                 f"Each item against its nearest neighbour, scored 0-5 by {judge} "
-                 f"({sim.judge.get('votes', 1)} vote(s)); the paper's figures: judge "
-                 "Gemini-3-Pro, as printed in its section 3.3.")
+    return save(draw_similarity(sim), out_dir, "fig7_reasoning_similarity",
+                "Reasoning similarity (Figure 7)",
+                f"Each item against its nearest neighbour, scored 0-5 by {judge} "
+                f"({sim.judge.get('votes', 1)} vote(s)); the paper's figures: judge "
+                "Gemini-3-Pro, as printed in its section 3.3.", dpi=DPI)

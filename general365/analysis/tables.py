@@ -1,43 +1,25 @@
-"""The analysis tables as typed values (tests check values, not strings), and their CSV
-form: shares are written as percentages with two decimals (columns marked `(%)`),
+"""The analysis tables as typed values (tests check values, not strings); report.tables
+writes their CSV form: shares as percentages with two decimals (columns marked `(%)`),
 similarities with three decimals."""
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..report.tables import Column, Table
+from ..reporting.tables import INT, NUM, PCT, SIM, Column, Table
+from ..reporting.tables import fmt as _fmt
 from .similarity_prompt import BASIS_TEXT, SCORES
 
 if TYPE_CHECKING:
     from .core import Analysis
     from .similarity import Similarity
 
-# the report's kinds, plus similarities (three decimals)
-TEXT, INT, PCT, SIM, NUM = "text", "int", "pct", "sim", "num"
 
-
-def fmt(value: Any, kind: str, *, csv_form: bool = False) -> str:
-    if value is None:
-        return ""
-    if kind == PCT:
-        return f"{100.0 * value:.{2 if csv_form else 1}f}"
-    if kind == SIM:
-        return f"{value:.3f}"
-    if kind == NUM:
+def fmt(value: Any, kind: str) -> str:
+    """A cell as the page shows it: as the report's, but means keep one decimal."""
+    if kind == NUM and value is not None:
         return f"{value:.1f}"
-    return str(value)
-
-
-def to_csv(t: Table) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow([c.name + (" (%)" if c.kind == PCT else "") for c in t.columns])
-    for row in t.rows:
-        w.writerow([fmt(v, c.kind, csv_form=True) for v, c in zip(row, t.columns)])
-    return buf.getvalue()
+    return _fmt(value, kind, digits=1)
 
 
 def overview_table(a: "Analysis") -> Table:
@@ -62,35 +44,37 @@ def overview_table(a: "Analysis") -> Table:
     return t
 
 
+def _seed_shares(t: Table, sets: list, keys: Sequence, counts) -> Table:
+    """A row per key: each set's seed problems with it (`counts(d)` maps key -> count) and
+    their share of the set's seed problems."""
+    t.columns += ([Column(f"{d.name} seeds", INT) for d in sets]
+                  + [Column(f"{d.name} share", PCT) for d in sets])
+    totals = [sum(d.stats.labels_per_problem.values()) or 1 for d in sets]
+    for k in keys:
+        n = [counts(d).get(k, 0) for d in sets]
+        t.rows.append([k] + n + [x / total for x, total in zip(n, totals)])
+    return t
+
+
 def categories_table(a: "Analysis") -> Table:
     from ..schema import Category
 
     sets = [d for d in a.datasets if d.stats.has_categories]
-    t = Table("categories", "Challenge categories (seed problems)",
-              [Column("Category")] + [Column(f"{d.name} seeds", INT) for d in sets]
-              + [Column(f"{d.name} share", PCT) for d in sets],
-              note="A seed with several categories counts in each (the shares add up to "
-                   "more than 100%).")
     cats = list(dict.fromkeys([c.value for c in Category]
                               + [c for d in sets for c in d.stats.categories]))
-    for c in cats:
-        counts = [d.stats.categories.get(c, 0) for d in sets]
-        totals = [sum(d.stats.labels_per_problem.values()) or 1 for d in sets]
-        t.rows.append([c] + counts + [n / tot for n, tot in zip(counts, totals)])
-    return t
+    return _seed_shares(Table("categories", "Challenge categories (seed problems)",
+                              [Column("Category")],
+                              note="A seed with several categories counts in each (the "
+                                   "shares add up to more than 100%)."),
+                        sets, cats, lambda d: d.stats.categories)
 
 
 def labels_table(a: "Analysis") -> Table:
     sets = [d for d in a.datasets if d.stats.has_categories]
-    t = Table("labels_per_problem", "Number of categories per seed problem",
-              [Column("Categories", INT)] + [Column(f"{d.name} seeds", INT) for d in sets]
-              + [Column(f"{d.name} share", PCT) for d in sets])
     ks = sorted({k for d in sets for k in d.stats.labels_per_problem})
-    for k in ks:
-        counts = [d.stats.labels_per_problem.get(k, 0) for d in sets]
-        totals = [sum(d.stats.labels_per_problem.values()) or 1 for d in sets]
-        t.rows.append([k] + counts + [n / tot for n, tot in zip(counts, totals)])
-    return t
+    return _seed_shares(Table("labels_per_problem", "Number of categories per seed problem",
+                              [Column("Categories", INT)]),
+                        sets, ks, lambda d: d.stats.labels_per_problem)
 
 
 def answer_types_table(a: "Analysis") -> Table:

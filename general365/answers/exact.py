@@ -19,12 +19,6 @@ from .surface import Unreadable, clean
 MAX_FAST_LEN = 480
 
 
-@dataclass(frozen=True)
-class PlainNumber:
-    value: Fraction
-    percent: bool  # written with a percent sign; value is the number before the sign
-
-
 def _fraction(text: str) -> Fraction | None:
     try:
         return plain_fraction(text)

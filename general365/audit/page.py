@@ -14,10 +14,8 @@ import json
 from html import escape
 from typing import Any, Sequence
 
+from ..reporting.html import CSP, page  # noqa: F401 (CSP: the expansion review page's too)
 from .rows import ReviewRow
-
-CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
-       "script-src 'unsafe-inline'")
 
 # Fields left out of an exported label: the text a reviewer reads, not what is scored.
 BULKY = ("final", "response_tail", "question", "judge_raw")
@@ -168,22 +166,18 @@ def render_page(rows: Sequence[ReviewRow], manifest: dict) -> str:
            "no_answer, timeout, judge_failed) is right when the answer really is not correct. "
            "Marks are kept in this browser as you go. Export writes the marked rows as a "
            "labels file for: general365 audit score LABELS.jsonl --out DIR")
-    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f'<meta http-equiv="Content-Security-Policy" content="{escape(CSP)}">'
-            '<meta name="viewport" content="width=device-width,initial-scale=1">'
-            "<title>General365 grading audit</title>"
-            f"<style>{STYLE}</style></head><body>"
-            "<h1>General365 grading audit</h1>"
-            f'<p class="note">{escape(intro)}</p><p class="note">{escape(how)}</p>'
-            f'<details class="note"><summary>Strata</summary>{escape(strata)}</details>'
-            '<div id="bar"><span id="progress"></span>'
-            '<label>Show <select id="filter"><option value="all">all</option>'
-            '<option value="unmarked">unmarked</option><option value="wrong">marked wrong'
-            '</option><option value="disagreements">disagreements</option></select></label>'
-            '<button type="button" id="export">Export labels (JSONL)</button>'
-            '<label>Import labels <input type="file" id="import" accept=".jsonl,.json,.txt">'
-            '</label><span id="status" class="note"></span><a id="download" hidden></a></div>'
-            '<textarea id="exported" readonly hidden aria-label="exported labels"></textarea>'
-            '<main id="items"></main>'
-            f'<script type="application/json" id="audit-data">{_json_for_script(data)}</script>'
-            f"<script>{SCRIPT}</script></body></html>\n")
+    return page("General365 grading audit",
+                "<h1>General365 grading audit</h1>"
+                f'<p class="note">{escape(intro)}</p><p class="note">{escape(how)}</p>'
+                f'<details class="note"><summary>Strata</summary>{escape(strata)}</details>'
+                '<div id="bar"><span id="progress"></span>'
+                '<label>Show <select id="filter"><option value="all">all</option>'
+                '<option value="unmarked">unmarked</option><option value="wrong">marked wrong'
+                '</option><option value="disagreements">disagreements</option></select></label>'
+                '<button type="button" id="export">Export labels (JSONL)</button>'
+                '<label>Import labels <input type="file" id="import" accept=".jsonl,.json,.txt">'
+                '</label><span id="status" class="note"></span><a id="download" hidden></a>'
+                '</div><textarea id="exported" readonly hidden aria-label="exported labels">'
+                '</textarea><main id="items"></main><script type="application/json" '
+                f'id="audit-data">{_json_for_script(data)}</script>',
+                style=STYLE, script=SCRIPT)

@@ -1,6 +1,6 @@
 """Graded rows as a reviewer sees them, and where the rule and the judge disagree.
 
-Graded files are read and checked by the report's reader (`report.load.load_graded`: one
+Graded files are read and checked by the report's reader (`reporting.load.load_graded`: one
 line per bad row, duplicates refused, models named the same way as in reports). That reader
 keeps only what reports need, so the fields a reviewer reads (gold, extracted answer, final
 part of the response, detail, judge reply) are taken from the same lines in a second pass,
@@ -10,7 +10,7 @@ The cascade policy records what the rule (or letter) grader had said in the judg
 `detail`, as its first words: `rule: incorrect; judge: ...`, `choice: no_answer`.
 `rule_side` reads that prefix strictly (anchored, a known method, a known status, on a row
 graded by the judge with a judge record), so a detail that merely mentions a rule, or a
-judge's own explanation, is never taken for it. tests/test_audit.py pins the prefix
+judge's own explanation, is never taken for it. tests/unit/test_audit.py pins the prefix
 against rows graded by the real cascade, so a change of its wording fails a test rather
 than hiding every disagreement.
 """
@@ -24,7 +24,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..errors import DataError
 from ..jsonl import iter_jsonl
 from ..markers import split_reasoning
-from ..report.load import load_graded
+from ..reporting.load import load_graded
 from ..schema import Graded
 from ..schema import Method, Status
 

@@ -26,7 +26,7 @@ from typing import Sequence
 from .. import __version__
 from ..errors import OptionError, UserError
 from ..jsonl import line
-from .output import write_files
+from .write import write_files
 from .rows import Candidate, ReviewRow, read_candidates, review_rows
 
 DISAGREEMENT = "rule-judge disagreement"

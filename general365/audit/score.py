@@ -18,7 +18,7 @@ from .. import __version__
 from ..terminal import shown
 from .labels import Label, read_labels
 from .metrics import Estimate, Scores, scores, weighted_estimate
-from .output import write_files
+from .write import write_files
 
 SCOPES = (("method", "Per method"), ("answer_type", "Per answer type"), ("model", "Per model"))
 DEFINITIONS = (

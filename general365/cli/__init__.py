@@ -1,11 +1,7 @@
 """`general365 ...`: the command line. It only parses and wires: each verb is a module of
-this package (see VERBS) that adds its arguments and maps them to the library's entry point
-(general365.api and the analysis/audit/construction packages). No library module imports
-this package.
-
-A user's mistake (`UserError`) prints one line and exits 2; an `OptionError` names the flag
-that set the bad value. Nothing else is caught here. A message quotes files and servers,
-so it is printed through terminal.shown: one line, whatever it quotes.
+this package (VERBS) that maps its flags to the library's entry point. A `UserError` prints
+one line (through terminal.shown: messages quote files and servers) and exits 2; an
+`OptionError` names the flag that set the bad value. Nothing else is caught here.
 """
 
 from __future__ import annotations
@@ -37,8 +33,8 @@ VERBS = {
 
 
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
-    """The parser; only the chosen verb's module is imported (a verb's module may import
-    heavy optional packages, and one broken verb must not break the others)."""
+    """The parser; only the chosen verb's module is imported (it may import heavy packages,
+    and one broken verb must not break the others)."""
     parser = argparse.ArgumentParser(
         prog="general365",
         description="The reference toolkit for the General365 general-reasoning benchmark.",
@@ -56,8 +52,8 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
 
 
 def _flags(parser: argparse.ArgumentParser, args: argparse.Namespace):
-    """option name -> the flag that sets it, for the verb that ran (a verb may rename an
-    option through its module's FLAGS: run's --grade-workers is grade's `workers`)."""
+    """option name -> the flag that sets it (a verb's FLAGS may rename one: run's
+    --grade-workers is grade's `workers`)."""
     spelled: dict[str, str] = {}
     stack = [parser]
     while stack:
@@ -77,7 +73,6 @@ def _flags(parser: argparse.ArgumentParser, args: argparse.Namespace):
 
 
 def _describe_os_error(exc: OSError) -> str:
-    """One line for a failed file operation: what, which path, why."""
     paths = [p for p in (exc.filename, exc.filename2) if p]
     where = " -> ".join(str(p) for p in paths)
     why = exc.strerror or str(exc)
@@ -114,9 +109,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM (a job scheduler's stop, `kill`), handled like Ctrl-C: every `finally`
-    runs, so a temporary file or folder is removed and run.json records the interruption,
-    instead of the process vanishing mid-write."""
+    """SIGTERM (a scheduler's stop, `kill`), handled like Ctrl-C: every `finally` runs
+    (temporaries removed, run.json records the interruption)."""
 
 
 def _on_sigterm(signum, frame) -> None:
@@ -135,9 +129,8 @@ _MAIN_PID = os.getpid()
 
 
 def console_main() -> int:
-    """The `general365` program. `general365 ... | head` closes the pipe early: end quietly,
-    as Unix tools do; SIGTERM cleans up as Ctrl-C does (only here: a library caller's
-    signal handling is not ours to change)."""
+    """The `general365` program: a closed pipe (`| head`) ends it quietly, SIGTERM cleans up
+    as Ctrl-C does (only here: a library caller's signal handling is not ours)."""
     global _MAIN_PID
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)

@@ -14,7 +14,7 @@ from ..terminal import shown, shown_lines
 from . import judge_flags
 from ..analysis.core import Analysis, analyze
 from ..analysis.embed import DEFAULT_API_KEY_ENV, DEFAULT_MODEL
-from ..analysis.output import check_out, write_analysis
+from ..analysis.write import check_out, write_analysis
 from ..analysis.tsne import METHODS, PERPLEXITY
 
 
@@ -83,8 +83,6 @@ def _pct(x: float | None) -> str:
 
 
 def summary_lines(a: Analysis, out: str) -> list[str]:
-    """The summary printed; every name, id and note in it comes from the user's files and
-    is shown escaped (terminal.shown)."""
     s = a.settings
     lines = []
     if a.datasets:

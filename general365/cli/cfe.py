@@ -8,10 +8,8 @@ the ordinary verbs with `--benchmark cfe` (docs/cfe-bench.md).
                              --out DIR
     general365 cfe variables GRADED --out FILE       (per-variable rows for `general365 audit`)
 
-`units` and `lengths` print how many model calls they will make before making any
-(`--dry-run` stops there); both resume: rerun the same command and only what `--out` does
-not hold yet is asked for. The models are reached through an OpenAI-compatible endpoint
-(`vllm serve`, or an API).
+`units` and `lengths` print how many model calls they will make first (`--dry-run` stops
+there), and resume: only what `--out` does not hold yet is asked for.
 """
 
 from __future__ import annotations
@@ -63,7 +61,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from ..report.tables import to_markdown
+    from ..reporting.tables import to_markdown
     from ..runners.base import SamplingSettings
     from ..runners.registry import make_runner
     from ..tasks.cfe import diagnostics

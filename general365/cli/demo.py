@@ -28,12 +28,8 @@ def main(args: argparse.Namespace) -> int:
     def building(folder: Path) -> None:
         print(f"general365 demo: building a tiny random model in {folder} ...", file=sys.stderr)
 
-    def stage(name: str, path: str) -> None:
-        n = {"generate": 1, "grade": 2, "report": 3}[name]
-        print(f"general365 run: {n}/3 {name} -> {path}", file=sys.stderr)
-
     result = run_demo(args.out, runs=args.runs, limit=args.limit, max_tokens=args.max_tokens,
-                      model_dir=args.model_dir, backend=args.backend, on_stage=stage,
+                      model_dir=args.model_dir, backend=args.backend, on_stage=run_cli.print_stage,
                       on_build=building)
     code = run_cli.print_result(result, args.out)
     if code:

@@ -1,4 +1,4 @@
-"""`general365 expand`: variant expansion, review and selection (general365.construction).
+"""`general365 expand`: variant expansion, review and selection (general365.expand).
 
     general365 expand SEEDS --model M --backend vllm|openai|transformers --out DIR ...
     general365 expand review DIR [--out FILE]
@@ -32,7 +32,7 @@ USAGE = ("general365 expand SEEDS --model M --backend B --out DIR [options]\n"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.usage = USAGE
     p.description = ("Propose variants of seed problems with a model, check them, review them "
-                     "on a page, and select the final set (docs/building.md). "
+                     "on a page, and select the final set (docs/expand.md). "
                      "`general365 expand SEEDS --help`, `... review --help` and "
                      "`... select --help` list each form's options.")
     p.add_argument("words", nargs=argparse.REMAINDER, metavar="SEEDS|review|select ...")
@@ -145,7 +145,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _expand(a: argparse.Namespace) -> int:
-    from ..construction import expand
+    from ..expand import expand
 
     def stage(name: str, path: str) -> None:
         print(f"general365 expand: {name} -> {path}", file=sys.stderr)
@@ -198,7 +198,7 @@ def summary_lines(r, a: argparse.Namespace) -> list[str]:
 
 
 def _review(a: argparse.Namespace) -> int:
-    from ..construction.review import write_review
+    from ..expand.review import write_review
 
     path, n = write_review(a.folder, out=a.out)
     print(f"general365 expand review: {n} candidate(s) -> {path}")
@@ -206,7 +206,7 @@ def _review(a: argparse.Namespace) -> int:
 
 
 def _select(a: argparse.Namespace) -> int:
-    from ..construction.select import select
+    from ..expand.select import select
 
     s = select(a.folder, decisions=a.decisions, per_seed=a.per_seed, out=a.out,
                embedder=a.embedder, overwrite=a.overwrite)

@@ -1,11 +1,6 @@
-"""`general365 generate`: answers for a dataset with one model, into a resumable run folder.
-
-    general365 generate --model M --backend vllm|openai|transformers --out RUN_DIR
-                        [--runs N] [--preset reasoning|chat] [--dataset SOURCE] ...
-
-Wiring only: the flags are general365.generate's keyword arguments. Exit codes: 0 all done;
-1 some requests failed for good (rerun to retry them); 2 a user error (one line, nothing
-written).
+"""`general365 generate`: wiring only, the flags are general365.generate's keyword arguments.
+Exit codes: 0 all done; 1 some requests failed for good (rerun to retry them); 2 a user
+error (one line, nothing written).
 """
 
 from __future__ import annotations
@@ -28,7 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--out", required=True, metavar="RUN_DIR",
                    help="run folder: responses.jsonl and run.json (resumed if it exists)")
     g = p.add_argument_group("data")
-    add_benchmark_arguments(g)
+    benchmark_flags.add(g)
     g.add_argument("--dataset", metavar="SOURCE",
                    help="'sample' (bundled), a Hub id, a file or a folder; default: the "
                         "official public split")
@@ -95,12 +90,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "attn_implementation=sdpa); typed by the engine's own definitions")
 
 
-def add_benchmark_arguments(p: argparse.ArgumentParser) -> None:
-    benchmark_flags.add(p)
-
-
 def generate_kwargs(args: argparse.Namespace) -> dict:
-    """general365.generate's keyword arguments from the parsed flags."""
     names = ("dataset", "split", "config", "limit", "ids_file", "system_prompt", "runs",
              "preset", "temperature", "top_p", "top_k", "max_tokens", "seed",
              "chat_template_kwargs", "enable_thinking", "revision", "base_url", "api_key_env",

@@ -33,8 +33,7 @@ def add(p: Any, title: str = "LLM judge (policies paper and cascade)") -> None:
 
 
 def make_judge(verb: str, args: argparse.Namespace):
-    """The Judge the flags name, or None without --judge-model. Its options are checked by
-    the Judge itself (grading/judge.py), as for a Judge built in Python."""
+    """The Judge the flags name (it checks its own options), or None without --judge-model."""
     if not args.judge_model:
         return None
     require(verb, ["judge"])

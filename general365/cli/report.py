@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 
-from ..report import published as pub
-from ..report import stats
-from ..report.summary import leaderboard_order
+from ..reporting import published as pub
+from ..reporting import stats
+from ..reporting.summary import leaderboard_order
 from ..terminal import shown
 
 

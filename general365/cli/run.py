@@ -15,7 +15,7 @@ from ..grading.hybrid import POLICIES
 from ..grading.pool import DEFAULT_TIMEOUT
 from ..tasks.cfe.grade import DEFAULT_TIMEOUT as CFE_TIMEOUT
 from ..terminal import shown, shown_lines
-from ..report import published as pub
+from ..reporting import published as pub
 from . import generate as generate_cli
 from . import judge_flags
 from .report import add_publish_arguments, print_summary, publish_kwargs
@@ -44,10 +44,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     from .. import api
 
-    def stage(name: str, path: str) -> None:
-        n = {"generate": 1, "grade": 2, "report": 3}[name]
-        print(f"general365 run: {n}/3 {name} -> {path}", file=sys.stderr)
-
     if args.judge_model:   # every extra the run needs, named in one line before any work
         from ..results.trackers import extras_for, parse_report_to
 
@@ -56,9 +52,14 @@ def main(args: argparse.Namespace) -> int:
     judge = judge_flags.make_judge("run", args)
     result = api.run(args.model, policy=args.policy, judge=judge,
                      grade_workers=args.grade_workers, grade_timeout=args.grade_timeout,
-                     published=args.published, name=args.name, on_stage=stage,
+                     published=args.published, name=args.name, on_stage=print_stage,
                      **publish_kwargs(args), **generate_cli.generate_kwargs(args))
     return print_result(result, args.out)
+
+
+def print_stage(name: str, path: str) -> None:
+    n = {"generate": 1, "grade": 2, "report": 3}[name]
+    print(f"general365 run: {n}/3 {name} -> {path}", file=sys.stderr)
 
 
 def print_result(result, out: str) -> int:

@@ -1,6 +1,4 @@
-"""The dataset verbs as library functions: validate a source, build the folder to upload to
-the Hub (with `add`, one split beside the folder's other), push a built folder. The command
-line (`general365 dataset ...`) only wires these."""
+"""The dataset verbs as library functions (`general365 dataset ...` only wires these)."""
 
 from __future__ import annotations
 
@@ -16,8 +14,7 @@ from .outdir import recover_out
 
 def validate_source(source: str, *, split: str = "public",
                     linkage: str | None = None) -> ImportResult:
-    """Every row checked (golds parsed by the grader's parser); DataErrors, one line per bad
-    row, otherwise."""
+    """Every row checked (golds parsed by the grader's parser)."""
     return import_source(source, split=split, linkage_file=linkage)
 
 

@@ -1,9 +1,7 @@
-"""The dataset card: `dataset_card/README.md` with its data-dependent parts filled in.
-
-The template's YAML front matter keeps its fixed keys (pretty_name, language, tags...);
-the builder sets `license`, `size_categories`, `configs` and `dataset_info`. In the body,
-the `<!-- general365:... -->` marker lines are replaced by the source note, the statistics
-and one bundled-sample problem per category.
+"""The dataset card: `dataset_card/README.md` with its data-dependent front matter keys
+(license, size_categories, configs, dataset_info) set, and its `<!-- general365:... -->`
+marker lines replaced by the source note, the statistics and one sample problem per
+category.
 """
 
 from __future__ import annotations
@@ -42,8 +40,8 @@ def _size_category(n: int) -> str:
 
 
 def _configs(info) -> list[dict[str, Any]]:
-    """seed, variant, all; each lists only the splits where it has rows (a config with no
-    rows at all is left out: `datasets` cannot load an empty split)."""
+    """seed, variant, all, each with only the splits where it has rows (`datasets` cannot
+    load an empty split)."""
     out = []
     for config in ("seed", "variant"):
         if info[config]:
@@ -94,8 +92,8 @@ def _statistics(info, problems: list[Problem]) -> str:
 
 
 def _pick_examples(sample: list[Problem]) -> dict[str, Problem]:
-    """One seed per category: its first category first, then the shortest question, and
-    no problem used twice while another will do."""
+    """One seed per category (its first category first, then the shortest question), none
+    used twice while another will do."""
     used: set[str] = set()
     out: dict[str, Problem] = {}
     seeds = [p for p in sample if p.variant == 0]

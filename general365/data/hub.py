@@ -1,13 +1,6 @@
-"""The Hub folder: build it (parquet files + dataset card), check it, push it.
-
-Layout (docs/dataset.md):
-
-    README.md                                   the card; its `configs:` define seed/variant/all
-    data/seed/<split>-00000-of-00001.parquet    variant == 0 rows
-    data/variant/<split>-00000-of-00001.parquet variant >= 1 rows
-
-The `all` config names both files (no copy of the data). `datasets.load_dataset(DIR, cfg)`
-reads the folder exactly as it reads the same files on the Hub.
+"""The Hub folder (docs/dataset.md): build it (parquet files + dataset card), check it,
+push it. The card's `configs:` define seed, variant and all (`all` names both files, no
+copy); `datasets.load_dataset(DIR, cfg)` reads the folder as it reads the Hub.
 """
 
 from __future__ import annotations
@@ -24,7 +17,7 @@ from ..errors import DataError, DataErrors, OptionError, UserError
 from ..schema import Problem
 from ..fsutil import hold_lock, release, replace_dir
 from .outdir import CONFIGS, check_out_folder, make_parents, make_tmp, os_reason, recover_out
-from .readers import SPLITS, card_configs, config_files, read_front_matter
+from .readers import card_configs, check_split, config_files, read_front_matter
 
 _REPO = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 
@@ -46,8 +39,8 @@ def base_schema():
 
 
 def problems_table(problems: Iterable[Problem]):
-    """An Arrow table with the Hub folder's columns: the Problem fields, then the source's
-    extra fields (each typed by Arrow; a field with mixed types is stored as JSON text)."""
+    """The Hub folder's columns: the Problem fields, then the source's extra fields (typed
+    by Arrow; mixed types stored as JSON text)."""
     pa = _pa()
     problems = list(problems)
     schema = base_schema()
@@ -76,7 +69,6 @@ def features_of(table):
 
 
 def to_dataset(problems: Iterable[Problem]):
-    """The problems as a `datasets.Dataset` with the Hub folder's features."""
     import datasets
     from datasets.table import InMemoryTable
 
@@ -99,13 +91,11 @@ class BuildResult:
 def build_folder(out: str | Path, splits: dict[str, list[Problem]], *, source: str,
                  overwrite: bool = False, license: str | None = None,
                  notes: list[str] | None = None) -> BuildResult:
-    """Write the folder to upload. It is written to a temporary folder beside `out` and
-    renamed into place at the end, so `out` is never left half-written. `overwrite`
-    replaces only a folder that `dataset build` wrote (never a user's other files)."""
+    """Write the folder to upload, beside `out` then renamed into place: never half-written.
+    `overwrite` replaces only a folder that `dataset build` wrote."""
     shown = Path(out).expanduser()
     for split, problems in splits.items():
-        if split not in SPLITS:
-            raise UserError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
+        check_split(split)
         if not problems:
             raise UserError(f"split {split!r} has no rows; a dataset folder needs at least "
                             "one problem")
@@ -177,7 +167,6 @@ def _write(shown: Path, target: Path, splits: dict[str, list[Problem]], *, sourc
 
 
 def folder_splits(folder: Path) -> list[str]:
-    """The splits a built folder holds (from its card's `all` config)."""
     readme = folder / "README.md"
     for c in card_configs(read_front_matter(readme), readme):
         if c.name == "all":
@@ -186,9 +175,8 @@ def folder_splits(folder: Path) -> list[str]:
 
 
 def validate_folder(folder: str | Path) -> list[str]:
-    """Check that a folder is what `dataset build` writes: a card whose configs seed,
-    variant and all name parquet files that exist and carry the Problem columns. Returns
-    the data files (relative paths)."""
+    """The data files (relative) of a folder `dataset build` wrote, checked: a card whose
+    configs name parquet files that exist and carry the Problem columns."""
     import pyarrow.parquet as pq
 
     folder = Path(folder).expanduser()
@@ -243,10 +231,8 @@ def validate_folder(folder: str | Path) -> list[str]:
 
 
 def push_folder(folder: str | Path, repo: str, *, private: bool = False,
-                token: str | None = None, api: Any = None,
-                message: str = "Upload General365 dataset folder") -> str:
-    """Upload a built folder as a Hub dataset repo; returns its URL. `api` is an
-    `huggingface_hub.HfApi` (made here when not given)."""
+                token: str | None = None, api: Any = None) -> str:
+    """Upload a built folder as a Hub dataset repo (`api`: an HfApi); its URL."""
     if not _REPO.match(repo):
         raise OptionError("repo", f"{repo!r}: expected ORG/NAME (e.g. my-org/General365)")
     folder = Path(folder).expanduser()
@@ -261,7 +247,8 @@ def push_folder(folder: str | Path, repo: str, *, private: bool = False,
     try:
         api.create_repo(repo_id=repo, repo_type="dataset", private=private, exist_ok=True)
         api.upload_folder(repo_id=repo, repo_type="dataset", folder_path=str(folder),
-                          commit_message=f"{message} ({len(files)} data files)")
+                          commit_message=f"Upload General365 dataset folder ({len(files)} data "
+                                         "files)")
     except Exception as exc:
         if not is_hub_error(exc):
             raise
@@ -270,8 +257,7 @@ def push_folder(folder: str | Path, repo: str, *, private: bool = False,
 
 
 def is_hub_error(exc: Exception) -> bool:
-    """Network and Hub refusals are the user's to fix (token, rights, network); anything
-    else is a bug and keeps its traceback."""
+    """Network and Hub refusals are the user's to fix; anything else keeps its traceback."""
     if isinstance(exc, OSError):
         return True
     try:

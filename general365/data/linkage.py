@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import DataError, DataErrors, UserError
 from ..schema import Category
+from ..validators import is_int
 
 _PATTERNS = (
     # ASCII digits, at most 9: int() of a 5,000-digit suffix would raise (CPython's limit).
@@ -141,7 +142,7 @@ def _linkage_record(rec: Any, path: str, line: int) -> Linkage:
     if not pid:
         raise DataError("missing field", field="id", **where)
     variant = _as_int(rec.get("variant"))
-    if isinstance(variant, bool) or not isinstance(variant, int) or variant < 0:
+    if not is_int(variant) or variant < 0:
         raise DataError("bad variant", row_id=pid, field="variant", value=rec.get("variant"),
                         expected="an integer >= 0 (0 for a seed)", **where)
     seed_id = str(rec.get("seed_id") or "").strip() or (pid if variant == 0 else "")

@@ -1,9 +1,6 @@
-"""`general365.load_dataset` and `general365.load_problems`: the dataset from wherever it is.
-
-    source=None        the official release on the Hub (fails fast, with what to do, offline)
-    source="sample"    the bundled sample (no network)
-    source=PATH        a folder written by `dataset build`, or any folder/file the importer reads
-    source="ORG/NAME"  another Hub dataset (a pushed build, or one in the official format)
+"""`general365.load_dataset` and `general365.load_problems`: source None is the official
+release on the Hub (failing fast offline, with what to do), "sample" the bundled sample,
+a path a folder or file, "ORG/NAME" another Hub dataset.
 """
 
 from __future__ import annotations
@@ -15,14 +12,13 @@ from ..schema import Problem
 from .hub import CONFIGS, to_dataset
 from .official import OFFICIAL_HUB_ID, import_source
 from .outdir import built_configs
-from .readers import SPLITS, looks_like_hub_id, require_hub
+from .readers import check_split, looks_like_hub_id, require_hub
 
 
 def _check(config: str, split: str) -> None:
     if config not in CONFIGS:
         raise UserError(f"unknown config {config!r}; expected one of {', '.join(CONFIGS)}")
-    if split not in SPLITS:
-        raise UserError(f"unknown split {split!r}; expected public or test")
+    check_split(split)
 
 
 def _select(problems: list[Problem], config: str) -> list[Problem]:
@@ -42,8 +38,7 @@ def _official(split: str) -> None:
 
 
 def _built_folder(source: str) -> tuple[Path, set[str]] | None:
-    """(folder, its configs) when `source` is a folder whose card defines our configs
-    (a folder written by `dataset build`)."""
+    """(folder, its configs) when `source` is a folder written by `dataset build`."""
     path = Path(source).expanduser()
     configs = built_configs(path) if path.is_dir() else None
     return None if configs is None else (path, {c.name for c in configs})
@@ -62,11 +57,9 @@ def load_problems(source: str | None = None, split: str = "public",
 
 def load_dataset(config: str = "all", split: str = "public", source: str | None = None,
                  **kwargs):
-    """The dataset as a `datasets.Dataset` with the Hub folder's features.
-
-    A folder written by `dataset build` (or a Hub repo pushed from one) is read by
-    `datasets.load_dataset` itself, the same code path as on the Hub; every other source
-    goes through the importer (validated) and is turned into a Dataset here."""
+    """The dataset as a `datasets.Dataset` with the Hub folder's features: read by
+    `datasets.load_dataset` itself for a built folder (or a Hub repo pushed from one), else
+    through the importer."""
     _check(config, split)
     if source is None:
         _official(split)

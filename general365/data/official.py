@@ -1,12 +1,9 @@
 """The importer: rows from the official release (or any file in its format) -> Problems.
 
-The official public release (`meituan-longcat/General365_Public`) has the fields `id`,
-`question`, `answer`, `answer_type` and `float_round` (a string). Everything else a source
-carries is kept (`Problem.extra`). Seed/variant linkage and categories are not in the
-official field set; `linkage.py` derives them (see docs/dataset.md).
-
-Import is all-or-nothing: every row is checked, every number/interval gold is parsed once
-with the grader's own parser, and any bad row stops the import with one line per bad row.
+Fields beyond the official `id`, `question`, `answer`, `answer_type`, `float_round` are kept
+(`Problem.extra`); linkage.py derives seed/variant linkage and categories. All or nothing:
+every row is checked and every number/interval gold parsed once with the grader's parser;
+any bad row stops the import with one line per bad row.
 """
 
 from __future__ import annotations
@@ -19,14 +16,13 @@ from ..errors import DataError, DataErrors, UserError
 from ..answers import gold as golds_parser
 from ..schema import Problem
 from .linkage import Linkage, derive, read_linkage_file
-from .readers import SPLITS, RawRow, read_source
+from .readers import RawRow, check_split, read_source
 
 OFFICIAL_HUB_ID = "meituan-longcat/General365_Public"
 
 
 @dataclass
 class ImportResult:
-    """What an import produced, and how: the problems, their parsed golds, the linkage."""
 
     source: str
     split: str
@@ -63,8 +59,7 @@ class ImportResult:
 
 def import_rows(rows: list[RawRow], *, source: str, split: str,
                 linkage: dict[str, Linkage] | None = None) -> ImportResult:
-    """Validate and map raw rows; raises DataErrors (one per bad row) and returns nothing
-    half-done."""
+    """Validate and map raw rows; DataErrors (one per bad row) and nothing half-done."""
     derived, methods, errors = derive(rows, linkage or {})
     pairs: list[tuple[RawRow, Problem]] = []
     first: dict[str, RawRow] = {}
@@ -99,8 +94,7 @@ def import_source(source: str, *, split: str = "public",
                   linkage_file: str | None = None) -> ImportResult:
     """Import a Hub id, a file, a folder of files (also one written by `dataset build`),
     or "sample" (the bundled sample)."""
-    if split not in SPLITS:
-        raise UserError(f"unknown split {split!r}; expected public or test")
+    check_split(split)
     rows, described, notes = read_source(source, split=split)
     if not rows:  # an empty file would pass every row check and build an empty card
         raise UserError(f"{described}: no rows (split {split!r}); expected at least one "
@@ -117,9 +111,6 @@ def import_source(source: str, *, split: str = "public",
     result = import_rows(rows, source=described, split=split, linkage=linkage)
     result.notes[:0] = notes
     return result
-
-
-# --- whole-set checks ---------------------------------------------------------------
 
 
 def _at(raw: RawRow, problem: Problem) -> dict[str, Any]:
@@ -170,7 +161,6 @@ def _parse_golds(pairs: list[tuple[RawRow, Problem]]):
 
 
 def _one_per_row(errors: list[DataError]) -> list[DataError]:
-    """Keep the first error of each row so that the user sees one line per bad row."""
     out, seen = [], set()
     for e in errors:
         key = (e.path, e.line, e.row_id)

@@ -1,6 +1,5 @@
 """Where `dataset build` may write: the checks on --out before anything is written, and the
-temporary folder beside it. `--overwrite` replaces only a folder that the build itself wrote
-(README.md with our configs, data/<config>/*.parquet), never a user's other files.
+temporary folder beside it. `--overwrite` replaces only a folder the build itself wrote.
 """
 
 from __future__ import annotations
@@ -16,9 +15,7 @@ CONFIGS = ("seed", "variant", "all")
 
 
 def check_out_folder(out: Path, *, overwrite: bool) -> Path:
-    """The absolute path to write `out` at, after refusing what must not be replaced: the
-    current folder (or one holding it), a file, a non-empty folder without `overwrite`,
-    and with it any folder that `dataset build` did not write."""
+    """The absolute path to write `out` at, after refusing what must not be replaced."""
     target = out_target(out)
     cwd = Path.cwd().resolve()
     if target.resolve() == cwd or target.resolve() in cwd.parents:
@@ -39,8 +36,8 @@ def check_out_folder(out: Path, *, overwrite: bool) -> Path:
 
 
 def not_built_reason(folder: Path) -> str | None:
-    """Why `folder` is not one that `dataset build` wrote (None when it is): it must hold
-    only README.md (our card: configs seed/variant/all) and data/<config>/*.parquet."""
+    """Why `folder` is not one `dataset build` wrote (only README.md, our card, and
+    data/<config>/*.parquet), or None."""
     for p in sorted(folder.iterdir()):
         if p.name not in ("README.md", "data"):
             return f"it holds {p.name}"
@@ -64,8 +61,7 @@ def not_built_reason(folder: Path) -> str | None:
 
 
 def make_parents(shown: Path, parent: Path) -> list[Path]:
-    """Make the missing parents of the output folder (returned, outermost first), saying
-    in one line which path is in the way or not writable."""
+    """Make the missing parents of the output folder (returned, outermost first)."""
     missing = []
     p = parent
     while not p.exists():
@@ -92,9 +88,8 @@ def os_reason(exc: OSError) -> str:
 
 
 def make_tmp(parent: Path, name: str) -> Path:
-    """A new folder beside the output, named after this process (fsutil.temp_name) so
-    that a later build can tell a killed build's leftovers; os.mkdir gives it the umask's
-    permissions (a tempfile.mkdtemp folder would stay 0700 once renamed into place)."""
+    """A new folder beside the output, named after this process (fsutil.temp_name: a later
+    build can tell a killed one's leftovers); os.mkdir, as mkdtemp's 0700 would stay."""
     while True:
         tmp = parent / temp_name(name)
         try:
@@ -110,9 +105,8 @@ def out_target(out: Path) -> Path:
 
 
 def recover_out(out: Path) -> str | None:
-    """Clear what a killed build left beside `out`: put the old folder back if the build
-    died between its two renames (fsutil.recover_dir), and remove the temporary folders of
-    builds whose process is gone. Returns the name of a restored folder, or None."""
+    """Clear what a killed build left beside `out` (the old folder put back, dead builds'
+    temporaries removed); the name of a restored folder, or None."""
     target = out_target(out)
     if not target.parent.is_dir():
         return None
@@ -122,9 +116,7 @@ def recover_out(out: Path) -> str | None:
 
 
 def built_configs(folder: Path) -> list[CardConfig] | None:
-    """The configs of a folder written by `dataset build` (its card's configs are ours and
-    name `all`), or None for any other folder. A card that is ours but malformed is an
-    error naming the key."""
+    """The configs of a folder written by `dataset build` (ours, naming `all`), or None."""
     readme = folder / "README.md"
     if not readme.is_file():
         return None

@@ -1,9 +1,6 @@
 """Raw rows from wherever the data is: a Hub id, a parquet / JSON / JSON Lines file, a folder
-of them (also a folder written by `dataset build`), or the bundled sample.
-
-A reader only reads: each row comes back as a plain dict with the file and the line (for
-parquet and JSON arrays: the 1-based row number) that error messages name. Checking and
-mapping rows is the importer's job.
+of them (also one written by `dataset build`), or the bundled sample. A reader only reads:
+each row is a plain dict with the file and line (or 1-based row) that messages name.
 """
 
 from __future__ import annotations
@@ -23,6 +20,11 @@ from ..jsonl import text_values
 
 DATA_SUFFIXES = (".parquet", ".jsonl", ".json")
 SPLITS = ("public", "test")
+
+
+def check_split(split: str) -> None:
+    if split not in SPLITS:
+        raise UserError(f"unknown split {split!r}; expected public or test")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 _TRUE = {"1", "true", "yes", "on"}
 
@@ -34,14 +36,9 @@ class RawRow:
     line: int
 
 
-# --- the Hub --------------------------------------------------------------------------
-
-
 def hub_unreachable_reason(timeout: float = 2.0) -> str | None:
-    """Why the Hub cannot be reached, or None when a TCP connection to it opens.
-
-    The offline switches are read first so that an offline machine answers at once; the
-    connect has a short timeout so that a machine without network does not hang."""
+    """Why the Hub cannot be reached (the offline switches first, then a short connect), or
+    None."""
     for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
         if os.environ.get(var, "").strip().lower() in _TRUE:
             return f"{var}={os.environ[var]} is set"
@@ -56,8 +53,6 @@ def hub_unreachable_reason(timeout: float = 2.0) -> str | None:
 
 
 def require_hub(hub_id: str) -> None:
-    """Refuse at once, with what to do, when the dataset `hub_id` is to be read from a Hub
-    that cannot be reached."""
     reason = hub_unreachable_reason()
     if reason:
         raise UserError(
@@ -69,8 +64,6 @@ def require_hub(hub_id: str) -> None:
 
 
 def require_hub_for_upload(folder: str, repo: str) -> None:
-    """Refuse an upload when the Hub cannot be reached: the folder is already built, so the
-    advice is where and how to push it (not how to build it)."""
     reason = hub_unreachable_reason()
     if reason:
         raise UserError(
@@ -105,8 +98,8 @@ def _read_hub(hub_id: str, split: str) -> tuple[list[RawRow], str, list[str]]:
 
 
 def pick_split(available: list[str], split: str, what: str) -> tuple[str, list[str]]:
-    """The requested split, or the source's only split (the official release names its one
-    split `test`; it is what this project calls `public`)."""
+    """The requested split, or the source's only one (the official release's `test` is
+    this project's `public`)."""
     if split in available:
         return split, []
     if len(available) == 1:
@@ -114,11 +107,7 @@ def pick_split(available: list[str], split: str, what: str) -> tuple[str, list[s
     raise UserError(f"{what} has no split {split!r}; it has: {', '.join(available)}")
 
 
-# --- files ----------------------------------------------------------------------------
-
-
 def read_front_matter(readme: Path) -> dict[str, Any]:
-    """The YAML front matter of a dataset card ({} when it has none)."""
     import yaml
 
     lines = read_text(readme).lstrip("\ufeff").split("\n")
@@ -146,7 +135,6 @@ def read_front_matter(readme: Path) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class CardConfig:
-    """One entry of a card's `configs:`, checked: its name and each split's path patterns."""
 
     name: str
     splits: dict[str, tuple[str, ...]]
@@ -157,8 +145,8 @@ _CONFIGS_EXPECTED = "a list of {config_name, data_files} mappings"
 
 
 def card_configs(meta: dict[str, Any], readme: Path) -> list[CardConfig]:
-    """The card's `configs:`, checked key by key so that a malformed card is one line that
-    names the file and the key (never a TypeError deep in a reader)."""
+    """The card's `configs:`, checked key by key (a malformed card is one line naming the
+    key, never a TypeError deep in a reader)."""
     raw = meta.get("configs")
     if raw is None:
         return []
@@ -224,7 +212,6 @@ def _patterns(raw: Any, readme: Path, key: str) -> tuple[str, ...]:
 
 def config_files(folder: Path, configs: list[CardConfig], config: str | None,
                  split: str) -> tuple[list[Path], list[str]]:
-    """The files of one config and split of a Hub-style folder, per its card's `configs:`."""
     by_name = {c.name: c for c in configs}
     if config is None:
         config = ("all" if "all" in by_name else
@@ -307,12 +294,9 @@ def read_source(source: str, *, split: str) -> tuple[list[RawRow], str, list[str
     if source == "sample":
         if split != "public":
             raise UserError("the bundled sample has only the 'public' split")
-        from .sample import sample_dir, sample_files
+        from .sample import sample_files
 
-        files = sample_files()
-        if not files:
-            raise UserError(f"the bundled sample is missing: no *.jsonl in {sample_dir()}")
-        return [r for f in files for r in read_file(f)], "sample", []
+        return [r for f in sample_files() for r in read_file(f)], "sample", []
     path = Path(source).expanduser()
     if path.is_file():
         return read_file(path), str(path), []

@@ -1,9 +1,6 @@
-"""The bundled sample: General365-style problems written for this project (CC BY 4.0).
-
-The rows live in `general365/data/sample/*.jsonl` (one Problem a line, ../../docs/DESIGN.md);
-several files so that several people can write rows at once. They are read in sorted file
-order so that the sample's row order never depends on the file system.
-"""
+"""The bundled sample: General365-style problems written for this project (CC BY 4.0), one
+Problem a line in `general365/data/sample/*.jsonl` (several files, so several people can
+write rows at once), read in sorted file order."""
 
 from __future__ import annotations
 
@@ -15,19 +12,19 @@ from ..schema import Problem
 
 
 def sample_dir() -> Path:
-    """The folder that holds the sample's JSON Lines files."""
     return Path(__file__).resolve().parent / "sample"
 
 
 def sample_files() -> list[Path]:
-    return sorted(sample_dir().glob("*.jsonl"))
+    files = sorted(sample_dir().glob("*.jsonl"))
+    if not files:
+        raise UserError(f"the bundled sample is missing: no *.jsonl files in {sample_dir()}")
+    return files
 
 
 def load_sample() -> list[Problem]:
     """Every sample problem, validated; all bad rows are reported together (DataErrors)."""
     files = sample_files()
-    if not files:
-        raise UserError(f"the bundled sample is missing: no *.jsonl files in {sample_dir()}")
     problems: list[Problem] = []
     errors: list[DataError] = []
     first_seen: dict[str, str] = {}

@@ -47,11 +47,6 @@ def make_judge(model: str, base_url: str | None = None, api_key_env: str = "OPEN
     return Judge(model, base_url=base_url, api_key_env=api_key_env)
 
 
-def problem_of(row: Mapping[str, Any]) -> Problem:
-    """A dataset row (the Hub layout's fields) as the grader's Problem."""
-    return Problem.from_dict(dict(row))
-
-
 _noted = False
 
 
@@ -61,7 +56,7 @@ def grade_one(row: Mapping[str, Any] | Problem, text: str, judge=None) -> Verdic
     global _noted
     from ..grading.hybrid import grade
 
-    problem = row if isinstance(row, Problem) else problem_of(row)
+    problem = row if isinstance(row, Problem) else Problem.from_dict(dict(row))
     response = {"id": problem.id, "run": 0, "response": text if isinstance(text, str) else ""}
     (verdict,) = grade([response], [problem], policy="paper" if judge else "rule", judge=judge)
     if verdict.status is Status.UNGRADED and not _noted:

@@ -1,4 +1,4 @@
-"""A report's results as a dataset in the Hub layout (report/hub_folder.py has the layout
+"""A report's results as a dataset in the Hub layout (reporting/hub_folder.py has the layout
 and reads it back): `hub_folder=DIR` writes it, `push_to_hub=ORG/NAME` uploads it.
 
 Every (model, run) is its own pair of files, named by the model, the run and what was
@@ -18,8 +18,8 @@ from typing import Any, Sequence
 
 from ..errors import OptionError, UserError
 from ..fsutil import WriteFailed, write_text
-from ..report import hub_folder as layout
-from ..report.load import ModelRuns
+from ..reporting import hub_folder as layout
+from ..reporting.load import ModelRuns
 from ..schema import Graded
 from . import rows as results
 

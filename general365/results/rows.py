@@ -11,8 +11,8 @@ from typing import Any, Iterable
 from .. import __version__
 from ..grading.summary import GradeSummary
 from ..metric import flat_scores, slug
-from ..report import stats
-from ..report.load import ModelRuns
+from ..reporting import stats
+from ..reporting.load import ModelRuns
 from ..schema import AnswerType, Category, Graded, Status
 
 # avg@N and pass@N under names every tracker takes (MLflow refuses "@" in a metric name).

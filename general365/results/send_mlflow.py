@@ -7,7 +7,7 @@ import os
 from typing import Sequence
 
 from ..redact import shown_url
-from ..report.load import ModelRuns
+from ..reporting.load import ModelRuns
 from . import rows as results
 from .trackers import PROJECT, SAMPLE_COLUMNS, params, samples
 

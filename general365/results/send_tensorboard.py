@@ -10,7 +10,7 @@ import os
 import time
 from typing import Any, Sequence
 
-from ..report.load import ModelRuns
+from ..reporting.load import ModelRuns
 from . import rows as results
 from .trackers import SAMPLE_COLUMNS, folder_name, params, samples
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..report.load import ModelRuns
+from ..reporting.load import ModelRuns
 from . import rows as results
 from .trackers import PROJECT, SAMPLE_COLUMNS, params, samples
 

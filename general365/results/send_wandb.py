@@ -8,7 +8,7 @@ import sys
 from typing import Sequence
 
 from ..redact import shown_argv
-from ..report.load import ModelRuns
+from ..reporting.load import ModelRuns
 from . import rows as results
 from .trackers import PROJECT, SAMPLE_COLUMNS, params, samples
 

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from ..errors import OptionError, UserError
 from ..redact import shown_urls
-from ..report.load import ModelRuns
+from ..reporting.load import ModelRuns
 from ..terminal import ShownStream
 from . import rows as results
 

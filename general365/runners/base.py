@@ -1,9 +1,6 @@
 """The one small protocol every backend implements, and the paper's sampling settings.
-
-A runner takes `GenerationRequest`s (one problem, one repeat, its chat messages and its
-sampling settings) and returns one `Generation` each. Runners know nothing of grading or of
-the run store: the store decides what is missing, the runner only generates it.
-"""
+Runners know nothing of grading or of the run store: the store decides what is missing,
+the runner only generates it."""
 
 from __future__ import annotations
 
@@ -12,9 +9,6 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Protocol, runtime_checkable
-
-# --- sampling -----------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class SamplingSettings:
@@ -69,9 +63,6 @@ def run_seed(base_seed: int, run: int) -> int:
     return base_seed + 1000003 * run
 
 
-# --- requests and results -----------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class GenerationRequest:
     problem_id: str
@@ -82,6 +73,12 @@ class GenerationRequest:
     def prompt_hash(self) -> str:
         text = json.dumps(list(self.messages), sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+    def template_kwargs(self, runner_kwargs: dict[str, Any] | None) -> dict[str, Any]:
+        """The chat template's options: the runner's, and the settings' own, which win (they
+        are part of the store key)."""
+        own = dict(self.sampling.extra).get("chat_template_kwargs") or {}
+        return {**(runner_kwargs or {}), **own}
 
 
 @dataclass
@@ -103,16 +100,15 @@ class Generation:
 
 @runtime_checkable
 class Runner(Protocol):
-    """A backend. `model_id` names the model (with a revision where known) for the store."""
+    """A backend. `model_id` names the model (with its revision) for the store."""
 
     model_id: str
     backend: str
     max_model_len: int | None  # the context length in tokens, where the backend knows it
 
     def prepare(self, requests: list[GenerationRequest]) -> Any:
-        """Check every request fits the model's context (resolving max_tokens=None to what
-        is left after the prompt) and refuse, with one UserError line naming the problem id
-        and the numbers, before anything is generated or written."""
+        """Refuse (one UserError line) any request that does not fit the model's context,
+        before anything is generated (limits.py)."""
         ...
 
     def generate(self, requests: list[GenerationRequest]) -> Iterator[Generation]:
@@ -123,7 +119,6 @@ class Runner(Protocol):
         ...
 
     def provenance(self) -> dict[str, Any]:
-        """Versions and settings of the backend for run.json."""
         ...
 
 

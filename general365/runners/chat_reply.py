@@ -1,6 +1,5 @@
-"""One chat completion, sent and read: the request body as plain JSON, the reply checked
-and turned into a `Generation` with every piece of server text masked (runners/openai_api.py
-sends, retries and routes; this only speaks the protocol)."""
+"""One chat completion, sent and read: the reply checked and turned into a `Generation`
+with every piece of server text masked (openai_api.py sends, retries and routes)."""
 
 from __future__ import annotations
 
@@ -8,6 +7,7 @@ from typing import Any
 
 from ..markers import split_reasoning
 from ..redact import Redactor
+from ..validators import is_int
 from .base import Generation, GenerationRequest
 
 
@@ -16,11 +16,9 @@ class BadReply(Exception):
 
 
 async def post_chat(client: Any, kwargs: dict[str, Any]) -> Any:
-    """`chat.completions.create(**kwargs)` without the SDK's per-call transformation of the
-    typed parameters: our body is plain JSON already, and that step alone cost about a
-    third of the client's CPU per request (benchmarks/api_throughput.py). `client.post` is
-    the SDK's documented call for a custom body; the reply is parsed into the SDK's public
-    ChatCompletion the same way `create` does it."""
+    """`chat.completions.create(**kwargs)` without the SDK's transformation of typed
+    parameters (our body is plain JSON already, and that step cost about a third of the
+    client's CPU: benchmarks/api_throughput.py); the reply is the SDK's ChatCompletion."""
     from openai.types.chat import ChatCompletion
 
     body = {k: v for k, v in kwargs.items() if k != "extra_body"}
@@ -30,8 +28,7 @@ async def post_chat(client: Any, kwargs: dict[str, Any]) -> Any:
 
 def read_completion(req: GenerationRequest, completion: Any, max_tokens: int,
                     redactor: Redactor, message_chars: int) -> tuple[Generation, str | None]:
-    """The Generation a reply holds, and the model id the server named (masked); raises
-    BadReply for a reply of the wrong shape."""
+    """The Generation a reply holds, and the model id the server named (masked)."""
     try:
         return _read(req, completion, max_tokens, redactor, message_chars)
     except (AttributeError, TypeError, IndexError, KeyError) as exc:
@@ -75,9 +72,8 @@ def _read(req: GenerationRequest, completion: Any, max_tokens: int, redactor: Re
 
 
 def _count(value: object) -> int | None:
-    """A token count as the server reported it, or None when it is not one: the SDK does not
-    validate replies, and a string (server text, perhaps the key) or a 400-digit number
-    must not reach responses.jsonl."""
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 53:
+    """A token count as reported, or None: the SDK does not validate replies, and a string
+    (perhaps the key) or a 400-digit number must not reach responses.jsonl."""
+    if is_int(value) and 0 <= value < 2 ** 53:
         return value
     return None

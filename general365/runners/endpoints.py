@@ -1,27 +1,8 @@
-"""Several OpenAI-compatible endpoints serving one model: which one takes the next request,
-and which are down.
-
-An endpoint is one `--base-url` (a `vllm serve` replica, or one address of a Ray Serve or
-llm-d deployment). The API runner (openai_api.py) sends every request through a
-`Dispatcher`, so one URL is simply the case of a single endpoint.
-
-- Each endpoint has its own limit of requests in flight (`--concurrency`, per endpoint).
-  A request goes to the least busy endpoint that is up and has room; when every one that
-  is up is full, it waits for a slot. A request being retried goes to another endpoint
-  than the one that just failed it (waiting for a slot there), unless none other is up.
-- Health is judged on connections only: `down_after` connection failures in a row (refused,
-  reset, dropped mid-reply) take an endpoint out of rotation; any reply, even an HTTP
-  error, resets the count. HTTP errors and timeouts say nothing about the endpoint here: a
-  timeout is as likely a long answer, a 5xx or 429 is the server answering.
-- A down endpoint is probed in the background (GET /v1/models: any HTTP answer counts),
-  first after `probe_first` seconds, then at doubling intervals up to `probe_max`; it
-  takes requests again once it answers.
-- When every endpoint is down, requests are sent to the down ones anyway (with the
-  request's own backoff between tries): that is exactly the behaviour of a single URL,
-  and a request then fails within its --max-attempts as before.
-
-Nothing here knows about requests or retries: the runner decides what a failure costs a
-request (see `OpenAIRunner._one`).
+"""Several OpenAI-compatible endpoints serving one model (one per `--base-url`): which one
+takes the next request, and which are down. docs/running.md says how endpoints are chosen,
+marked down (on connection failures only: any reply, even an HTTP error, is the server
+answering) and probed. Nothing here knows about requests or retries: the runner decides
+what a failure costs a request (`OpenAIRunner._one`).
 """
 
 from __future__ import annotations
@@ -31,13 +12,14 @@ import itertools
 import sys
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any, Awaitable, Callable
 from urllib.parse import urlparse
 
 from ..errors import OptionError, UserError
 from ..redact import shown_url
 from ..terminal import shown
+from ..validators import is_int
+from .provenance import now
 
 
 @dataclass(frozen=True)
@@ -48,10 +30,8 @@ class HealthPolicy:
 
 
 def check_urls(urls: list[str]) -> list[str]:
-    """The base URLs as given (a trailing / dropped), or one OptionError for a URL that is
-    not one or is given twice: two entries for one server would double its concurrency.
-    A URL's credentials (redact.py) are never in a message, and two URLs that differ only
-    in them are one server."""
+    """The base URLs (a trailing / dropped); one given twice is refused, as it would double
+    that server's concurrency. Two URLs differing only in credentials are one server."""
     out: list[str] = []
     seen: set[str] = set()
     for url in urls:
@@ -69,15 +49,10 @@ def check_urls(urls: list[str]) -> list[str]:
     return out
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
 @dataclass
 class Endpoint:
-    """One base URL, its state and what it did (kept across calls to `generate`). `url`
-    is the URL as shown (its credentials masked: it names the endpoint in every message,
-    in run.json and as a key); `target` is the URL requests go to (`url` when not given)."""
+    """One base URL and what it did. `url` has its credentials masked (it names the
+    endpoint everywhere); `target` is where requests go."""
 
     url: str
     limit: int
@@ -101,7 +76,6 @@ class Endpoint:
         self.target = self.target or self.url
 
     def record(self) -> dict[str, Any]:
-        """Its line in run.json (`runner.endpoints`)."""
         return {"url": self.url, "concurrency": self.limit,
                 "state": "up" if self.up else "down", "served": self.served,
                 "failed": self.failed, "tries": self.tries,
@@ -111,7 +85,6 @@ class Endpoint:
                 **self.reported}
 
     def summary(self) -> str:
-        """One line of the closing summary."""
         text = f"{self.url}: served {self.served}"
         if self.failed:
             text += f", failed {self.failed}"
@@ -130,7 +103,7 @@ class Endpoint:
         if self.up:
             self.up = False
             self.marked_down += 1
-            self.down_since = _now()
+            self.down_since = now()
 
     def mark_up(self) -> None:
         self.streak = 0
@@ -145,8 +118,8 @@ Probe = Callable[[Endpoint], Awaitable[bool]]
 
 
 class Dispatcher:
-    """Hands out endpoint slots inside one event loop (one `generate` call), and probes the
-    endpoints that are down. `probe(endpoint)` is True when the endpoint answered."""
+    """Hands out endpoint slots inside one event loop, and probes the endpoints that are
+    down (`probe(endpoint)` is True when it answered)."""
 
     def __init__(self, endpoints: list[Endpoint], policy: HealthPolicy, probe: Probe,
                  clock: Callable[[], float] = time.monotonic):
@@ -160,8 +133,6 @@ class Dispatcher:
         self._changed = asyncio.Event()
         self._turn = itertools.count()
         self._probes: dict[str, asyncio.Task] = {}
-
-    # --- slots ----------------------------------------------------------------------
 
     async def acquire(self, avoid: Endpoint | None = None) -> Endpoint:
         """A slot on an endpoint; `avoid` (the one that just failed this request) only
@@ -195,10 +166,7 @@ class Dispatcher:
     def others_up(self, ep: Endpoint) -> bool:
         return any(e.up for e in self.endpoints if e is not ep)
 
-    # --- health ---------------------------------------------------------------------
-
     def answered(self, ep: Endpoint) -> None:
-        """The endpoint replied (any HTTP status): it is reachable."""
         ep.streak = 0
         if not ep.up:
             self._mark_up(ep)
@@ -213,7 +181,6 @@ class Dispatcher:
             self._start_probe(ep)
 
     async def start(self) -> None:
-        """Probe the endpoints that are already down (run inside the loop)."""
         for ep in self.endpoints:
             if not ep.up:
                 self._start_probe(ep)
@@ -250,15 +217,11 @@ class Dispatcher:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-# --- before the run, and after it -----------------------------------------------------
-
-
 def survey(endpoints: list[Endpoint], listings: list[dict[str, Any] | str], model: str,
            clean: Callable[[str], str]) -> int | None:
-    """Check what each server's /v1/models said (`listings`: its models by id, {} when it
-    lists none, or why it could not be reached) and return the context length they report.
-    Each must serve `model`, and those that report a max_model_len must agree; one that
-    cannot be reached starts out of rotation (said once on stderr), unless none can."""
+    """The context length the servers report, from what each /v1/models said (its models
+    by id, {} when it lists none, or why it could not be reached). Each must serve `model`
+    and agree on max_model_len; one not reached starts out of rotation, unless none is."""
     unreachable = [why for why in listings if isinstance(why, str)]
     if len(unreachable) == len(listings):
         if len(listings) == 1:
@@ -280,7 +243,7 @@ def survey(endpoints: list[Endpoint], listings: list[dict[str, Any] | str], mode
         entry = models.get(model)
         extra = (entry.model_extra or {}) if entry else {}
         reported = extra.get("max_model_len")
-        if isinstance(reported, int) and not isinstance(reported, bool) and reported > 0:
+        if is_int(reported) and reported > 0:
             lengths[ep.url] = ep.reported["max_model_len"] = reported
         if isinstance(extra.get("root"), str):   # vLLM: the weights it loaded
             ep.reported["root"] = clean(extra["root"])
@@ -293,8 +256,7 @@ def survey(endpoints: list[Endpoint], listings: list[dict[str, Any] | str], mode
 
 
 def summary_lines(endpoints: list[Endpoint], concurrency: int) -> list[str]:
-    """Per endpoint, for the closing summary: what each served, which went down. Empty for
-    one URL that never went down (the totals say it all)."""
+    """The closing summary's lines per endpoint; none for one URL that never went down."""
     if len(endpoints) == 1 and not endpoints[0].marked_down:
         return []
     return [f"endpoints: {len(endpoints)}, at most {concurrency} requests in flight on each",

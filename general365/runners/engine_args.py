@@ -1,25 +1,9 @@
-"""Engine options that have no flag of ours: `--engine-arg KEY=VALUE` (repeatable) on the
-command line, `engine_args=` in Python, passed to the engine as keyword arguments.
-
-- vllm: `vllm.LLM(...)`'s engine arguments (the fields of `vllm.EngineArgs`). Each value is
-  typed by vLLM's own argument definitions, the parser `vllm serve` uses
-  (`EngineArgs.add_cli_args`): `max_num_seqs=8` is an int, `enable_prefix_caching=false` a
-  bool, `kv_cache_dtype=fp8` is checked against vLLM's choices, `hf_overrides={"a": 1}` JSON.
-- transformers: keyword arguments of `from_pretrained` for the model: the loading
-  arguments transformers itself reads (its signature and the keyword arguments its body
-  takes, such as `attn_implementation`, `trust_remote_code`) and any attribute of the
-  model's config (`rope_scaling`, `sliding_window`, ...), which from_pretrained sets on the
-  config. A value is typed by the config's current value where the key is a config
-  attribute (an int stays an int), as true/false where the loading argument is a boolean
-  (`trust_remote_code=no` is False), else read as a Python/JSON literal (`3`, `{"a": 1}`),
-  else kept as a string. A key that changes what from_pretrained returns, or the model's
-  architecture (the shapes of its weights), is refused (docs/running.md has the rule).
-- Either engine: a value run.json could not hold as JSON (NaN, an infinite number, one
-  nested too deeply) is refused (check_storable).
-
-A key the engine does not know, a value its definition refuses, or a key that one of our
-own options sets (`max_model_len`: use `--max-model-len`) is refused in one line, before
-the engine starts and before anything is written.
+"""Engine options that have no flag of ours: `--engine-arg KEY=VALUE` (repeatable), or
+`engine_args=` in Python, passed to the engine as keyword arguments (docs/running.md has
+the rules). vllm types each value by its own argument definitions (vllm_engine.py),
+transformers by the model's config or from_pretrained's signature (transformers.py). A
+key the engine does not know, a value it refuses, a key one of our own options sets, or a
+value run.json could not hold as JSON is refused in one line before the engine starts.
 """
 
 from __future__ import annotations

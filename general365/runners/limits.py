@@ -1,13 +1,9 @@
 """How many tokens each request may generate, decided before anything is generated.
 
 `max_tokens` is always explicit when it reaches an engine (vLLM's default is 16 tokens,
-transformers' 20: either silently ruins a run). Left unset (None) in the settings, it is
-the most the model's context allows after the prompt: `max_model_len - prompt_tokens`.
-
-A prompt that cannot fit -- alone, or with the requested `max_tokens` -- is refused up front,
-with one line naming the problem id and the numbers. Engines differ here (vLLM caps the
-generation at the context and reports "length"; transformers runs past the trained
-positions), and a run whose answers were silently cut would be scored as if they were not.
+transformers' 20); left unset, it is `max_model_len - prompt_tokens`. A prompt that cannot
+fit is refused up front: engines differ here, and a run whose answers were silently cut
+would be scored as if they were not.
 """
 
 from __future__ import annotations

@@ -1,32 +1,11 @@
 """A runner for any OpenAI-compatible chat endpoint: OpenAI, `vllm serve`, SGLang, llama.cpp.
 
-- The SDK's own retries are off (max_retries=0): retries follow `RetryPolicy` (exponential
-  backoff with jitter; 429 honours Retry-After; 5xx, connection errors, timeouts and
-  unreadable replies are retried; bounded). A request that still fails comes back as a
-  `Generation` with `error` set, and is not a response.
-- `base_url` may be several URLs serving one model (replicas of `vllm serve`, or the
-  addresses of one deployment): at most `concurrency` requests are in flight on EACH, and a
-  request whose endpoint died is retried on another (endpoints.py says how endpoints are
-  chosen, marked down and probed). Results are yielded as they complete, so the caller's
-  store appends each at once.
-- What a failure costs a request: each try that fails counts against `max_attempts`,
-  except a connection failure (refused, reset, dropped) while another endpoint is up:
-  that request is sent at once to another endpoint, uncounted, once per endpoint it meets
-  failing so. A dead replica therefore costs its requests nothing, and a request that
-  breaks every connection it makes still ends within max_attempts + endpoints tries.
-- `request_timeout` bounds each whole request (connecting, waiting, reading the body),
-  not each read: a server that trickles its reply cannot hold a request past it.
-- `max_tokens` is always sent. Where the settings leave it open (None), it is the server's
-  context length (vLLM reports `max_model_len` in /v1/models) minus the prompt's tokens
-  (counted by vLLM's /tokenize); a server that reports neither needs an explicit value. A
-  /tokenize that is missing or answers in another shape (llama.cpp's `{"tokens": [...]}`,
-  a gateway answering every POST with a chat completion) is not used; that is said once.
-- The API key is read from an environment variable and never logged or written: every
-  piece of server text that is kept (answers, model ids, error messages) has it masked
-  first, and is cut only after.
-- Only the SDK's public API: `models.list`, and `post` (the SDK's documented call for a
-  body it does not type) with its public `ChatCompletion` as the reply type for chat, and
-  with `cast_to=object` (the JSON as sent) for vLLM's /tokenize, which the SDK does not name.
+docs/running.md says what it guarantees: retries (RetryPolicy; the SDK's own are off),
+several `--base-url` replicas (endpoints.py), `request_timeout` bounding each whole request,
+max_tokens derived from the server's context and /tokenize (prompt_tokens.py). A
+connection failure while another endpoint is up costs a request no try, once per endpoint,
+so a request still ends within max_attempts + endpoints tries. The API key is never
+written: every piece of server text kept is masked first, and cut only after.
 """
 
 from __future__ import annotations
@@ -44,6 +23,7 @@ from ..interrupts import raise_interrupt, route_sigint
 from ..redact import Redactor, shown_url, target, url_secrets
 from ..retry import backoff_delay, retry_after_seconds
 from ..terminal import shown
+from ..validators import option_int
 from .base import Generation, GenerationRequest
 from .chat_reply import BadReply, post_chat, read_completion
 from .endpoints import Dispatcher, Endpoint, HealthPolicy, check_urls, summary_lines, survey
@@ -60,7 +40,6 @@ class RetryPolicy:
     max_retry_after: float = 300.0  # a server asking for more than this is not waited on longer
 
     def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
-        """Seconds to wait after failed try number `attempt` (0-based)."""
         return backoff_delay(attempt, base=self.base_delay, cap=self.max_delay,
                              retry_after=retry_after, retry_after_cap=self.max_retry_after,
                              rng=rng)
@@ -90,8 +69,7 @@ class OpenAIRunner:
             import openai  # noqa: F401
         except ImportError:
             raise MissingExtra("openai", "openai") from None
-        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-            raise OptionError("concurrency", f"must be at least 1 (got {concurrency!r})")
+        option_int("concurrency", concurrency, text=f"must be at least 1 (got {concurrency!r})")
         if not (request_timeout > 0 and math.isfinite(request_timeout)):
             # 0 or less would make every request "time out" and read as an unreachable server
             raise OptionError("request_timeout", f"must be a positive number of seconds "
@@ -157,14 +135,11 @@ class OpenAIRunner:
         return min(self.request_timeout, QUICK_TIMEOUT)
 
     def _clean(self, text: object, limit: int | None = MESSAGE_CHARS) -> str:
-        """Server text made safe to print or write: the key masked, then cut."""
         return self._redactor.clean(str(text), limit)
 
-    # --- before anything is generated -------------------------------------------------
-
     def prepare(self, requests: list[GenerationRequest]) -> None:
-        """Check the server, learn its context length, count prompt tokens where it can,
-        and refuse prompts that cannot fit. Raises UserError (one line); writes nothing."""
+        """Check the servers, learn the context length, count prompt tokens where they can,
+        and refuse prompts that cannot fit."""
         loop = asyncio.new_event_loop()
         try:
             loop.run_until_complete(self._prepare(requests))
@@ -190,7 +165,8 @@ class OpenAIRunner:
             if self.max_model_len is not None:
                 counted = await count_prompts(
                     clients[counter.url], target(counter.target)[0], self.model, requests,
-                    template_kwargs=self._template_kwargs, concurrency=self.concurrency,
+                    template_kwargs=lambda r: r.template_kwargs(self.chat_template_kwargs),
+                    concurrency=self.concurrency,
                     timeout=self._quick_timeout,
                     clean=lambda text: self._clean(text, 120))
                 self._prompt_tokens.update(counted.counts)
@@ -241,8 +217,6 @@ class OpenAIRunner:
             return req.sampling.max_tokens
         return self.max_model_len - self._prompt_tokens[req.prompt_hash()]
 
-    # --- generating ---------------------------------------------------------------------
-
     def request_kwargs(self, req: GenerationRequest) -> dict[str, Any]:
         s = req.sampling
         kwargs: dict[str, Any] = {
@@ -257,18 +231,12 @@ class OpenAIRunner:
         extra.update({k: v for k, v in s.extra if k != "chat_template_kwargs"})
         if s.top_k is not None and s.top_k != -1:   # -1 = off: the OpenAI API has no top_k
             extra["top_k"] = s.top_k
-        template = self._template_kwargs(req)
+        template = req.template_kwargs(self.chat_template_kwargs)
         if template:
             extra["chat_template_kwargs"] = template
         if extra:
             kwargs["extra_body"] = extra
         return kwargs
-
-    def _template_kwargs(self, req: GenerationRequest) -> dict[str, Any]:
-        # The settings' own kwargs win: they are part of the store key (same rule as the
-        # vllm and transformers runners).
-        own = dict(req.sampling.extra).get("chat_template_kwargs") or {}
-        return {**(self.chat_template_kwargs or {}), **own}
 
     def generate(self, requests: list[GenerationRequest]) -> Iterator[Generation]:
         if not requests:
@@ -321,7 +289,7 @@ class OpenAIRunner:
             loop.close()
 
     async def _probe(self, client: Any) -> bool:
-        """Whether a down endpoint answers again: any HTTP reply to GET /v1/models."""
+        """Any HTTP reply to GET /v1/models."""
         import openai
 
         try:
@@ -432,12 +400,9 @@ async def _close_all(clients: Iterable[Any]) -> None:
 
 
 def _run_interruptibly(loop: asyncio.AbstractEventLoop, waiting: Any) -> Any:
-    """loop.run_until_complete(waiting), a Ctrl-C meanwhile waking the loop wherever it
-    lands (general365.interrupts) instead of waiting for the next request's timeout; the
-    caller sees KeyboardInterrupt. Routed only while the loop runs: between results the
-    generator is suspended in its caller's code (which may hold a result for long, or stop
-    iterating and keep the generator), and a Ctrl-C routed to a loop that is not running
-    is never seen: Python's own handler is back in place there."""
+    """loop.run_until_complete(waiting), a Ctrl-C waking the loop at once (interrupts.py).
+    Routed only while the loop runs: a Ctrl-C routed to a loop that is not running (the
+    generator suspended in its caller) would never be seen."""
     undo = route_sigint(loop, raise_interrupt)
     try:
         return loop.run_until_complete(waiting)

@@ -1,18 +1,16 @@
 """The options of a generation, checked once, here, before anything loads or is written:
-`general365.generate` (the Python API) and `general365 generate` (the command line) pass the
-same values through the same checks, so both refuse exactly the same inputs. An error
-names the option (errors.OptionError: `temperature` for the API, `--temperature` for the
-command line)."""
+the Python API and the command line pass the same values through the same checks, so both
+refuse exactly the same inputs (errors.OptionError names the option either way)."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import math
 import os
 from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import OptionError
+from ..validators import is_finite, is_int, is_number
 from .base import GenerationRequest, SamplingSettings, preset, run_seed
 from .endpoints import check_urls
 from .registry import check_backend
@@ -34,7 +32,7 @@ EXECUTOR_BACKENDS = ("mp", "ray", "uni")
 def _check_count(name: str, value: Any, least: int, *, optional: bool = True) -> None:
     if value is None and optional:
         return
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_int(value):
         raise OptionError(name, f"must be an integer (got {value!r})")
     if value < least:
         raise OptionError(name, f"must be at least {least} (got {value})")
@@ -50,17 +48,16 @@ def check_options(o: Mapping[str, Any]) -> None:
         value = o.get(name)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if not is_number(value):
             raise OptionError(name, f"must be a number (got {value!r})")
-        if not math.isfinite(value):
+        if not is_finite(value):
             raise OptionError(name, f"must be a finite number (got {value})")
     if o.get("temperature") is not None and o["temperature"] < 0:
         raise OptionError("temperature", f"must be >= 0 (got {o['temperature']})")
     if o.get("top_p") is not None and not 0 < o["top_p"] <= 1:
         raise OptionError("top_p", f"must be in (0, 1] (got {o['top_p']})")
     top_k = o.get("top_k")
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int)
-                              or top_k == 0 or top_k < -1):
+    if top_k is not None and (not is_int(top_k) or top_k == 0 or top_k < -1):
         raise OptionError("top_k", f"must be -1 (off) or a positive integer (got {top_k})")
     # The command line hands over bytes that are not UTF-8 as lone surrogates; these go
     # into every record and would fail the first write.
@@ -91,7 +88,6 @@ def check_options(o: Mapping[str, Any]) -> None:
 
 
 def base_urls(base_url: str | Sequence[str] | None) -> list[str]:
-    """One URL or several (the command line's repeated --base-url), as a list."""
     if base_url is None:
         return []
     return [base_url] if isinstance(base_url, str) else list(base_url)
@@ -100,8 +96,7 @@ def base_urls(base_url: str | Sequence[str] | None) -> list[str]:
 def parallel_options(tensor_parallel_size: int = 1, pipeline_parallel_size: int = 1,
                      data_parallel_size: int = 1,
                      distributed_executor_backend: str | None = None) -> dict[str, Any]:
-    """vLLM's own distributed options, checked, as engine keyword arguments: passed straight
-    through to vLLM, which does the work. Raises OptionError before any engine starts."""
+    """vLLM's own distributed options, checked, as engine keyword arguments."""
     for name, value in (("tensor_parallel_size", tensor_parallel_size),
                         ("pipeline_parallel_size", pipeline_parallel_size),
                         ("data_parallel_size", data_parallel_size)):
@@ -141,7 +136,6 @@ def _is_utf8(text: str) -> bool:
 
 def template_kwargs(chat_template_kwargs: str | Mapping[str, Any] | None,
                     enable_thinking: bool = False) -> dict[str, Any] | None:
-    """The chat template's options: a mapping, or its JSON text (the command line's)."""
     kwargs: Any = {}
     if isinstance(chat_template_kwargs, str):
         try:
@@ -232,7 +226,6 @@ def build_requests(problems: Sequence[Any], messages: Callable[[Any], tuple],
 
 
 def runner_options(o: Mapping[str, Any], chat_kwargs: dict[str, Any] | None) -> dict[str, Any]:
-    """The backend's own keyword options, from the generation's."""
     backend = o["backend"]
     if backend == "openai":
         from .openai_api import RetryPolicy
@@ -258,8 +251,7 @@ def runner_options(o: Mapping[str, Any], chat_kwargs: dict[str, Any] | None) -> 
 
 def typed_engine_args(backend: str, engine_args: Mapping[str, Any] | Sequence[str] | None,
                       *, model: str, revision: str | None = None) -> dict[str, Any]:
-    """The engine's keyword arguments, checked and typed (runners/engine_args.py);
-    {} when none are given. Raises OptionError naming the key."""
+    """The engine's keyword arguments, checked and typed (engine_args.py)."""
     from .engine_args import OPTION, OWN, check_storable, parse_pairs
 
     pairs = parse_pairs(engine_args)

@@ -1,13 +1,8 @@
-"""Counting prompt tokens through vLLM's /tokenize, so that the API runner can derive
-max_tokens from the server's context length (runners/openai_api.py).
-
-vLLM answers `POST /tokenize` (at the server's root, beside /v1) with `{"count": N, ...}`.
-Other servers answer differently, or not at all: llama.cpp's /tokenize counts a `content`
-field we do not send and answers `{"tokens": []}` (a count of zero if read naively); a
-gateway may answer every POST with a chat completion; others 404. Any answer that is not a
-positive integer `count`, and any 4xx other than 401/403/429, means: do not count (the
-caller then needs an explicit max_tokens), with the reason in `note`. 401, 403, 429 and
-5xx are real trouble with a server that does count: one UserError.
+"""Counting prompt tokens through vLLM's /tokenize (`{"count": N}`), so that the API runner
+can derive max_tokens from the server's context length. Any other answer, and any 4xx but
+401/403/429, means: do not count (llama.cpp's /tokenize answers `{"tokens": []}`, a gateway
+may answer with a chat completion), with the reason in `note`; 401, 403, 429 and 5xx are
+real trouble with a server that does count: one UserError.
 """
 
 from __future__ import annotations
@@ -18,6 +13,7 @@ from typing import Any, Callable
 
 from ..errors import UserError
 from ..redact import shown_url
+from ..validators import is_int
 from .base import GenerationRequest
 
 
@@ -32,9 +28,8 @@ async def count_prompts(client: Any, base_url: str, model: str,
                         template_kwargs: Callable[[GenerationRequest], dict[str, Any]],
                         concurrency: int, timeout: float,
                         clean: Callable[[object], str]) -> PromptCounts:
-    """Count each distinct prompt of `requests` with `client` (the runner's AsyncOpenAI),
-    at most `concurrency` at once, each request bounded by `timeout` seconds in all.
-    `clean` masks the API key in server text before it goes into a message."""
+    """Count each distinct prompt, at most `concurrency` at once, each within `timeout`
+    seconds; `clean` masks the API key in server text."""
     import openai
 
     url = base_url.rstrip("/")
@@ -79,7 +74,7 @@ async def count_prompts(client: Any, base_url: str, model: str,
                 give_up("answered with a body that is not JSON")
                 return
         n = reply.get("count") if isinstance(reply, dict) else None
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        if not is_int(n) or n < 1:
             give_up(f"answered {clean(_shape(reply))}, not a token count")
             return
         out.counts[h] = n

@@ -1,6 +1,4 @@
-"""What `run.json` records about a run, so that a result can be traced and repeated:
-package versions, the backend and model, the dataset's source and fingerprint, the
-sampling settings, the hardware, start and end times, and counts."""
+"""What `run.json` records about a run, so that a result can be traced and repeated."""
 
 from __future__ import annotations
 
@@ -82,8 +80,7 @@ def start_record(*, backend: str, model: str, revision: str | None, dataset: dic
                  sampling: dict[str, Any], runs: int, runner: dict[str, Any],
                  command: list[str] | None = None, prompt: dict[str, Any] | None = None,
                  previous: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The run.json written when generation starts. A resumed run keeps the first start
-    time and lists each session under `sessions`."""
+    """run.json at the start; a resumed run keeps the first start and adds a session."""
     sessions = list((previous or {}).get("sessions", []))
     # The command line holds what the settings hold (a base URL's password, an
     # --engine-arg token), so it is stored as masked as they are.

@@ -10,12 +10,11 @@ from typing import Any
 from ..errors import MissingExtra, OptionError, UserError
 from .base import Runner
 
-# backend -> (module, class, the pip extra that provides it, the module that must import)
-BACKENDS: dict[str, tuple[str, str, str, str]] = {
-    "vllm": ("general365.runners.vllm", "VLLMRunner", "vllm", "vllm"),
-    "openai": ("general365.runners.openai_api", "OpenAIRunner", "openai", "openai"),
-    "transformers": ("general365.runners.transformers", "TransformersRunner", "transformers",
-                     "transformers"),
+# backend -> (module, class); each backend needs the module, and the pip extra, of its name
+BACKENDS: dict[str, tuple[str, str]] = {
+    "vllm": ("general365.runners.vllm", "VLLMRunner"),
+    "openai": ("general365.runners.openai_api", "OpenAIRunner"),
+    "transformers": ("general365.runners.transformers", "TransformersRunner"),
 }
 
 
@@ -26,11 +25,11 @@ def check_backend(backend: str) -> None:
 
 def runner_class(backend: str) -> type:
     check_backend(backend)
-    module_name, class_name, extra, needs = BACKENDS[backend]
+    module_name, class_name = BACKENDS[backend]
     try:
-        importlib.import_module(needs)
+        importlib.import_module(backend)
     except ImportError:
-        raise MissingExtra(needs, extra) from None
+        raise MissingExtra(backend, backend) from None
     return getattr(importlib.import_module(module_name), class_name)
 
 
@@ -44,9 +43,8 @@ def _looks_like_path(model: str) -> bool:
 
 
 def check_local_model(model: str) -> None:
-    """Refuse, in one line and before the backend loads anything, a model that is meant as
-    a folder on disk but is not one holding a model (the libraries answer such a path with a
-    Hub-id complaint or a tokenizer traceback)."""
+    """Refuse a model meant as a folder on disk that holds no model, before the backend
+    loads (the libraries answer with a Hub-id complaint or a traceback)."""
     path = os.path.expanduser(model)
     if os.path.exists(path):
         if not os.path.isdir(path):
@@ -61,7 +59,6 @@ def check_local_model(model: str) -> None:
 
 
 def make_runner(backend: str, model: str, **opts: Any) -> Runner:
-    """A runner for `backend` on `model`; `opts` are that backend's keyword options."""
     if backend in LOCAL_BACKENDS:   # before importing the backend: that takes seconds
         check_local_model(model)
     cls = runner_class(backend)

@@ -1,17 +1,9 @@
-"""One generation session on a run folder: what `general365.generate` (and anything else
-that asks a model many questions, such as variant expansion) runs under.
-
-The order is the guarantee (docs/running.md, "What each command guarantees on disk"):
-
-1. the folder's lock is taken first, and what is pending is computed under it: a second
-   session on the same folder is refused before it loads a model;
-2. the runner is built and every pending prompt is checked to fit, before anything is
-   written;
-3. run.json records the session's start; each answer is appended as it completes;
-4. run.json records the end (complete, failed or interrupted) before the lock is let go.
-
-A session that stops before step 3 leaves no folder it created behind. Rerunning the same
-session generates only what is missing.
+"""One generation session on a run folder (`general365.generate`, variant expansion), in the
+order docs/running.md guarantees: the folder's lock first, and what is pending computed
+under it; the runner built and every pending prompt checked to fit before anything is
+written; run.json records the start, each answer is appended as it completes, and run.json
+records the end before the lock is let go. A session that stops before writing run.json
+leaves no folder it created behind.
 """
 
 from __future__ import annotations
@@ -141,8 +133,7 @@ def run_session(plan: SessionPlan) -> GenerateResult:
 def _write_end_record(store: RunStore, record: dict[str, Any], *, failing: bool,
                       notes: list[str]) -> None:
     """run.json's final state. When the run is already failing (a full disk, Ctrl-C), a
-    second failure here must not hide the first: the records are safe in responses.jsonl
-    and run.json keeps its "running" state, which a rerun replaces."""
+    failure here must not hide the first: run.json keeps its state, which a rerun replaces."""
     try:
         store.write_run_json(record)
     except UserError as exc:
@@ -152,15 +143,13 @@ def _write_end_record(store: RunStore, record: dict[str, Any], *, failing: bool,
 
 
 def _runner_lines(runner: Any) -> list[str]:
-    """What a runner has to say at the end, if it has anything (optional: the API runner
-    says what each endpoint served and which went down)."""
+    """A runner's optional closing lines (the API runner's per-endpoint summary)."""
     lines = getattr(runner, "summary_lines", None)
     return list(lines()) if callable(lines) else []
 
 
 def _safe_provenance(runner: Any) -> dict[str, Any]:
-    """The runner's settings for run.json, every credential in them masked (an engine's
-    `token`, a URL's password: redact.shown_settings), whatever the runner."""
+    """The runner's settings for run.json, every credential in them masked."""
     try:
         return shown_settings(dict(runner.provenance()))
     except Exception as exc:   # provenance must never cost a run

@@ -1,16 +1,8 @@
-"""The run store: `responses.jsonl` (append-only) and `run.json` (provenance) in one folder.
-
-A run may be killed at any moment (kill -9, a lost node, Ctrl-C). The store is built so
-that rerunning the same command picks up where it stopped:
-
-- each record is one line written by ONE `os.write` on an O_APPEND descriptor, so a kill
-  leaves at worst one torn last line, never an interleaved one;
-- on open, a torn last line (no trailing newline, or not JSON) is cut off by truncating the
-  file back to its last good newline, and that is logged;
-- each record carries its full key (model, sampling settings, prompt hash, id, run), so a
-  folder never serves one model's or one setting's answers to another: a request is "done"
-  only if a record with the very same key exists, and a folder holding records whose key
-  differs for the same (id, run) is refused rather than mixed.
+"""The run store: `responses.jsonl` (append-only) and `run.json` (provenance) in one folder,
+built so that a run killed at any moment resumes where it stopped (docs/running.md): one
+`os.write` per record on an O_APPEND descriptor (at worst one torn last line, cut off on
+open), and every record carries its full key (model, settings, prompt hash, id, run), so
+a folder never serves one model's or setting's answers to another.
 """
 
 from __future__ import annotations
@@ -75,8 +67,7 @@ class RecordKey:
 
 def build_record(generation: Generation, request: GenerationRequest, model: str,
                  inline: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """A `responses.jsonl` row: the Response fields, the key fields, and the problem's fields
-    that the benchmark carries inline (its gold among them)."""
+    """A `responses.jsonl` row: the Response and key fields, and the problem's inline ones."""
     resp = Response(
         id=request.problem_id, run=request.run, response=generation.response, model=model,
         reasoning=generation.reasoning, output_tokens=generation.output_tokens,
@@ -91,13 +82,6 @@ def build_record(generation: Generation, request: GenerationRequest, model: str,
     if inline:
         d.update(inline)
     return d
-
-
-def write_json_atomic(path: str, data: Any) -> None:
-    """Write JSON over `path` whole (fsutil.write_text). A failure (a full disk) names
-    `path` and leaves the old file as it was."""
-    text = json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
-    write_text(path, text.encode("utf-8", "replace"))
 
 
 @dataclass
@@ -124,13 +108,9 @@ class RunStore:
         self._last_sync = time.monotonic()
         self.appended = 0
 
-    # --- reading ----------------------------------------------------------------------
-
     def open(self) -> OpenReport:
-        """Take the folder's lock (creating the folder and responses.jsonl if needed), then
-        read what is there. Everything that decides what to generate must come after this:
-        a second process on the same folder is refused here, before it loads a model or
-        computes what is pending."""
+        """Take the folder's lock (creating what is missing), then read what is there: a
+        second process is refused here, before it loads a model or computes what is pending."""
         self._created_dir = not os.path.isdir(self.run_dir)
         for _attempt in range(20):
             os.makedirs(self.run_dir, exist_ok=True)
@@ -237,11 +217,8 @@ class RunStore:
 
     def pending(self, requests: Iterable[GenerationRequest], model: str
                 ) -> tuple[list[GenerationRequest], int]:
-        """(requests still to generate, how many are already done).
-
-        A record for the same (id, run) under another model, settings or prompt is never
-        taken as done; the folder is refused instead, since one responses file must hold one
-        model under one setting (grading keys on (id, run))."""
+        """(requests still to generate, how many are done). A record for the same (id, run)
+        under another model, settings or prompt refuses the folder (grading keys on (id, run))."""
         todo: list[GenerationRequest] = []
         done = 0
         for req in requests:
@@ -264,8 +241,6 @@ class RunStore:
             what = "another prompt (system prompt, template or question changed)"
         return (f"{self.path}: id {want.id!r} run {want.run} was generated with {what}; "
                 f"a run folder holds one model under one setting: use a new --out")
-
-    # --- writing ----------------------------------------------------------------------
 
     def append(self, record: dict[str, Any], key: RecordKey) -> None:
         if self._fd is None:
@@ -294,7 +269,6 @@ class RunStore:
             self.sync()
 
     def _write_error(self, exc: OSError) -> UserError:
-        """A failed write names its file (the OS error of a write carries no path)."""
         return UserError(f"{self.path}: cannot write ({exc.strerror or exc}); the records "
                          "before it are kept: make room and rerun the same command to resume")
 
@@ -308,9 +282,8 @@ class RunStore:
         self._last_sync = time.monotonic()
 
     def close(self, *, discard: bool = False) -> None:
-        """Release the lock. With `discard`, a responses.jsonl that this store created and
-        never wrote to is removed first (and the folder, if this store created it and it is
-        empty): a run refused before its first record leaves nothing behind."""
+        """Release the lock; with `discard`, first remove what this store created and never
+        wrote to: a run refused before its first record leaves nothing behind."""
         if self._fd is None:
             return
         try:
@@ -334,14 +307,13 @@ class RunStore:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    # --- provenance -------------------------------------------------------------------
-
     def write_run_json(self, data: dict[str, Any]) -> None:
-        write_json_atomic(self.run_json, data)
+        text = json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+        write_text(self.run_json, text.encode("utf-8", "replace"))
 
     def check_paths(self) -> None:
-        """Refuse a folder whose responses.jsonl or run.json is not a plain file (a folder,
-        say), with one line naming it, before anything is opened or written."""
+        """Refuse, before anything is opened, a responses.jsonl or run.json that is not a
+        plain file."""
         for path, what in ((self.path, "a file of JSON lines (the run's responses)"),
                            (self.run_json, "a JSON file (the run's provenance)")):
             if os.path.lexists(path) and not os.path.isfile(path):

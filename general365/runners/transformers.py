@@ -1,15 +1,10 @@
 """A runner on transformers' `generate`, for small models and machines without vLLM.
 
-- Prompts are the model's own chat template (with `chat_template_kwargs`, e.g.
-  enable_thinking), tokenized without extra special tokens, as vLLM's chat does.
-- Prompts are batched run by run (run 0 of every problem before run 1 of any), sorted by
-  length within a run to waste little on padding, with left padding.
-- Sampling is per row: each request draws from its own `torch.Generator` seeded with the
-  request's seed, so a response depends on its seed, not on what shares its batch or on the
-  global RNG. The row sampler runs as the last logits processor and leaves one finite
-  logit, so that `generate` (greedy over it) takes exactly the sampled token.
-- Each row stops at its own max_tokens: the sampler forces the stop token there, which is
-  then reported as finish_reason "length" (a natural stop token before it is "stop").
+Prompts are the model's own chat template, batched run by run and sorted by length within
+a run (left padding). Each row samples from its own `torch.Generator` seeded with the
+request's seed, so a response does not depend on what shares its batch: the row sampler
+runs as the last logits processor and leaves one finite logit, which `generate` (greedy)
+takes. At its own max_tokens a row gets the stop token forced (finish_reason "length").
 """
 
 from __future__ import annotations
@@ -21,7 +16,7 @@ from typing import Any
 from ..errors import MissingExtra, OptionError, UserError
 from .base import Generation, GenerationRequest, batched
 from .limits import Budget, plan_budgets
-from .outputs import ReasoningCounter, make_generation
+from .engine_output import ReasoningCounter, make_generation
 
 SUPPORTED_EXTRA = ("chat_template_kwargs", "logit_bias")
 
@@ -194,10 +189,8 @@ class TransformersRunner:
             raise UserError(f"model {self.model_name!r} has no end-of-sequence token")
         return ids
 
-    # --- before anything is generated -------------------------------------------------
-
     def _prompt_ids(self, req: GenerationRequest) -> list[int]:
-        kwargs = {**self.chat_template_kwargs, **(_extra(req).get("chat_template_kwargs") or {})}
+        kwargs = req.template_kwargs(self.chat_template_kwargs)
         key = (req.prompt_hash(), json.dumps(kwargs, sort_keys=True, default=str))
         ids = self._rendered.get(key)
         if ids is None:
@@ -221,8 +214,6 @@ class TransformersRunner:
             _logit_bias(req, vocab)
         return plan_budgets(requests, [len(self._prompt_ids(r)) for r in requests],
                             self.max_model_len)
-
-    # --- generating ---------------------------------------------------------------------
 
     def generate(self, requests: list[GenerationRequest]) -> Iterator[Generation]:
         budgets = self.prepare(requests)  # all refusals happen here, before any output

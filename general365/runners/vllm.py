@@ -1,10 +1,6 @@
-"""A runner on vLLM's offline engine: every prompt submitted at once, vLLM batches them.
-
-One engine in this process (vllm_engine.py), or with data parallelism one engine process
-per GPU group (vllm_dp.py). vLLM's own distributed options (tensor and pipeline
-parallelism, `distributed_executor_backend="ray"` for several nodes) pass straight through
-to the engine. vLLM is imported only when a runner is built.
-"""
+"""A runner on vLLM's offline engine: one engine in this process (vllm_engine.py), or one
+process per GPU group with data parallelism (vllm_dp.py). vLLM's own distributed options
+pass straight through to the engine."""
 
 from __future__ import annotations
 
@@ -46,45 +42,35 @@ class VLLMRunner:
             # vLLM's CPU build crashes ("CPU Generator does not use offset") when a seeded
             # request's prompt is prefilled in chunks, and every request here is seeded.
             self.engine_args["enable_chunked_prefill"] = False
-        self._engine: Engine | None = None
-        self._pool = None
+        # One engine here, or one process per GPU group: both count and run alike.
         if data_parallel_size == 1:
-            self._engine = Engine(model, revision, self.engine_args, self.chat_template_kwargs)
-            self.max_model_len = self._engine.max_model_len
+            self._engine: Engine | EnginePool = Engine(model, revision, self.engine_args,
+                                                       self.chat_template_kwargs)
         else:
-            self._pool = EnginePool(model, revision, self.engine_args, self.chat_template_kwargs,
-                                    data_parallel_size)
-            self.max_model_len = self._pool.max_model_len
+            self._engine = EnginePool(model, revision, self.engine_args,
+                                      self.chat_template_kwargs, data_parallel_size)
+        self.max_model_len = self._engine.max_model_len
 
     def prepare(self, requests: list[GenerationRequest]) -> list[Budget]:
-        """Render and count every prompt and refuse any that cannot fit (UserError)."""
-        if self._pool is not None:
-            return self._pool.prepare(requests)
         return plan_budgets(requests, self._live().count(requests), self.max_model_len)
 
     def generate(self, requests: list[GenerationRequest]) -> Iterator[Generation]:
         if not requests:
             return
-        if self._pool is not None:
-            yield from self._pool.generate(requests)
-            return
         budgets = self.prepare(requests)  # all refusals happen here, before any output
         yield from self._live().run(requests, budgets)
 
-    def _live(self) -> Engine:
-        if self._engine is None or self._engine.llm is None:
+    def _live(self) -> Engine | EnginePool:
+        if isinstance(self._engine, Engine) and self._engine.llm is None:
             raise RuntimeError("this VLLMRunner is closed")
         return self._engine
 
     def close(self) -> None:
-        if self._engine is not None:
-            self._engine.close()
-        if self._pool is not None:
-            self._pool.close()
+        self._engine.close()
 
     def provenance(self) -> dict[str, Any]:
         executor = self.engine_args.get("distributed_executor_backend")
-        if self._engine is not None and self._engine.llm is not None:
+        if isinstance(self._engine, Engine) and self._engine.llm is not None:
             executor = self._engine.executor_backend()   # what vLLM chose, when left open
         return {
             "backend": self.backend, "model": self.model_name, "revision": self.revision,

@@ -1,17 +1,10 @@
 """Data parallelism for the vLLM runner: one engine process per GPU group.
 
-Each worker process sees only its GPUs (CUDA_VISIBLE_DEVICES set before vLLM is imported
-there), runs a whole `Engine` (tensor parallel inside it if asked), and gets a fixed shard
-of the requests (round robin). The parent talks to the workers over pipes in two phases,
-so that refusals stay up front across all shards:
-
-    count:  each worker renders and counts its shard; the parent plans every budget and
-            refuses the run before any worker generates anything;
-    run:    each worker generates its shard and sends each Generation back as it
-            finishes; the parent yields them as they arrive from any worker.
-
-Workers are started with "spawn" (CUDA cannot be forked), so a script that builds a
-runner needs the `if __name__ == "__main__":` guard.
+Each worker sees only its GPUs (CUDA_VISIBLE_DEVICES set before vLLM is imported) and gets
+a round-robin shard of the requests. Two phases keep refusals up front across shards:
+every worker counts its shard and the parent plans every budget; then each generates and
+sends each Generation back as it finishes. Workers are spawned (CUDA cannot be forked), so
+a script that builds a runner needs the `if __name__ == "__main__":` guard.
 """
 
 from __future__ import annotations
@@ -25,7 +18,7 @@ from typing import Any
 
 from ..errors import UserError
 from .base import Generation, GenerationRequest
-from .limits import Budget, plan_budgets
+from .limits import Budget
 
 START_TIMEOUT_S = 1800.0
 
@@ -149,7 +142,7 @@ class EnginePool:
         n = len(self.workers)
         return [list(range(rank, len(requests), n)) for rank in range(n)]
 
-    def prepare(self, requests: list[GenerationRequest]) -> list[Budget]:
+    def count(self, requests: list[GenerationRequest]) -> list[int]:
         if self.broken or not self.workers:
             raise RuntimeError("this data-parallel vLLM runner was stopped midway or closed")
         shards = self._shards(requests)
@@ -162,10 +155,10 @@ class EnginePool:
         for rank, (shard, reply) in enumerate(zip(shards, replies)):
             for i, n in zip(shard, self._check(rank, "counts", reply)):
                 counts[i] = n
-        return plan_budgets(requests, counts, self.max_model_len)
+        return counts
 
-    def generate(self, requests: list[GenerationRequest]) -> Iterator[Generation]:
-        budgets = self.prepare(requests)  # all shards are counted and checked first
+    def run(self, requests: list[GenerationRequest], budgets: list[Budget]
+            ) -> Iterator[Generation]:
         shards = self._shards(requests)
         for rank, shard in enumerate(shards):
             payload = ([requests[i] for i in shard], [budgets[i] for i in shard])

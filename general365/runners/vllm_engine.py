@@ -1,19 +1,8 @@
-"""One vLLM engine in this process: render and count every prompt, then generate.
-
-What `LLM.chat` does is render each conversation with the model's chat template, then
-generate. Here the two halves are taken apart (the same renderer `LLM.chat` uses, then the
-same engine loop `LLM.generate` runs) for two reasons:
-
-- every prompt is rendered and counted BEFORE anything is generated, so that a prompt that
-  cannot fit with its max_tokens is refused up front (limits.py) rather than cut short by
-  the engine; an identical prompt (the same problem in several runs) is rendered once;
-- results are yielded as each request finishes, so the run store appends them at once and
-  a run killed after hours keeps what was done.
-
-Each request carries its own `SamplingParams` (n=1; each run has its own seed), with
-max_tokens always explicit. Both the runner (vllm.py) and the data-parallel workers
-(vllm_dp.py) drive this class; it imports neither. vLLM is imported only when an engine
-is built.
+"""One vLLM engine in this process. `LLM.chat`'s two halves taken apart (the same renderer,
+then the same engine loop) so that every prompt is rendered and counted before anything is
+generated (refused up front if it cannot fit: limits.py), and results are yielded as each
+request finishes (the store appends them at once). vLLM is imported only when an engine is
+built.
 """
 
 from __future__ import annotations
@@ -26,7 +15,7 @@ from typing import Any
 from ..errors import MissingExtra, UserError
 from .base import Generation, GenerationRequest
 from .limits import Budget
-from .outputs import ReasoningCounter, make_generation
+from .engine_output import ReasoningCounter, make_generation
 
 
 def require_vllm():
@@ -92,14 +81,8 @@ class Engine:
         self._rendered: dict[tuple[str, str], dict[str, Any]] = {}
         self._ids = itertools.count()
 
-    # --- rendering ----------------------------------------------------------------------
-
-    def _template_kwargs(self, req: GenerationRequest) -> dict[str, Any]:
-        extra = dict(req.sampling.extra).get("chat_template_kwargs") or {}
-        return {**self.chat_template_kwargs, **extra}
-
     def _render(self, req: GenerationRequest) -> dict[str, Any]:
-        kwargs = self._template_kwargs(req)
+        kwargs = req.template_kwargs(self.chat_template_kwargs)
         key = (req.prompt_hash(), json.dumps(kwargs, sort_keys=True, default=str))
         prompt = self._rendered.get(key)
         if prompt is None:
@@ -147,8 +130,6 @@ class Engine:
             lengths.append(n)
         return lengths
 
-    # --- generating ---------------------------------------------------------------------
-
     def run(self, requests: list[GenerationRequest], budgets: list[Budget]
             ) -> Iterator[Generation]:
         from vllm.sampling_params import RequestOutputKind
@@ -161,7 +142,8 @@ class Engine:
             params = self.SamplingParams(**_sampling_kwargs(req, budget.max_tokens))
             params.output_kind = RequestOutputKind.FINAL_ONLY
             params_list.append(params)
-            needs_parsing |= bool(self._template_kwargs(req).get("enable_thinking"))
+            needs_parsing |= bool(req.template_kwargs(self.chat_template_kwargs)
+                                  .get("enable_thinking"))
         adjust = getattr(self.llm, "_adjust_params_for_parsing", None)
         if needs_parsing and adjust is not None:  # as LLM.chat does for thinking templates
             adjust(params_list)

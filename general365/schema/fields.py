@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..errors import DataError
+from ..validators import is_int
 from .enums import Category
 
 
@@ -31,8 +32,7 @@ MAX_INT = 2**53 - 1
 
 
 def _int(value: Any, key: str, where: dict, *, minimum: int | None = None) -> int:
-    # bool is an int in Python; a JSON `true` here is a data error, not 1.
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_int(value):   # a JSON `true` here is a data error, not 1
         raise DataError("wrong type", field=key, value=value, expected="an integer", **where)
     if minimum is not None and value < minimum:
         raise DataError("out of range", field=key, value=value,
@@ -43,16 +43,18 @@ def _int(value: Any, key: str, where: dict, *, minimum: int | None = None) -> in
     return value
 
 
+def row_id(d: Mapping[str, Any], where: dict) -> str:
+    """A row's `id`, checked alike by every reader: a non-empty string (an integer id, as
+    some datasets have, is read as its digits). Sets where["row_id"] for later messages."""
+    rid = _req(d, "id", where)
+    where["row_id"] = _str(str(rid) if is_int(rid) else rid, "id", where, allow_empty=False)
+    return where["row_id"]
+
+
 def row_id_and_run(d: Mapping[str, Any], where: dict) -> tuple[str, int]:
     """The `id` and `run` that name a row (a response, a graded row, a label pointing at
-    one), checked alike by every reader: an id a non-empty string (an integer id, as some
-    datasets have, is read as its digits), a run an integer from 0 to MAX_INT (absent: 0).
-    Sets where["row_id"] for the messages that follow."""
-    rid = _req(d, "id", where)
-    rid = str(rid) if isinstance(rid, int) and not isinstance(rid, bool) else rid
-    rid = _str(rid, "id", where, allow_empty=False)
-    where["row_id"] = rid
-    return rid, _int(d.get("run", 0), "run", where, minimum=0)
+    one); a run is an integer from 0 to MAX_INT (absent: 0)."""
+    return row_id(d, where), _int(d.get("run", 0), "run", where, minimum=0)
 
 
 def parse_float_round(value: Any, **where: Any) -> int:

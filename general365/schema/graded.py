@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..errors import DataError
-from .enums import AnswerType, Category, Method, Status
+from ..validators import is_int, is_number
+from .enums import AnswerType, Method, Status
 from .fields import _int, _str, parse_categories
 from .records import Problem, Response, Verdict
 
@@ -19,6 +20,22 @@ from .records import Problem, Response, Verdict
 GRADER_FIELDS = ("status", "correct", "method", "extracted", "judge", "detail", "parts",
                  "score")
 _TEXT_FIELDS = ("response", "reasoning", "question")
+
+
+def _field(part: str, name: str) -> Any:
+    return property(lambda self: getattr(getattr(self, part), name))
+
+
+_UNSET = object()
+
+
+def _problem_field(name: str, default: Callable[[Any], Any]) -> Any:
+    def get(self: Any) -> Any:
+        if isinstance(self.problem, Problem):
+            return getattr(self.problem, name)
+        value = getattr(self, "_" + name, _UNSET)
+        return default(self) if value is _UNSET else value
+    return property(get)
 
 
 @dataclass
@@ -37,8 +54,6 @@ class Graded:
     problem: Problem | Any | None = None
     path: str = field(default="", compare=False)   # where the row was read, for messages
     line: int = field(default=0, compare=False)
-
-    # --- reading back ---------------------------------------------------------------
 
     @classmethod
     def from_dict(cls, d: Any, *, path: str | None = None, line: int | None = None,
@@ -83,33 +98,26 @@ class Graded:
                 raise DataError("missing field", field="seed_id",
                                 expected="the id of its seed problem for a variant", **where)
             seed_id = self.response.id
-        if isinstance(seed_id, int) and not isinstance(seed_id, bool):
-            seed_id = str(seed_id)
-        seed_id = _str(seed_id, "seed_id", where, allow_empty=False)
+        seed_id = _str(str(seed_id) if is_int(seed_id) else seed_id, "seed_id", where,
+                       allow_empty=False)
         object.__setattr__(self, "_variant", variant)
         object.__setattr__(self, "_seed_id", seed_id)
 
-    # --- what the report reads ------------------------------------------------------
-
-    @property
-    def id(self) -> str:
-        return self.response.id
-
-    @property
-    def run(self) -> int:
-        return self.response.run
-
-    @property
-    def model(self) -> str | None:
-        return self.response.model
-
-    @property
-    def status(self) -> Status:
-        return self.verdict.status
-
-    @property
-    def correct(self) -> bool:
-        return self.verdict.correct
+    # What the report reads: the response's and the verdict's fields, and the problem's
+    # (the Problem's where the row has one, else what from_dict read from the row).
+    id = _field("response", "id")
+    run = _field("response", "run")
+    model = _field("response", "model")
+    output_tokens = _field("response", "output_tokens")
+    reasoning_tokens = _field("response", "reasoning_tokens")
+    finish_reason = _field("response", "finish_reason")
+    status = _field("verdict", "status")
+    correct = _field("verdict", "correct")
+    method = _field("verdict", "method")
+    answer_type = _problem_field("answer_type", lambda g: None)
+    categories = _problem_field("categories", lambda g: ())
+    seed_id = _problem_field("seed_id", lambda g: g.response.id)
+    variant = _problem_field("variant", lambda g: 0)
 
     @property
     def graded(self) -> bool:
@@ -123,48 +131,8 @@ class Graded:
         return name if isinstance(name, str) else None
 
     @property
-    def answer_type(self) -> AnswerType | None:
-        if isinstance(self.problem, Problem):
-            return self.problem.answer_type
-        return getattr(self, "_answer_type", None)
-
-    @property
-    def categories(self) -> tuple[Category, ...]:
-        if isinstance(self.problem, Problem):
-            return self.problem.categories
-        return getattr(self, "_categories", ())
-
-    @property
-    def seed_id(self) -> str:
-        if isinstance(self.problem, Problem):
-            return self.problem.seed_id
-        return getattr(self, "_seed_id", self.response.id)
-
-    @property
-    def variant(self) -> int:
-        if isinstance(self.problem, Problem):
-            return self.problem.variant
-        return getattr(self, "_variant", 0)
-
-    @property
     def is_seed(self) -> bool:
         return self.variant == 0
-
-    @property
-    def method(self) -> Method | None:
-        return self.verdict.method
-
-    @property
-    def output_tokens(self) -> int | None:
-        return self.response.output_tokens
-
-    @property
-    def reasoning_tokens(self) -> int | None:
-        return self.response.reasoning_tokens
-
-    @property
-    def finish_reason(self) -> str | None:
-        return self.response.finish_reason
 
     @property
     def preset(self) -> str | None:
@@ -186,8 +154,6 @@ class Graded:
         j = self.verdict.judge
         m = j.get("model") if isinstance(j, Mapping) else None
         return m if isinstance(m, str) else None
-
-    # --- writing --------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
         """The `graded.jsonl` row: the response's fields, the problem's metadata, the
@@ -227,8 +193,7 @@ def _verdict_of(d: Mapping[str, Any], response: Response, where: dict) -> Verdic
         raise DataError("wrong type", field="parts", value=parts,
                         expected="a list of objects", **where)
     score = d.get("score")
-    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))
-                              or not 0 <= score <= 1):
+    if score is not None and (not is_number(score) or not 0 <= score <= 1):
         raise DataError("out of range", field="score", value=score,
                         expected="a number from 0 to 1", **where)
     return Verdict(response.id, response.run, status, method, extracted,

@@ -12,7 +12,9 @@ from typing import Any, Iterable, Mapping
 
 from ..errors import DataError
 from .enums import AnswerType, Category, Method, Status
-from .fields import _int, _req, _str, parse_categories, parse_float_round, row_id_and_run
+from ..validators import is_number
+from .fields import (_int, _req, _str, parse_categories, parse_float_round, row_id,
+                     row_id_and_run)
 
 
 @dataclass(frozen=True)
@@ -48,14 +50,10 @@ class Problem:
         where: dict[str, Any] = {"path": path, "line": line}
         if not isinstance(d, Mapping):
             raise DataError("not a JSON object", value=d, expected="an object", **where)
-        pid = _req(d, "id", where)
-        if isinstance(pid, int) and not isinstance(pid, bool):
-            pid = str(pid)
-        pid = _str(pid, "id", where, allow_empty=False)
-        where["row_id"] = pid
+        pid = row_id(d, where)
         question = _str(_req(d, "question", where), "question", where, allow_empty=False)
         answer = d.get("answer")
-        if isinstance(answer, (int, float)) and not isinstance(answer, bool):
+        if is_number(answer):
             answer = str(answer)
         answer = _str(_req(d, "answer", where) if answer is None else answer,
                       "answer", where, allow_empty=False)
@@ -80,18 +78,9 @@ class Problem:
                    categories=categories, reasoning=reasoning, source=source, extra=extra)
 
     def to_dict(self, *, with_extra: bool = False) -> dict[str, Any]:
-        d = {
-            "id": self.id,
-            "seed_id": self.seed_id,
-            "variant": self.variant,
-            "question": self.question,
-            "answer": self.answer,
-            "answer_type": self.answer_type.value,
-            "float_round": self.float_round,
-            "categories": [c.value for c in self.categories],
-            "reasoning": self.reasoning,
-            "source": self.source,
-        }
+        d = {k: getattr(self, k) for k in self.FIELDS}
+        d["answer_type"] = self.answer_type.value
+        d["categories"] = [c.value for c in self.categories]
         if with_extra:
             for k, v in self.extra.items():
                 d.setdefault(k, v)
@@ -216,10 +205,9 @@ class Verdict:
             d["judge"] = self.judge
         if self.detail:
             d["detail"] = self.detail
-        if self.parts is not None:
-            d["parts"] = self.parts
-        if self.score is not None:
-            d["score"] = self.score
+        for key in ("parts", "score"):
+            if getattr(self, key) is not None:
+                d[key] = getattr(self, key)
         return d
 
 

@@ -9,7 +9,7 @@ are shared; a benchmark supplies only what is its own:
   be graded with no dataset at hand;
 - `grader`: a grader for one policy and judge, which pairs each response with its problem
   (every check before grading; grading/pairing.py) and grades;
-- `report`: its report kind (title, tables, published figures; report/kinds.py).
+- `report`: its report kind (title, tables, published figures; reporting/kinds.py).
 
 A problem is any object with a string `id`; General365's is `schema.Problem`. Response and
 graded rows of a benchmark other than General365 carry `"benchmark": NAME` (through
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
-from ..report.kinds import ReportKind
+from ..reporting.kinds import ReportKind
 
 DEFAULT = "general365"
 

@@ -8,7 +8,7 @@ from .. import prompts
 from ..data.load import load_problems
 from ..grading.hybrid import HybridGrader
 from ..grading.pool import DEFAULT_TIMEOUT
-from ..report.kinds import GENERAL365
+from ..reporting.kinds import GENERAL365
 from ..runners.provenance import dataset_fingerprint
 from ..schema import INLINE_PROBLEM_FIELDS, Problem
 

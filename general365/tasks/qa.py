@@ -21,7 +21,7 @@ from ..data.readers import read_source
 from ..errors import DataError, DataErrors, OptionError
 from ..grading.hybrid import HybridGrader
 from ..grading.pool import DEFAULT_TIMEOUT
-from ..report.kinds import ReportKind, plain_tables
+from ..reporting.kinds import ReportKind, plain_tables
 from ..schema import INLINE_PROBLEM_FIELDS, AnswerType, Problem
 
 # Asked after each question unless the dataset's questions carry their own instruction: the

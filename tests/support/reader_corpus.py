@@ -9,7 +9,7 @@ Each case is (family, kind, answer_type, gold, float_round, response):
   for docs/grading.md, and the suite does not assert it.
 
 Golds come from the bundled sample (every number, interval and choice gold), the official
-format fixtures of tests/test_data_official.py, and golds modelled on the kinds of answer in
+format fixtures of tests/unit/test_data_official.py, and golds modelled on the kinds of answer in
 math-verify's own tests (written here, nothing copied). Every value a case depends on is
 computed here with exact fractions, so a near-miss is known to differ from its gold (or to
 round differently at float_round) independently of the grader under test.
@@ -157,7 +157,7 @@ def sample_golds() -> list[tuple[str, str, int]]:
     return sorted(set(out), key=out.index)
 
 
-# The official-format fixtures (tests/test_data_official.py, float_round given as strings
+# The official-format fixtures (tests/unit/test_data_official.py, float_round given as strings
 # there; the grader casts them).
 OFFICIAL_GOLDS = [
     ("number", "12", 0), ("number", "2.67", 2), ("interval", "[1,2)", 0),

@@ -5,7 +5,7 @@
     transformers_runner  a TransformersRunner on the tiny model, once a session
     local                each of the two in turn (a parametrised fixture): .runner,
                          .tokenizer, .backend; the behaviour every local runner must show is
-                         tested once against it (tests/test_runner_local.py)
+                         tested once against it (tests/engines/test_runner_local.py)
 
 Both engines are session-scoped, so a backend's own tests (test_runner_vllm.py,
 test_runner_transformers.py) and the shared ones use the same engine.

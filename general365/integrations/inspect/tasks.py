@@ -42,27 +42,24 @@ def _graded(scores: list[SampleScore]) -> list[SampleScore]:
     return [s for s in scores if (s.score.metadata or {}).get("status") != UNGRADED]
 
 
-@metric
-def accuracy() -> Metric:
-    """Correct over graded answers: an answer that could not be graded (a text answer with
-    no judge, status ungraded) is left out, as in `general365 grade`."""
-    inner = _accuracy()
-
+def _over_graded(inner: Metric) -> Metric:
     def compute(scores: list[SampleScore]) -> float:
         return inner(_graded(scores))
 
     return compute
+
+
+@metric
+def accuracy() -> Metric:
+    """Correct over graded answers: an answer that could not be graded (a text answer with
+    no judge, status ungraded) is left out, as in `general365 grade`."""
+    return _over_graded(_accuracy())
 
 
 @metric
 def stderr() -> Metric:
     """The standard error of that accuracy (over the graded answers)."""
-    inner = _stderr()
-
-    def compute(scores: list[SampleScore]) -> float:
-        return inner(_graded(scores))
-
-    return compute
+    return _over_graded(_stderr())
 
 
 @metric
@@ -103,7 +100,10 @@ def _sample(row: dict[str, Any]) -> Sample:
                                           "seed_id": row["seed_id"]})
 
 
-def _task(ds, name: str, judge_model, judge_base_url, judge_api_key_env) -> Task:
+def _task(name: str, judge_model, judge_base_url, judge_api_key_env, **source) -> Task:
+    from ...data.load import load_dataset
+
+    ds = load_dataset("all", split="public", **source)
     return Task(dataset=MemoryDataset([_sample(dict(r)) for r in ds], name=name),
                 solver=generate(),
                 scorer=general365_grader(judge_model, judge_base_url, judge_api_key_env),
@@ -116,17 +116,12 @@ def _task(ds, name: str, judge_model, judge_base_url, judge_api_key_env) -> Task
 def general365(judge_model: str | None = None, judge_base_url: str | None = None,
                judge_api_key_env: str = "OPENAI_API_KEY") -> Task:
     """The official public split (meituan-longcat/General365_Public, 720 problems)."""
-    from ...data.load import load_dataset
-
-    return _task(load_dataset("all", split="public"), "general365", judge_model,
-                 judge_base_url, judge_api_key_env)
+    return _task("general365", judge_model, judge_base_url, judge_api_key_env)
 
 
 @task(name=_registered("general365_sample"))
 def general365_sample(judge_model: str | None = None, judge_base_url: str | None = None,
                       judge_api_key_env: str = "OPENAI_API_KEY") -> Task:
     """The bundled sample (160 problems), offline."""
-    from ...data.load import load_dataset
-
-    return _task(load_dataset("all", split="public", source="sample"), "general365_sample",
-                 judge_model, judge_base_url, judge_api_key_env)
+    return _task("general365_sample", judge_model, judge_base_url, judge_api_key_env,
+                 source="sample")

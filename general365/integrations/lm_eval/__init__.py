@@ -26,7 +26,10 @@ _judge: Any = None
 _judge_read = False
 
 
-def _dataset_dict(ds):
+def _public(**source):
+    from ...data.load import load_dataset
+
+    ds = load_dataset("all", split="public", **source)
     import datasets
 
     # lm-eval reads the split its YAML names (test_split: public)
@@ -36,16 +39,12 @@ def _dataset_dict(ds):
 def load_public(**_metadata):
     """The official public split (meituan-longcat/General365_Public, all 720 rows), read
     and checked by general365.load_dataset (the Hub, or its cache offline)."""
-    from ...data.load import load_dataset
-
-    return _dataset_dict(load_dataset("all", split="public"))
+    return _public()
 
 
 def load_sample(**_metadata):
     """The bundled sample (160 rows), offline."""
-    from ...data.load import load_dataset
-
-    return _dataset_dict(load_dataset("all", split="public", source="sample"))
+    return _public(source="sample")
 
 
 def doc_to_text(doc: dict) -> str:

@@ -7,14 +7,14 @@ Modules, in the order data flows (docs/cfe-bench.md):
 - data.py         CFEProblem / Variable / FlowStep, loaded from a folder, a file or a Hub copy
 - prompts.py      chat messages (figures as data: URL image content parts)
 - latex.py        plain text from LaTeX / Markdown dressing
-- answers.py      the `name = value` lines (and boxes) of a response
+- stated.py       the `name = value` lines (and boxes) of a response
 - quantity.py     numbers with units and scientific notation, compared with a tolerance
 - symbolic.py     formula equivalence (math-verify / sympy), run in the grading pool
 - rule.py         the rule path for one variable
 - judge_prompt.py the per-variable judge prompt (versioned)
 - grade.py        per-variable verdicts under a policy; the graded row (schema.Graded)
 - benchmark.py    the Benchmark protocol object (name "cfe") and its grader
-- cfe_rows.py     graded rows read back for the report
+- graded_rows.py     graded rows read back for the report
 - measures.py     Variable / Question Accuracy, pass@k, avg@k
 - report.py       the report kind: tables beside the paper's published figures
 - flow.py         reasoning-flow diagnostics (unit execution, flow lengths)

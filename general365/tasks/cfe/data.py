@@ -1,5 +1,6 @@
 """CFE-Bench problems read from the release's folder, one of its files or a Hub copy,
-checked row by row (records.py has the records, rows.py the checks of one row).
+checked row by row (records.py has the records, release_rows.py the checks of one
+row).
 
 The release (Analogy-AI/CFE_Bench) is a folder with `CFE_text.json` (text-only problems),
 `CFE_mm.json` (multimodal problems) and `images/`. Each file is a JSON array of rows:
@@ -33,7 +34,7 @@ from ...errors import DataError, UserError
 from ...jsonl import parse as parse_json
 from .records import (BENCHMARK, DATA_ENV, DUPLICATE_MARK, FILES, HUB_ID, MAX_TOLERANCE,
                       SUBSETS, CFEData, CFEProblem, FlowStep, Variable, VariableType)
-from .rows import parse_row, parse_rows
+from .release_rows import parse_row, parse_rows
 
 __all__ = ["BENCHMARK", "CFEData", "CFEProblem", "DATA_ENV", "DUPLICATE_MARK", "FILES",
            "FlowStep", "HUB_ID", "MAX_TOLERANCE", "SUBSETS", "Variable", "VariableType",

@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 from ...errors import OptionError, UserError
 from ...fsutil import write_text
-from ...report.tables import Table, to_csv, to_markdown
+from ...reporting.tables import Table, to_csv, to_markdown
 from ...runners.base import SamplingSettings
 from . import flow
 from .records import CFEProblem

@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Sequence
 from ...errors import DataError, UserError
 from ...jsonl import iter_jsonl, parse
 from ...markers import split_reasoning
-from ...report.tables import DEC, INT, PCT, Column, Table
+from ...reporting.tables import DEC, INT, PCT, Column, Table
 from ...runners.base import GenerationRequest, SamplingSettings, run_seed
 from ...runners import provenance
 from ...runners.session import GenerateResult, SessionPlan, run_session

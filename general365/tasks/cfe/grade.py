@@ -32,7 +32,7 @@ from ...grading.extract import NO_REGION
 from ...grading.pool import RulePool, RuleTask, shared_pool
 from ...grading.rule import RuleResult
 from ...schema import Graded, Method, Response, Status, Verdict
-from .answers import Stated, response_region
+from .stated import Stated, response_region
 from .records import BENCHMARK, MAX_TOLERANCE, CFEProblem, Variable
 from .judge_prompt import CFE_JUDGE_PROMPT, judge_question
 from .quantity import DEFAULT_TOLERANCE

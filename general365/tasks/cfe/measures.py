@@ -8,7 +8,7 @@
   every question. pass@k: the unbiased estimate 1 - C(n-c, k) / C(n, k) over questions with
   n graded runs of which c are right, averaged over questions with n >= k.
 
-Rows are `CFERow`s (cfe_rows.py); everything here is plain arithmetic on them.
+Rows are `CFERow`s (graded_rows.py); everything here is plain arithmetic on them.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from math import comb
 from typing import Iterable, Sequence
 
 from ...schema import Status
-from .cfe_rows import CFERow
+from .graded_rows import CFERow
 
 
 @dataclass(frozen=True)

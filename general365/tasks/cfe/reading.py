@@ -1,4 +1,4 @@
-"""One response's reading as a pool task: its stated values (answers.py) and the rule
+"""One response's reading as a pool task: its stated values (stated.py) and the rule
 path's plan for each variable (rule.py: numbers with units compared there, formulas handed
 back for a second pool task).
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ...grading.rule import RuleResult
 from ...schema import Status
-from .answers import Stated, read_answers
+from .stated import Stated, read_answers
 from .records import Variable
 from .rule import GoldReader, Plan, plan
 

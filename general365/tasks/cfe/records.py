@@ -1,5 +1,5 @@
 """CFE-Bench's records: a problem, its answer variables and its reasoning flow (data.py
-loads them; rows.py checks a release row into one)."""
+loads them; release_rows.py checks a release row into one)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CFE-Bench's report tables (report.tables.Table values, so the shared machinery renders
+"""CFE-Bench's report tables (reporting.tables.Table values, so the shared machinery renders
 them as Markdown, CSV and on the page), beside the paper's published figures.
 
 - `cfe_accuracy`: Variable and Question Accuracy by subset (text, multimodal, text +
@@ -9,7 +9,7 @@ them as Markdown, CSV and on the page), beside the paper's published figures.
 - `cfe_variables`: variable-level statuses by variable type (numeric, formula, other) and
   by the method that decided them.
 
-`CFE_REPORT` is the report kind the Benchmark seam hands the shared report (report/kinds.py):
+`CFE_REPORT` is the report kind the Benchmark seam hands the shared report (reporting/kinds.py):
 these tables first (`--published full`, the default, puts the paper's rows in
 `cfe_accuracy`; `none` leaves them out), then the shared status, runs and token tables,
 which read the same graded rows (a CFE row's `status` is its question's: the leaderboard's
@@ -23,11 +23,11 @@ import os
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ...report.kinds import ReportKind, shared_tables
-from ...report.load import ModelRuns
-from ...report.tables import INT, PCT, Column, Table
+from ...reporting.kinds import ReportKind, shared_tables
+from ...reporting.load import ModelRuns
+from ...reporting.tables import INT, PCT, Column, Table
 from ...schema import Status
-from .cfe_rows import CFEModel, from_model_runs
+from .graded_rows import CFEModel, from_model_runs
 from .measures import accuracy, by_key, run_stats, variable_tallies
 
 PUBLISHED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "published")

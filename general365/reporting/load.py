@@ -1,0 +1,165 @@
+"""Read graded files (`graded.jsonl`) into typed rows, grouped by model.
+
+The report reads only what the grader wrote (and a run folder's `run.json` for provenance,
+when one sits beside the graded file); it never grades. Every row is checked before anything
+is computed, so that a bad file is refused with one line (file:line, field, expected) and no
+report is half-written.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..errors import DataError, OptionError, UserError
+from ..jsonl import iter_jsonl
+from ..jsonl import parse as parse_json
+from ..redact import shown_settings
+from ..schema import Graded
+
+
+@dataclass
+class ModelRuns:
+    """All rows of one model (over one or several files and runs) and where they came from."""
+
+    name: str
+    rows: list[Graded] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    run_json: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def presets(self) -> set[str]:
+        return {r.preset for r in self.rows if r.preset}
+
+    @property
+    def random_weights(self) -> bool:
+        """Whether run.json says the model had random weights (the demo's tiny model)."""
+        return any(rj.get("random_weights") is True for rj in self.run_json)
+
+    @property
+    def group(self) -> str:
+        """`demo` for a random-weight model (whatever preset it was sampled with: its
+        scores say nothing of reasoning); else `reasoning` or `chat` where the rows'
+        sampling preset says so, else `other`."""
+        if self.random_weights:
+            return "demo"
+        p = self.presets
+        return p.pop() if len(p) == 1 and p <= {"reasoning", "chat"} else "other"
+
+    @property
+    def runs(self) -> list[int]:
+        return sorted({r.run for r in self.rows})
+
+    @property
+    def judge_models(self) -> list[str]:
+        return sorted({r.judge_model for r in self.rows if r.judge_model})
+
+    @property
+    def benchmark(self) -> str | None:
+        """The benchmark the rows were graded for (None: General365)."""
+        names = {r.benchmark for r in self.rows}
+        return names.pop() if len(names) == 1 else None
+
+
+def parse_row(d: Any, *, path: str, line: int, model: str) -> Graded:
+    """One graded row, checked (schema.Graded), without its response text. `model` is used
+    when the row names none."""
+    row = Graded.from_dict(d, path=path, line=line, with_text=False)
+    if not row.response.model:
+        row.response.model = model
+    return row
+
+
+def read_run_json(graded_path: str) -> dict[str, Any] | None:
+    """The run folder's `run.json` beside a graded file, for provenance; None if absent."""
+    path = os.path.join(os.path.dirname(os.path.abspath(graded_path)), "run.json")
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"unreadable run.json ({exc})", path=path,
+                        expected="a JSON object describing the run") from None
+    data = parse_json(text, path=path, expected="a JSON object describing the run")
+    if not isinstance(data, dict):
+        raise DataError("not a JSON object", path=path, expected="a JSON object")
+    # The report copies run.json into its page and report.json: credentials stored
+    # verbatim by earlier versions (a base URL's, an --engine-arg token, either in the
+    # stored command line) are masked on the way in.
+    return shown_settings(data)
+
+
+def _default_name(path: str, run_json: Mapping[str, Any] | None) -> str:
+    if run_json and isinstance(run_json.get("model"), str) and run_json["model"]:
+        return run_json["model"]
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if stem in ("graded", "responses") or not stem:
+        # run folders hold `graded.jsonl`: the folder names the model better.
+        stem = os.path.basename(os.path.dirname(os.path.abspath(path))) or stem
+    return stem
+
+
+def load_graded(paths: Sequence[str], names: Sequence[str] | None = None) -> list[ModelRuns]:
+    """All files, grouped by model in order of first appearance. A (model, id, run) seen
+    twice is refused: it would be counted twice."""
+    if names and len(names) != len(paths):
+        raise OptionError("names", f"was given {len(names)} time(s) for {len(paths)} file(s); "
+                        "expected one name per graded file, or none")
+    models: dict[str, ModelRuns] = {}
+    seen: dict[tuple[str, str, int], Graded] = {}
+    for i, path in enumerate(paths):
+        for rows, run_json in _read_input(path, name=names[i] if names else None):
+            _add_rows(models, seen, path, rows, run_json)
+    return list(models.values())
+
+
+def _read_input(path: str, *, name: str | None) -> list[tuple[list[Graded], dict | None]]:
+    """A graded file's rows, or each model's rows of a results folder (hub_folder.py).
+    `name` overrides every row's model (for two files of the same model under different
+    settings)."""
+    if os.path.isdir(path):
+        from . import hub_folder
+
+        return [(_rows(enumerate(dicts, start=1), path, name or "", name), run_json)
+                for dicts, run_json in hub_folder.read_folder(path)]
+    if not os.path.isfile(path):
+        raise UserError(f"{path}: no such file (expected a graded .jsonl file)")
+    run_json = read_run_json(path)
+    rows = _rows(iter_jsonl(path), path, name or _default_name(path, run_json), name)
+    if not rows:
+        raise DataError("no rows", path=path, expected="at least one graded row")
+    return [(rows, run_json)]
+
+
+def _rows(lines: Iterable[tuple[int, Any]], path: str, model: str,
+          name: str | None) -> list[Graded]:
+    rows = []
+    for n, d in lines:
+        row = parse_row(d, path=path, line=n, model=model)
+        if name:
+            row.response.model = name
+        rows.append(row)
+    return rows
+
+
+def _add_rows(models: dict[str, ModelRuns], seen: dict, path: str, rows: list[Graded],
+              run_json: dict | None) -> None:
+    for row in rows:
+        key = (row.model, row.id, row.run)
+        if key in seen:
+            first = seen[key]
+            raise DataError(
+                f"duplicate row: model {row.model!r} run {row.run} already at "
+                f"{first.path}:{first.line}", path=path, line=row.line, row_id=row.id,
+                field="run", expected="each (model, id, run) once; give each file its "
+                                      "own name with --name to compare settings")
+        seen[key] = row
+        entry = models.setdefault(row.model, ModelRuns(name=row.model))
+        entry.rows.append(row)
+        if path not in entry.files:
+            entry.files.append(path)
+            if run_json is not None:
+                entry.run_json.append(run_json)
+
