@@ -16,14 +16,15 @@ and the field:
   graded file that carries the field on is one that jq, JavaScript or any strict reader
   refuses.
 
-Two decoders, one result. The strict decoder (json's C parser with hooks, then a walk over
-the value) defines the values and the errors. Each line is first given to orjson, which
-reads the long strings of a reasoning model's output three to five times faster
-(benchmarks/jsonl_io.py); orjson itself refuses NaN, infinities, lone surrogates, bad
-UTF-8 and deep nesting past 1,024 levels, and what it takes that the strict rules refuse
-is ruled out by one walk over its value (_quick). Whatever orjson refuses, or the walk
-cannot vouch for, is decoded again by the strict decoder: so its value or its error is
-what the caller gets, always.
+Two decoders, one result. The strict decoder (validators.DECODER: json's C parser with a
+hook on each object's pairs, then a walk over the value) defines the values and the
+errors. Each line is first given to orjson, which reads the long strings of a reasoning
+model's output faster and has no such hook: a grade's single read is 1.9 times as fast in
+CPU time, checks included (benchmarks/jsonl_io.py). orjson itself refuses NaN, infinities,
+lone surrogates, bad UTF-8 and deep nesting past 1,024 levels, and what it takes that the
+strict rules refuse is ruled out by one walk over its value (_quick). Whatever orjson
+refuses, or the walk cannot vouch for, is decoded again by the strict decoder: so its
+value or its error is what the caller gets, always.
 
 Writing: `line(value)` is every JSON Lines row general365 writes (orjson: UTF-8, compact),
 into a file that `fsutil.atomic_write` replaces whole or an appender adds to.
@@ -41,10 +42,7 @@ from typing import Any, Callable, Iterator
 import orjson
 
 from .errors import DataError
-
-# Deep enough for any record general365 reads (a few levels) with a wide margin; shallow
-# enough that writing the value back out can never reach Python's recursion limit.
-MAX_DEPTH = 100
+from .validators import DECODER, MAX_DEPTH, DuplicateKey, problem_in
 
 # Lines are read through a larger buffer than the default 8 KiB, with which a line of a
 # reasoning model's output (tens of kilobytes) is put together from several reads and joins
@@ -59,85 +57,6 @@ class NotJSON(DataError):
     """Not JSON at all (a syntax error), as opposed to JSON that breaks a strict rule."""
 
 
-class _DuplicateKey(Exception):
-    def __init__(self, key: str):
-        self.key = key
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    d = dict(pairs)
-    if len(d) != len(pairs):
-        seen: set[str] = set()
-        for k, _ in pairs:
-            if k in seen:
-                raise _DuplicateKey(k)
-            seen.add(k)
-    return d
-
-
-class _NonFinite:
-    """What a NaN or an infinity parses to here: a marker that the walk over the value
-    (_check) reports with its field. (Raised from the parse hook, the error could not name
-    the field.)"""
-
-    def __init__(self, text: str):
-        self.text = text
-
-
-def _finite_float(text: str) -> float | _NonFinite:
-    x = float(text)
-    return x if x - x == 0.0 else _NonFinite(text)   # False for inf and nan only
-
-
-_EXACT = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_NonFinite,
-                          parse_float=_finite_float)
-
-
-def _bad_text(s: str) -> bool:
-    if s.isascii():   # O(1) in CPython: an ASCII str cannot hold a surrogate
-        return False
-    try:
-        s.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-def _check(value: Any) -> tuple[str, str | None] | None:
-    """(problem, top-level field) for the first container deeper than MAX_DEPTH, lone
-    surrogate (in a key or a string) or NaN/infinity in `value`, or None. Iterative: a deep value cannot
-    overflow the stack here."""
-    stack: list[tuple[Any, int, str | None]] = [(value, 1, None)]
-    while stack:
-        v, depth, top = stack.pop()
-        if depth > MAX_DEPTH:
-            return "deep", top
-        if type(v) is dict:
-            for k, x in v.items():
-                field = top or k
-                if not k.isascii() and _bad_text(k):
-                    return "surrogate", field
-                t = type(x)
-                if t is str:
-                    if not x.isascii() and _bad_text(x):
-                        return "surrogate", field
-                elif t is dict or t is list:
-                    stack.append((x, depth + 1, field))
-                elif t is _NonFinite:
-                    return "nonfinite", field
-        else:
-            for x in v:
-                t = type(x)
-                if t is str:
-                    if not x.isascii() and _bad_text(x):
-                        return "surrogate", top
-                elif t is dict or t is list:
-                    stack.append((x, depth + 1, top))
-                elif t is _NonFinite:
-                    return "nonfinite", top
-    return None
-
-
 def parse(text: str, *, path: str | None = None, line: int | None = None,
           expected: str = "one JSON object a line") -> Any:
     """The JSON value of `text`, strictly (see the module's doc); a DataError otherwise."""
@@ -149,17 +68,13 @@ def parse(text: str, *, path: str | None = None, line: int | None = None,
 
 def _strict(text: str, path: str | None, line: int | None,
             expected: str = "one JSON object a line") -> Any:
-    """The strict decoder: the value, or the DataError that names what is wrong."""
+    """validators' strict decoder: the value, or a DataError that names what is wrong."""
     where: dict[str, Any] = {"path": path, "line": line}
-    return _checked(_decode(text, where, expected), where)
-
-
-def _decode(text: str, where: dict[str, Any], expected: str) -> Any:
     try:
-        return _EXACT.decode(text)
+        value = DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise NotJSON(f"not valid JSON ({exc.msg})", expected=expected, **where) from None
-    except _DuplicateKey as exc:
+    except DuplicateKey as exc:
         raise DataError(f"the key {exc.key!r} appears twice in one object",
                         expected="each key once (which value was meant is ambiguous)",
                         **where) from None
@@ -169,34 +84,18 @@ def _decode(text: str, where: dict[str, Any], expected: str) -> Any:
     except ValueError:   # CPython's limit on integer digits (not a JSONDecodeError)
         raise DataError("an integer of more than 4300 digits",
                         expected="numbers of a sensible size", **where) from None
-
-
-def _checked(value: Any, where: dict[str, Any]) -> Any:
-    """`value`, once no container in it is too deep and no string holds a lone surrogate."""
-    t = type(value)
-    if t is dict or t is list:
-        bad = _check(value)
-    elif t is str and _bad_text(value):
-        bad = ("surrogate", None)
-    elif t is _NonFinite:
-        bad = ("nonfinite", None)
-    else:
-        bad = None
-    if bad is not None:
-        kind, field = bad
-        if kind == "deep":
-            raise DataError("JSON nested too deeply", field=field,
-                            expected=f"at most {MAX_DEPTH} levels of objects and arrays",
-                            **where)
-        if kind == "nonfinite":
-            raise DataError("NaN or an infinite number (not JSON)", field=field,
-                            expected="finite numbers (write a missing value as null)",
-                            **where)
-        raise DataError("a lone surrogate escape (\\ud800-\\udfff not in a pair) in a string",
-                        field=field, expected="text that is valid Unicode", **where)
-    return value
-
-
+    bad = problem_in(value)
+    if bad is None:
+        return value
+    kind, field = bad
+    if kind == "deep":
+        raise DataError("JSON nested too deeply", field=field,
+                        expected=f"at most {MAX_DEPTH} levels of objects and arrays", **where)
+    if kind == "nonfinite":
+        raise DataError("NaN or an infinite number (not JSON)", field=field,
+                        expected="finite numbers (write a missing value as null)", **where)
+    raise DataError("a lone surrogate escape (\\ud800-\\udfff not in a pair) in a string",
+                    field=field, expected="text that is valid Unicode", **where)
 
 
 # --- the fast path ----------------------------------------------------------------------
