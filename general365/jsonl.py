@@ -27,7 +27,8 @@ refuses, or the walk cannot vouch for, is decoded again by the strict decoder: s
 value or its error is what the caller gets, always.
 
 Writing: `line(value)` is every JSON Lines row general365 writes (orjson: UTF-8, compact),
-into a file that `fsutil.atomic_write` replaces whole or an appender adds to.
+into a file that `fsutil.atomic_write` replaces whole (`write`, or a writer that streams
+its rows) or an appender adds to (runners/store.py).
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ import os
 import time
 import zlib
 from array import array
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
 from .errors import DataError
+from .fsutil import atomic_write
 from .validators import DECODER, MAX_DEPTH, DuplicateKey, problem_in
 
 # Lines are read through a larger buffer than the default 8 KiB, with which a line of a
@@ -323,6 +325,17 @@ def text_values(text: str, path: str) -> list[tuple[int, Any]]:
 # spellings of them); a str subclass (a str enum) is written as its text by both.
 _LINE = (orjson.OPT_APPEND_NEWLINE | orjson.OPT_PASSTHROUGH_DATETIME
          | orjson.OPT_PASSTHROUGH_DATACLASS)
+
+
+def write(path: str, rows: Iterable[Any], *, what: str = "") -> int:
+    """Replace the file `path` whole with `rows`, a line each (fsutil.atomic_write: whole
+    or not at all); the count."""
+    count = 0
+    with atomic_write(path, what=what) as f:
+        for row in rows:
+            f.write(line(row))
+            count += 1
+    return count
 
 
 def line(value: Any, default: Callable[[Any], Any] | None = None) -> bytes:

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..errors import UserError
-from ..fsutil import atomic_write
-from ..jsonl import iter_jsonl, line
+from ..jsonl import iter_jsonl, write
 from ..runners.session import GenerateResult
 from .candidates import ExpansionCandidate, Solver
 from .checks import BLOCKING
@@ -55,9 +54,7 @@ def solver_problem(c: ExpansionCandidate) -> dict[str, Any]:
 def _write_problems(path: str, problems: Sequence[Mapping[str, Any]]) -> None:
     folder = os.path.dirname(path)
     os.makedirs(folder, exist_ok=True)
-    with atomic_write(path) as f:
-        for p in problems:
-            f.write(line(p))
+    write(path, problems)
 
 
 def read_agreement(graded: str, model: str, k: int) -> dict[str, Solver]:

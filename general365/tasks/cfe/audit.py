@@ -20,8 +20,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from ...errors import DataError
-from ...fsutil import atomic_write
-from ...jsonl import iter_jsonl, line
+from ...jsonl import iter_jsonl, write
 from ...schema import Status
 
 SEPARATOR = "#"
@@ -70,8 +69,4 @@ def variable_rows(path: str) -> Iterator[dict[str, Any]]:
 
 def write_variable_rows(graded: str, out: str) -> int:
     """Write `variable_rows(graded)` to `out` (whole or not at all); returns the count."""
-    rows = list(variable_rows(graded))
-    with atomic_write(out) as f:
-        for r in rows:
-            f.write(line(r))
-    return len(rows)
+    return write(out, list(variable_rows(graded)))
