@@ -118,9 +118,9 @@ def _quick(data: str | bytes) -> Any:
     but a count: each key of the line has its own colon after it, and every other colon
     of the line is inside a string. So where no colon is written as an escape (\\u003a),
     the line's colons number the value's keys plus the colons in its strings exactly when
-    no key was dropped for a later one, and more when one was. (Counting is two scans at
-    C speed; a hook that sees each object's pairs, as the strict decoder has, orjson has
-    not.)"""
+    no key was dropped for a later one, and more when one was. (The counts and the search
+    for an escape are scans at C speed; orjson has no hook on each object's pairs, as the
+    strict decoder has.)"""
     try:
         value = orjson.loads(data)
     except (ValueError, RecursionError):   # orjson.JSONDecodeError; before 3.10, deep nesting
