@@ -19,8 +19,8 @@ and the field:
 Two decoders, one result. The strict decoder (validators.DECODER: json's C parser with a
 hook on each object's pairs, then a walk over the value) defines the values and the
 errors. Each line is first given to orjson, which reads the long strings of a reasoning
-model's output faster and has no such hook: a grade's single read is 1.9 times as fast in
-CPU time, checks included (benchmarks/jsonl_io.py). orjson itself refuses NaN, infinities,
+model's output faster and has no such hook: a grade's single read is 1.8-1.9 times as fast
+in CPU time, checks included (benchmarks/jsonl_io.py). orjson itself refuses NaN, infinities,
 lone surrogates, bad UTF-8 and deep nesting past 1,024 levels, and what it takes that the
 strict rules refuse is ruled out by one walk over its value (_quick). Whatever orjson
 refuses, or the walk cannot vouch for, is decoded again by the strict decoder: so its
