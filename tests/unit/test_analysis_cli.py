@@ -11,7 +11,7 @@ import os
 import pytest
 
 import general365
-from general365.analysis import output as output_mod
+from general365.analysis import write as output_mod
 from general365.cli import main
 from support.templated import write_templated
 
