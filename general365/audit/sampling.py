@@ -17,6 +17,7 @@ from typing import Sequence
 
 from .. import __version__
 from ..errors import UserError
+from ..jsonl import line
 from ..validators import option_int
 from .write import write_files
 from .rows import Candidate, ReviewRow, read_candidates, review_rows
@@ -148,7 +149,7 @@ def write_sample(s: AuditSample, out: str) -> AuditSample:
     from .page import render_page
 
     manifest = s.manifest()
-    lines = "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in s.rows)
+    lines = b"".join(line(r.to_dict()) for r in s.rows)
     files = {
         "review.jsonl": lines,
         "review.html": render_page(s.rows, manifest),

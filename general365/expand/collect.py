@@ -5,13 +5,11 @@ see every candidate and a resumed expansion is checked as if it had run at once.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import DataError, UserError
-from ..fsutil import atomic_write
-from ..jsonl import iter_jsonl
+from ..jsonl import iter_jsonl, write
 from ..schema import Problem
 from .candidates import REPLY_CHARS, ExpansionCandidate, Solver
 from .checks import NEAR_DUPLICATE, check_all
@@ -62,14 +60,7 @@ def build_candidates(records: Iterable[Mapping[str, Any]], seeds: Sequence[Probl
 
 
 def write_candidates(path: str, cands: Sequence[ExpansionCandidate]) -> None:
-    write_rows(path, [c.to_dict() for c in cands])
-
-
-def write_rows(path: str, rows: Iterable[Mapping[str, Any]]) -> None:
-    """Replace `path` whole (fsutil.atomic_write)."""
-    with atomic_write(path) as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write(path, [c.to_dict() for c in cands])
 
 
 def read_candidates(folder: str) -> list[ExpansionCandidate]:
@@ -116,4 +107,4 @@ def merge_seeds(folder: str, chosen: Sequence[Problem]) -> list[Problem]:
 
 
 def write_seeds(folder: str, seeds: Sequence[Problem]) -> None:
-    write_rows(os.path.join(folder, SEEDS), [s.to_dict() for s in seeds])
+    write(os.path.join(folder, SEEDS), [s.to_dict() for s in seeds])

@@ -12,13 +12,13 @@ from typing import Any, Sequence
 
 from ..errors import DataError, OptionError
 from ..fsutil import check_target, write_text
-from ..jsonl import iter_jsonl
+from ..jsonl import iter_jsonl, write
 from ..schema import Problem, parse_categories
 from ..terminal import shown
 from ..validators import is_int, option_int
 from .candidates import ExpansionCandidate
 from .checks import gold_problem, normalise
-from .collect import read_candidates, read_seeds, write_rows
+from .collect import read_candidates, read_seeds
 from .review import EDITABLE
 
 DECISIONS = ("accept", "reject")
@@ -205,7 +205,7 @@ def select(folder: str, *, decisions: str, per_seed: int = 3, out: str,
                                    f"{s.id} ({ch.candidate.model or 'model'})"})
     folder_out = os.path.dirname(os.path.abspath(out))
     os.makedirs(folder_out, exist_ok=True)
-    write_rows(out, rows)
+    write(out, rows)
     _write_report(out, result)
     return result
 

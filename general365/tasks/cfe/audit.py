@@ -8,12 +8,10 @@ unchanged.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Iterator, Mapping
 
 from ...errors import DataError
-from ...fsutil import atomic_write
-from ...jsonl import iter_jsonl
+from ...jsonl import iter_jsonl, write
 from ...schema import Status
 
 SEPARATOR = "#"
@@ -62,8 +60,4 @@ def variable_rows(path: str) -> Iterator[dict[str, Any]]:
 
 def write_variable_rows(graded: str, out: str) -> int:
     """Write `variable_rows(graded)` to `out` (whole or not at all); returns the count."""
-    rows = list(variable_rows(graded))
-    with atomic_write(out) as f:
-        for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    return len(rows)
+    return write(out, list(variable_rows(graded)))
