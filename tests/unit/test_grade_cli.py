@@ -355,16 +355,16 @@ def test_without_policy_or_judge_the_cli_grades_by_rule(tmp_path, capsys):
 def test_each_gold_is_parsed_once_per_command(tmp_path, monkeypatch):
     # The check pass and the grading pass share the parsed golds (a spy, not a stand-in:
     # the real parser still runs).
-    import general365.grading.gold_cache as gold_cache
+    import general365.grading.hybrid as hybrid
 
     calls = []
-    real = gold_cache.parse_gold
+    real = hybrid.parse_gold
 
     def counting(answer, answer_type, float_round, question=None):
         calls.append(answer)
         return real(answer, answer_type, float_round, question)
 
-    monkeypatch.setattr(gold_cache, "parse_gold", counting)
+    monkeypatch.setattr(hybrid, "parse_gold", counting)
     rows = [{"id": "a", "run": r, "response": r"\boxed{3}", "answer": "3",
              "answer_type": "number"} for r in range(4)]
     src = write_jsonl(tmp_path / "r.jsonl", rows)

@@ -23,7 +23,7 @@ from ...runners.store import model_key
 from ...schema import Response, Status
 from ...validators import is_int, is_number
 from .records import CFEProblem, FlowStep, Variable, VariableType
-from .grade import CFEGraded, grade_iter
+from .grade import CFEGraded, grade
 from .prompts import with_question
 from .quantity import parse_quantity
 
@@ -162,8 +162,7 @@ def grade_units(out_dir: str, unit_list: Sequence[ReasoningUnit], *,
         u = by_id.get(r.id)
         if u is not None:
             pairs.append((r, unit_problem(u)))
-    graded = list(grade_iter(pairs, policy=policy, judge=judge, workers=workers,
-                             timeout=timeout))
+    graded = grade(pairs, policy=policy, judge=judge, workers=workers, timeout=timeout)
     return UnitResults(graded, {u.id: u.index + 1 for u in unit_list})
 
 
