@@ -20,12 +20,11 @@ when a step needs them: `pip install 'general365[analysis]'`.
 - structure.py           the near-copy measure: how far a variant keeps its seed's problem
 - similarity.py          reasoning similarity, each item against its neighbour (Figure 7)
 - similarity_prompt.py   the reasoning-similarity prompt and the strict reader of its score
-- similarity_figures.py  Figure 7 for each set, beside the paper's
 - family_judge.py        a variant's near-copy flag joined with the judge's similarity
 - difficulty.py          accuracy and output tokens per model per benchmark (Figures 8, 9)
 - solve_rates.py         each problem's solve rate across models and runs (section 2.2)
 - tables.py              the analysis tables as typed values, and their CSV
-- figures.py             the analysis figures as PNG and SVG
+- figures.py             the analysis figures as PNG and SVG (Figure 7 among them)
 - page.py                the analysis page: one self-contained index.html
 - write.py               an analysis written under DIR, all or nothing
 """

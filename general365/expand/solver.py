@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..errors import UserError
-from ..jsonl import iter_jsonl
+from ..jsonl import iter_jsonl, write
 from ..runners.session import GenerateResult
 from .candidates import ExpansionCandidate, Solver
 from .checks import BLOCKING
-from .collect import write_rows
 
 SOLVER_DIR = "solver"
 
@@ -72,7 +71,7 @@ def run_solver(folder: str, cands: Sequence[ExpansionCandidate], *, model: str, 
         return SolverResult(None, None, {}, skipped)
     problems_path = os.path.join(out, "problems.jsonl")
     os.makedirs(out, exist_ok=True)
-    write_rows(problems_path, [solver_problem(c) for c in ready])
+    write(problems_path, [solver_problem(c) for c in ready])
     gen = api.generate(model, out=out, dataset=problems_path, runs=k, progress=progress,
                        **generate_options)
     responses = os.path.join(out, "responses.jsonl")
