@@ -31,6 +31,7 @@ from .runners.registry import make_runner
 from .runners.session import GenerateResult, SessionPlan, run_session
 from .runners.store import model_key
 from .tasks import Benchmark, get_benchmark
+from .tiny_model import MARKER as TINY_MODEL
 
 
 def generate(model: str, *, backend: str, out: str, benchmark: str | Benchmark | None = None,
@@ -84,7 +85,7 @@ def generate(model: str, *, backend: str, out: str, benchmark: str | Benchmark |
                 "seeds": {str(r.run): r.sampling.seed for r in requests}}
     prompt = {"version": bench.prompt_version, "system_prompt": system_prompt}
 
-    random_weights = _is_tiny_model(model)
+    random_weights = os.path.isfile(os.path.join(os.path.expanduser(model), TINY_MODEL))
 
     def start(runner_provenance: dict, previous: dict | None) -> dict:
         record = provenance.start_record(backend=backend, model=model, revision=revision,
@@ -298,12 +299,6 @@ def run(model: str, *, backend: str, out: str, policy: str | None = None, judge:
     result.report = report(graded, report_dir, published=published,
                            names=[name] if name else None, public=public, **publish)
     return result
-
-
-def _is_tiny_model(model: str) -> bool:
-    from .tiny_model import MARKER
-
-    return os.path.isfile(os.path.join(os.path.expanduser(model), MARKER))
 
 
 def _benchmark_of(responses: str) -> str | None:

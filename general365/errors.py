@@ -40,6 +40,11 @@ def api_spelling(option: str) -> str:
     return "judge " + option[6:].replace("_", " ") if option.startswith("judge_") else option
 
 
+def first_line(exc: BaseException, limit: int | None = None) -> str:
+    """An error's first line (its class name where it says nothing), for a one-line message."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:limit]
+
+
 class DataError(UserError):
     """A bad record: names the file, the line or id, the field, and what was expected."""
 

@@ -37,11 +37,9 @@ def retry_after_seconds(exc: Exception) -> float | None:
 
 def backoff_delay(attempt: int, *, base: float, cap: float, retry_after: float | None = None,
                   retry_after_cap: float = 300.0, rng: random.Random | None = None) -> float:
-    """Seconds to wait after failed try number `attempt` (0-based).
-
-    A server's own Retry-After wins (bounded by `retry_after_cap`). Otherwise "equal jitter":
-    at least half the exponential step, so that many clients rate-limited at once spread out
-    instead of retrying in lockstep."""
+    """Seconds to wait after failed try `attempt` (0-based): a server's Retry-After (capped),
+    else "equal jitter", at least half the exponential step, so that clients rate-limited at
+    once spread out."""
     if retry_after is not None and retry_after == retry_after:   # a server's `nan`: none
         return min(max(retry_after, 0.0), retry_after_cap)
     step = min(cap, base * (2 ** attempt))

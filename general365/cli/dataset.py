@@ -73,9 +73,9 @@ def _print_summary(summary: dict) -> None:
 
 
 def _validate(args) -> int:
-    from ..data.building import validate_source
+    from ..data.official import import_source
 
-    result = validate_source(args.source, split=args.split, linkage=args.linkage)
+    result = import_source(args.source, split=args.split, linkage_file=args.linkage)
     print(f"general365 dataset validate: {args.source}: OK")
     _print_summary(result.summary())
     return 0

@@ -12,12 +12,6 @@ from .official import ImportResult, import_source
 from .outdir import recover_out
 
 
-def validate_source(source: str, *, split: str = "public",
-                    linkage: str | None = None) -> ImportResult:
-    """Every row checked (golds parsed by the grader's parser)."""
-    return import_source(source, split=split, linkage_file=linkage)
-
-
 @dataclass
 class DatasetBuild:
     imported: ImportResult

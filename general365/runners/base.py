@@ -13,10 +13,7 @@ from typing import Any, Iterable, Iterator, Protocol, runtime_checkable
 @dataclass(frozen=True)
 class SamplingSettings:
     """What the paper fixes (section 3.1) plus what a run must record to be reproducible.
-
-    `max_tokens` is always explicit: vLLM's default of 16 tokens silently ruins a run.
-    `top_k = -1` means off (unconstrained), as in the paper.
-    """
+    `top_k = -1` means off, as in the paper."""
 
     temperature: float
     top_p: float = 1.0

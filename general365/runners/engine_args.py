@@ -120,9 +120,8 @@ def too_deep(key: str, value: Any) -> OptionError:
 
 
 def check_storable(args: Mapping[str, Any]) -> None:
-    """Refuse, naming the key, a value run.json could not hold as JSON: NaN or an infinite
-    number (written bare, it makes run.json unreadable, and every rerun and report of that
-    folder refuses it), or one nested past what JSON writers and readers recurse to."""
+    """Refuse a value run.json could not hold as JSON: NaN or an infinity (written bare, it
+    makes run.json unreadable), or one nested past what JSON readers recurse to."""
     for key, value in args.items():
         try:
             json.dumps(value, allow_nan=False, default=str)

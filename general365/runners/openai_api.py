@@ -77,9 +77,6 @@ class OpenAIRunner:
         urls = [base_url] if isinstance(base_url, str) else list(base_url or [])
         targets = check_urls(
             urls or [os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"])
-        # Shown, never as given: a URL's credentials go to the server and nowhere else.
-        self.base_urls = [shown_url(u) for u in targets]
-        self.base_url = self.base_urls[0]
         self.model = model
         self.revision = revision
         self.model_id = model_key(model, revision)
@@ -88,8 +85,8 @@ class OpenAIRunner:
         self.request_timeout = request_timeout
         self.retry = retry or RetryPolicy()
         self.health = health or HealthPolicy()
-        self.endpoints = [Endpoint(shown, concurrency, target=url)
-                          for shown, url in zip(self.base_urls, targets)]
+        # Shown, never as given: a URL's credentials go to the server and nowhere else.
+        self.endpoints = [Endpoint(shown_url(url), concurrency, target=url) for url in targets]
         self.chat_template_kwargs = chat_template_kwargs
         self.extra_body = dict(extra_body or {})
         self.max_model_len = max_model_len
@@ -205,7 +202,8 @@ class OpenAIRunner:
             return
         for req, n in zip(requests, counts):
             if req.sampling.max_tokens is None and n is None:
-                who = (f"{self.base_url} does not report its" if len(self.base_urls) == 1
+                who = (f"{self.endpoints[0].url} does not report its"
+                       if len(self.endpoints) == 1
                        else "the --base-url servers do not report their")
                 raise UserError(
                     f"{who} context length and prompt sizes "
@@ -376,7 +374,8 @@ class OpenAIRunner:
     def provenance(self) -> dict[str, Any]:
         return {
             "backend": self.backend,
-            "base_url": self.base_url if len(self.base_urls) == 1 else list(self.base_urls),
+            "base_url": [ep.url for ep in self.endpoints] if len(self.endpoints) > 1
+            else self.endpoints[0].url,
             "model": self.model, "served_model": self.served_model, "revision": self.revision,
             "api_key_env": self.api_key_env,   # the variable's name, never its value
             "concurrency": self.concurrency,   # per endpoint

@@ -10,7 +10,7 @@ import os
 from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import OptionError
-from ..validators import is_finite, is_int, is_number
+from ..validators import is_finite, is_int, is_number, problem_in
 from .base import GenerationRequest, SamplingSettings, preset, run_seed
 from .endpoints import check_urls
 from .registry import check_backend
@@ -63,7 +63,7 @@ def check_options(o: Mapping[str, Any]) -> None:
     # into every record and would fail the first write.
     for name in _TEXT:
         value = o.get(name)
-        if value is not None and not _is_utf8(value):
+        if value is not None and problem_in(value):
             raise OptionError(name, f"is not valid UTF-8 text (got {value!r})")
     if o.get("request_timeout") is not None and o["request_timeout"] <= 0:
         raise OptionError("request_timeout", f"must be a positive number of seconds "
@@ -124,14 +124,6 @@ def parallel_options(tensor_parallel_size: int = 1, pipeline_parallel_size: int 
                               "nodes, a running Ray cluster: `ray start`)")
     options["distributed_executor_backend"] = backend
     return options
-
-
-def _is_utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def template_kwargs(chat_template_kwargs: str | Mapping[str, Any] | None,

@@ -116,7 +116,8 @@ def run_session(plan: SessionPlan) -> GenerateResult:
             status = "failed" if result.failed else "complete"
         finally:
             record["runner"] = _safe_provenance(runner)
-            result.runner_lines = _runner_lines(runner)
+            lines = getattr(runner, "summary_lines", None)   # optional: the API runner's
+            result.runner_lines = list(lines()) if callable(lines) else []
             counts = {**result.counts(), "records_in_file": len(store)}
             result.status = status
             _write_end_record(store, plan.end_record(record, status=status, counts=counts),
@@ -140,12 +141,6 @@ def _write_end_record(store: RunStore, record: dict[str, Any], *, failing: bool,
         if not failing:
             raise
         notes.append(f"{exc} (run.json keeps its earlier state)")
-
-
-def _runner_lines(runner: Any) -> list[str]:
-    """A runner's optional closing lines (the API runner's per-endpoint summary)."""
-    lines = getattr(runner, "summary_lines", None)
-    return list(lines()) if callable(lines) else []
 
 
 def _safe_provenance(runner: Any) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import MissingExtra, OptionError, UserError
+from ..errors import MissingExtra, OptionError, UserError, first_line
 from .base import Generation, GenerationRequest, batched
 from .limits import Budget, plan_budgets
 from .engine_output import ReasoningCounter, make_generation
@@ -159,8 +159,8 @@ class TransformersRunner:
                 model, revision=revision, dtype="auto" if dtype == "auto" else getattr(torch, dtype),
                 **self.engine_args)
         except (OSError, ValueError, TypeError) as exc:   # ValueError: no usable tokenizer files
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise UserError(f"cannot load model {model!r} with transformers: {first}") from None
+            raise UserError(f"cannot load model {model!r} with transformers: "
+                            f"{first_line(exc)}") from None
         if not getattr(self.tokenizer, "chat_template", None):
             raise UserError(f"model {model!r} has no chat template; a chat model is needed")
         self.model.to(device).eval()
@@ -299,9 +299,8 @@ ARCHITECTURE = {"model_type", "architectures", "vocab_size", "hidden_size", "n_e
 
 
 def loading_arguments() -> dict[str, bool]:
-    """The keyword arguments transformers' `from_pretrained` reads itself: its named
-    parameters and the keyword arguments its body takes (`kwargs.pop("name", ...)`), each
-    with whether it is a boolean (its annotation is bool, or its default True/False)."""
+    """The keyword arguments `from_pretrained` reads itself (its parameters and its body's
+    `kwargs.pop("name", ...)`), each with whether it is a boolean."""
     import inspect
     import re
 
@@ -331,11 +330,9 @@ def _bool_annotation(annotation: Any) -> bool:
 
 
 def load_args(pairs: dict[str, Any], model: str, revision: str | None) -> dict[str, Any]:
-    """`--engine-arg` values as from_pretrained keyword arguments: a key of the model's
-    config typed like the config's value there, a boolean loading argument as true/false,
-    another loading argument read as a literal (engine_args.literal). A key that changes
-    what from_pretrained returns, or the model's architecture, is refused. Raises
-    OptionError naming the key."""
+    """`--engine-arg` values as from_pretrained keyword arguments: a config key typed like
+    the config's value, a boolean loading argument as true/false, another as a literal. A
+    key that changes what from_pretrained returns, or the architecture, is refused."""
     from .engine_args import OPTION, as_bool, like, literal
 
     _, transformers = _import()
@@ -345,9 +342,8 @@ def load_args(pairs: dict[str, Any], model: str, revision: str | None) -> dict[s
     try:
         config = transformers.AutoConfig.from_pretrained(model, revision=revision).to_dict()
     except (OSError, ValueError) as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise UserError(f"cannot read the config of model {model!r} to check the engine "
-                        f"arguments: {first}") from None
+                        f"arguments: {first_line(exc)}") from None
     loading = loading_arguments()
     out = {}
     for key, value in pairs.items():
@@ -384,9 +380,8 @@ def load_args(pairs: dict[str, Any], model: str, revision: str | None) -> dict[s
 
 def _check_shapes(transformers: Any, model: str, revision: str | None,
                   changed: dict[str, Any]) -> None:
-    """Refuse config values under which the model's weights change name or shape (the
-    checkpoint would no longer fit them), found by building it with and without them on
-    the meta device (no memory, no weights read)."""
+    """Refuse config values under which the weights change name or shape (the checkpoint
+    would not fit), found by building the model on the meta device with and without them."""
     import torch
 
     from .engine_args import OPTION
@@ -405,9 +400,9 @@ def _check_shapes(transformers: Any, model: str, revision: str | None,
         try:
             after = shapes(**{key: value})
         except Exception as exc:   # noqa: BLE001 - any failure to build is the refusal
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
             raise OptionError(OPTION, f"{key}={value!r}: the model cannot be built with it "
-                                      f"({type(exc).__name__}: {first})") from None
+                                      f"({type(exc).__name__}: {first_line(exc, 200)})") \
+                from None
         if after != before:
             raise OptionError(OPTION, f"{key}={value!r} changes the shapes of the model's "
                                       "weights (its architecture); it cannot be changed at "

@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import MissingExtra, UserError
+from ..errors import MissingExtra, UserError, first_line
 from .base import Generation, GenerationRequest
 from .limits import Budget
 from .engine_output import ReasoningCounter, make_generation
@@ -68,8 +68,8 @@ class Engine:
         try:
             self.llm = vllm.LLM(model=model, revision=revision, **engine_args)
         except (OSError, ValueError, TypeError) as exc:
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise UserError(f"cannot start vLLM on model {model!r}: {first}") from None
+            raise UserError(f"cannot start vLLM on model {model!r}: {first_line(exc)}") \
+                from None
         self.SamplingParams = vllm.SamplingParams
         self.tokenizer = self.llm.get_tokenizer()
         self.max_model_len = int(self.llm.llm_engine.model_config.max_model_len)
@@ -124,9 +124,8 @@ class Engine:
             try:
                 self.SamplingParams(**_sampling_kwargs(req, room))
             except Exception as exc:  # TypeError, ValueError, VLLMValidationError
-                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
                 raise UserError(f"id {req.problem_id!r}: vLLM refuses the sampling settings: "
-                                f"{first}") from None
+                                f"{first_line(exc)}") from None
             lengths.append(n)
         return lengths
 
@@ -196,9 +195,8 @@ class Engine:
 
 
 def vllm_engine_args(pairs: dict[str, Any]) -> dict[str, Any]:
-    """`--engine-arg` values typed by vLLM's own argument definitions: the parser
-    `vllm serve` uses (EngineArgs.add_cli_args), restricted to the fields of
-    vllm.EngineArgs (what LLM(...) takes). Raises OptionError naming the key."""
+    """`--engine-arg` values typed by the parser `vllm serve` uses (EngineArgs.add_cli_args),
+    restricted to the fields of vllm.EngineArgs (what LLM(...) takes)."""
     import argparse
     import dataclasses
 
@@ -227,9 +225,8 @@ def vllm_engine_args(pairs: dict[str, Any]) -> dict[str, Any]:
         except RecursionError:
             raise too_deep(key, value) from None
         except (argparse.ArgumentTypeError, ValueError, TypeError) as exc:
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
             raise OptionError(OPTION, f"{key}={value!r}: vLLM refuses the value: "
-                                      f"{first}") from None
+                                      f"{first_line(exc, 200)}") from None
     return out
 
 

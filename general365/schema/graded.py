@@ -40,12 +40,9 @@ def _problem_field(name: str, default: Callable[[Any], Any]) -> Any:
 
 @dataclass
 class Graded:
-    """One graded row (`graded.jsonl`): a response, the verdict the grader gave it, and the
-    problem it was graded against. The grader writes it (`to_dict`); the report and the
-    audit read it back (`from_dict`, which checks every field, naming file, line and field).
-
-    Read back, `problem` is None: the problem's fields the report groups by (answer type,
-    categories, seed family) come from the row itself, where the grader wrote them."""
+    """A response, its verdict, and the problem it was graded against. Read back
+    (`from_dict`, every field checked), `problem` is None: the problem's fields the report
+    groups by come from the row itself, where the grader wrote them."""
 
     response: Response
     verdict: Verdict

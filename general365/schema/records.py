@@ -6,7 +6,6 @@ Each record has `from_dict` (validating, naming the row's id and the field on er
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
@@ -209,10 +208,6 @@ class Verdict:
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)
         return d
-
-
-def replace(record, **changes):
-    return dataclasses.replace(record, **changes)
 
 
 def index_problems(problems: Iterable[Problem]) -> dict[str, Problem]:

@@ -1,18 +1,8 @@
-"""CFE-Bench behind the Benchmark seam (general365/tasks/base.py): `general365 generate |
-grade | report | run --benchmark cfe` and `general365.generate(..., benchmark="cfe")` run it
-through the shared runners, run store, judge client and report machinery.
-
-- `load(source, split=, config=)`: `source` the release's folder, one of its files, a Hub
-  id, or None for $CFE_BENCH_DATA; `config` the subset: all (default), text or mm; `split`
-  is not used (the release has one).
-- A response row carries `benchmark: "cfe"` and its problem's gold inline (`variables`:
-  name, type, description, value; `question`, `modality`, `subject`, `tolerance`), so a
-  responses file, and a graded one, is graded again with no dataset at hand.
-- `grader(...)`: CFEGrader, which pairs each response with its problem (grading/pairing.py:
-  one response per (id, run), a problem for each, inline variables that agree with the
-  dataset's) and yields schema.Graded rows whose `parts` are the variables' verdicts and
-  whose `score` is the Variable score (grade.py).
-- `tolerance`: the relative tolerance for numbers (default 1%; a row's own wins).
+"""CFE-Bench behind the Benchmark seam (general365/tasks/base.py): `--benchmark cfe` on
+generate, grade, report and run. A response row carries its problem's gold inline
+(docs/cfe-bench.md, "Rows"), so a responses file grades again with no dataset at hand;
+`CFEGrader` pairs each response with its problem (grading/pairing.py) and yields
+schema.Graded rows whose `parts` are the variables' verdicts (grade.py).
 """
 
 from __future__ import annotations
@@ -26,6 +16,7 @@ from ...errors import DataError, OptionError
 from ...grading.engine import Grader
 from ...grading.pairing import Pairing
 from ...schema import Graded, Response
+from ...validators import is_number
 from . import NAME
 from .data import DATA_ENV, SUBSETS, CFEProblem, Variable, VariableType, index, load
 from .grade import DEFAULT_TIMEOUT, CFERows, check_tolerance
@@ -48,8 +39,7 @@ def _field(response: Any, key: str) -> Any:
 
 
 def _tolerance_ok(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, float)) \
-        and 0 <= value <= 0.5
+    return is_number(value) and 0 <= value <= 0.5
 
 
 def from_inline(response: Any, *, path: str | None = None,
