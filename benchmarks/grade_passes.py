@@ -1,11 +1,13 @@
 """What grading a snapshot costs: `general365 grade` reads the responses file twice (pass 1
 checks every line before any judge is paid; pass 2 grades). Since issue 13 pass 1 reads
 strictly (duplicate keys, depth, surrogates) and keeps each line's CRC-32, and pass 2
-checks each line against it before use (so a file changed between the passes is caught,
+(read the same way) checks each line against it before use (so a file changed between the passes is caught,
 and rows appended meanwhile are not graded). Measured side by side, on the same file:
 
 - before:   both passes with plain json.loads (what grade did before issue 13);
-- now:      pass 1 strict + CRC, pass 2 CRC-checked plain json.loads (what grade does);
+- now:      both passes strict (jsonl.iter_jsonl: orjson, checked), pass 1 keeping each
+            line's CRC-32, pass 2 checking each line against it (what grade does with a
+            judge);
 - by copy:  the other way to a snapshot, a copy of the file first, then both plain passes
             (a third full read and a full write).
 
@@ -60,15 +62,15 @@ def before(path: str) -> int:
 
 
 def now(path: str) -> int:
-    from general365.jsonl import Fingerprint, iter_jsonl, iter_same_lines
+    from general365.jsonl import Snapshot, iter_jsonl
     from general365.schema import Response
 
-    fp = Fingerprint()
+    snap = Snapshot()
     rows = 0
-    for n, d in iter_jsonl(path, fingerprint=fp):
+    for n, d in iter_jsonl(path, snapshot=snap):
         Response.from_dict(d, path=path, line=n)
         rows += 1
-    for n, d in iter_same_lines(path, fp):
+    for n, d in iter_jsonl(path, expect=snap):
         Response.from_dict(d, path=path, line=n)
         rows += 1
     return rows

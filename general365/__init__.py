@@ -10,6 +10,41 @@
     metric = evaluate.load(general365.METRIC_PATH)
 
 The command line (`general365 ...`) calls these same functions (general365/api.py).
+docs/architecture.md has the layers; each package's docstring maps its own modules.
+
+- __main__.py       `python -m general365`: the command line
+- api.py            the entry points, one per stage: generate, grade_file, report, run
+- demo.py           the whole pipeline offline on the bundled sample (`general365 demo`)
+- metric.py         the `evaluate` metric's logic (metric/general365/ wraps it)
+- metric_inputs.py  the metric's inputs: the dataset's own rows split into its columns
+- rewards.py        TRL reward functions: one reward per completion
+- completions.py    RL trainers' completions (strings or messages) as the text graded
+- prompts.py        the query prompt: a General365 problem as chat messages
+- errors.py         UserError and its kinds: one line, exit code 2 on the command line
+- jsonl.py          the one JSON Lines reader, strict, with file:line in every error
+- validators.py     type checks (bool is not an int) and the one strict-JSON decoder
+- fsutil.py         the one file writer (atomic_write) and killed writes' temporaries
+- folders.py        a folder of outputs written all or nothing (write_folder)
+- markers.py        reasoning-block markers, shared by the runners and the grader
+- retry.py          the retry arithmetic of every OpenAI-compatible client
+- redact.py         API keys kept out of what is written, printed or logged
+- terminal.py       text from a file or a server made safe to print
+- interrupts.py     Ctrl-C that wakes an asyncio event loop at once
+- extras.py         the pip extras, checked before a verb does any work
+- tiny_model.py     a tiny random Llama model and tokenizer, built locally
+- schema/           the records at the seams: Problem, Response, Verdict, Graded
+- answers/          the answer reader, for golds and candidates alike
+- data/             the dataset: the sample, the importer, the Hub folder, load_dataset
+- runners/          generation backends (vLLM, OpenAI-compatible APIs, transformers)
+- grading/          the hybrid grader: rule, choice letters, the LLM judge, the pool
+- reporting/        the report: tables, figures, the leaderboard page
+- tasks/            benchmarks behind one protocol: General365, qa, CFE-Bench
+- analysis/         statistics, diversity and difficulty of question sets
+- audit/            the grading-accuracy audit: sample verdicts, score labels
+- expand/           seed expansion: propose variants, check, review, select
+- results/          a report's results sent on: trackers, the Hub results dataset
+- integrations/     lm-evaluation-harness and inspect_ai tasks
+- cli/              the command line, one module per verb
 """
 
 from __future__ import annotations

@@ -283,10 +283,6 @@ class AtomicFile:
         except OSError as exc:
             raise WriteFailed(self.path, os_reason(exc), what=self._what) from None
 
-    def writelines(self, lines) -> None:
-        for line in lines:
-            self.write(line)
-
 
 @contextlib.contextmanager
 def atomic_write(path: str, *, what: str = "") -> Iterator[AtomicFile]:

@@ -4,7 +4,7 @@
 
 Each prediction is a model's full output (reasoning included); each reference is the gold
 answer, or the dataset's own row (see metric_inputs.py). Grading is
-`general365.grading.hybrid.grade`, with the same contract as the CLI. The default output is
+`general365.grading.hybrid.grade_iter`, with the same contract as the CLI. The default output is
 flat numbers under keys that every logger takes (see `flat_scores`); the nested breakdown
 and the per-sample verdicts come on request.
 """
@@ -173,7 +173,7 @@ def compute(predictions: Sequence[str], references, answer_type: Sequence[str] |
         if column is not None and len(column) != n:
             raise UserError(f"{name} has {len(column)} items, predictions has {n}")
     judge = _make_judge(judge)
-    from .grading.hybrid import default_policy
+    from .grading.engine import default_policy
 
     policy = default_policy(policy, judge)
     problems, responses = [], []

@@ -34,8 +34,9 @@ from typing import Any, Callable, Sequence
 from .completions import completion_parts, final_part
 from .errors import DataError, OptionError, UserError
 from .markers import split_reasoning
-from .schema import AnswerType, Method, Problem, Response, Status
+from .schema import AnswerType, Problem, Response, Status
 from .terminal import shown
+from .validators import is_number
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +47,7 @@ INVALID_REFERENCE = "invalid_reference"
 ERROR = "error"
 STATUSES = tuple(s.value for s in Status) + (INVALID_REFERENCE, ERROR)
 
-_MEMO_MAX = 100_000  # verdicts kept per reward function (a few MB)
+_MEMO_MAX = 100_000  # reference rows kept per reward function (a few MB)
 
 # What the rewards add to TRL's completions table (log_completions=True), beside TRL's own
 # prompt, completion, reward and advantage columns: by default one compact `general365`
@@ -107,15 +108,14 @@ class AccuracyReward:
         # would only score every completion 0.0 (a reward never raises on a batch). The
         # grader is imported only then: `import general365.rewards` stays cheap.
         if judge is not None or timeout is not None or workers is not None:
-            from .grading.hybrid import check_policy, check_timeout, check_workers
+            from .grading.engine import check_policy, check_timeout, check_workers
 
             if judge is not None:
                 check_policy("paper", judge)
             if timeout is not None:
                 check_timeout(timeout)
             check_workers(workers)
-        if ungraded_reward is not None and (isinstance(ungraded_reward, bool) or
-                                            not isinstance(ungraded_reward, (int, float))):
+        if ungraded_reward is not None and not is_number(ungraded_reward):
             raise OptionError("ungraded_reward", f"must be a number or None (got "
                                                  f"{ungraded_reward!r})")
         if columns not in COLUMNS:
@@ -130,11 +130,13 @@ class AccuracyReward:
         self._reset()
 
     def _reset(self) -> None:
-        self._golds = None                      # grading.gold_cache.GoldCache, made on first use
-        self._problems: dict[tuple, Problem] = {}
-        self._ids = itertools.count()           # distinct problem ids, also across threads
-        self._memo: dict[tuple, tuple] = {}     # (gold, type, float_round, candidate) -> verdict
-        self._bad: set[tuple] = set()
+        # Made on first use (`import general365.rewards` stays cheap): the graders (rule,
+        # and the judge's for text answers), sharing their golds, and the problem of each
+        # reference row.
+        self._graders: tuple | None = None
+        self._problems: Any = None   # a Memo: reference -> Problem
+        self._bad: Any = None        # a Memo of the bad references already logged
+        self._ids = itertools.count()       # distinct problem ids, also across threads
 
     def __getstate__(self):  # picklable (multi-process trainers): the caches start afresh
         keep = ("judge", "timeout", "workers", "ungraded_reward", "__name__", "columns")
@@ -200,9 +202,9 @@ class AccuracyReward:
     def score(self, completions: Sequence, answer: Sequence[str] | None = None,
               answer_type: Sequence[str] | None = None, float_round: Sequence | None = None,
               question: Sequence[str] | None = None) -> list[RewardResult]:
-        """Grade a batch: one `RewardResult` per completion, in order."""
-        from .grading.extract import extract
-
+        """Grade a batch: one `RewardResult` per completion, in order. The same answer to
+        the same problem recurs all through RL (a group's generations agree): the graders
+        keep what they paid for (grading/engine.py), so it is graded once."""
         completions = list(completions)
         n = len(completions)
         given = {"answer": answer, "answer_type": answer_type, "float_round": float_round,
@@ -211,44 +213,37 @@ class AccuracyReward:
         types = _column(given, "answer_type", n, True)
         rounds = _column(given, "float_round", n, False)
         questions = _column(given, "question", n, False)
+        rule, judged = self._graders_made()
         results: list[RewardResult | None] = [None] * n
-        rule_rows, judge_rows = [], []
-        first: dict[tuple, int] = {}             # this batch's first row of each answer
-        copies: list[tuple[int, int]] = []       # (row, the row whose verdict it shares)
+        by_rule, by_judge = [], []
         for i in range(n):
             problem = self._problem(answers[i], types[i], rounds[i] if rounds else 0,
                                     questions[i] if questions else None)
             if isinstance(problem, RewardResult):
                 results[i] = problem
                 continue
-            part = final_part(completion_parts(completions[i])[0])
-            row = (i, Response(problem.id, i, part), problem)
-            t = problem.answer_type
-            if t is AnswerType.TEXT:
-                (judge_rows if self.judge is not None else rule_rows).append(row)
-                continue
-            # The same answer to the same problem recurs all through RL (a group's
-            # generations agree): its verdict is a function of gold and candidate alone,
-            # so it is graded once (as grading.hybrid sends each distinct one to the pool
-            # once) and remembered.
-            ex = extract(part, _usable(t))
-            if ex.region is None or ex.candidate is None:
-                rule_rows.append(row)
-                continue
-            key = _memo_key(problem, ex.candidate)
-            known = self._memo.get(key)
-            if known is not None:
-                results[i] = RewardResult(known[0], known[1], known[2], ex.candidate, known[3])
-            elif key in first:
-                copies.append((i, first[key]))
-            else:
-                first[key] = i
-                rule_rows.append(row)
-        self._grade(rule_rows, "rule", None, results)
-        self._grade(judge_rows, "paper", self.judge, results)
-        for i, j in copies:
-            results[i] = results[j]
+            pair = (Response(problem.id, i, final_part(completion_parts(completions[i])[0])),
+                    problem)
+            to_judge = judged is not None and problem.answer_type is AnswerType.TEXT
+            (by_judge if to_judge else by_rule).append((i, pair))
+        self._grade(rule, by_rule, results)
+        self._grade(judged, by_judge, results)
         return results  # type: ignore[return-value]
+
+    def _graders_made(self) -> tuple:
+        if self._graders is None:
+            from .grading.engine import Grader, Memo
+            from .grading.hybrid import General365Rows
+
+            rows = General365Rows()
+            options: dict[str, Any] = {"workers": self.workers}
+            if self.timeout is not None:
+                options["timeout"] = self.timeout
+            self._problems, self._bad = Memo(_MEMO_MAX), Memo(_MEMO_MAX)
+            self._graders = (Grader(rows, policy="rule", **options),
+                             Grader(rows, policy="paper", judge=self.judge, **options)
+                             if self.judge is not None else None)
+        return self._graders
 
     def _problem(self, gold, answer_type, float_round, question) -> Problem | RewardResult:
         """The row's problem (made, its gold parsed, once per distinct reference), or the
@@ -260,62 +255,39 @@ class AccuracyReward:
             found, key = None, None
         if found is not None:
             return found
-        from .grading.gold_cache import GoldCache
-
-        if self._golds is None:
-            self._golds = GoldCache()
         try:
             problem = Problem.from_dict({
                 "id": f"p{next(self._ids)}", "question": question or "(not given)",
                 "answer": gold, "answer_type": answer_type, "float_round": float_round})
             if problem.answer_type.is_rule_graded:
-                self._golds.rule(problem)
+                self._graders_made()[0].rows.gold(problem)
         except DataError as exc:
             seen = (repr(gold)[:200], repr(answer_type))
             if seen not in self._bad:  # once per bad reference, not once per completion
-                self._bad.add(seen)
+                self._bad.put(seen, True)
                 log.warning("general365 reward: a reference row scores 0.0: %s", shown(exc))
             return RewardResult(0.0, INVALID_REFERENCE, str(exc))
-        if key is not None:
-            if len(self._problems) > _MEMO_MAX:
-                self._problems.clear()
-            self._problems[key] = problem
-        return problem
+        return problem if key is None else self._problems.put(key, problem)
 
-    def _grade(self, rows, policy: str, judge, results: list) -> None:
+    def _grade(self, grader, rows: list, results: list) -> None:
         if not rows:
             return
-        from .grading.hybrid import grade_iter
-
-        kwargs: dict[str, Any] = {"policy": policy, "judge": judge, "workers": self.workers,
-                                  "golds": self._golds}
-        if self.timeout is not None:
-            kwargs["timeout"] = self.timeout
-        problems = list({id(p): p for _, _, p in rows}.values())
         try:
-            graded = list(grade_iter([r for _, r, _ in rows], problems, **kwargs))
+            graded = list(grader.run([pair for _, pair in rows]))
         except (KeyboardInterrupt, SystemExit):
             raise
         except Exception as exc:  # the pool or the judge failed: no reward, never a crash
             log.warning("general365 reward: grading failed, %d completions score 0.0: %s",
                         len(rows), shown(exc))
-            for i, _, _ in rows:
+            for i, _ in rows:
                 results[i] = RewardResult(0.0, ERROR, f"{type(exc).__name__}: {exc}")
             return
-        if len(self._memo) > _MEMO_MAX:
-            self._memo.clear()
-        for (i, _, problem), g in zip(rows, graded):
+        for (i, _), g in zip(rows, graded):
             v = g.verdict
-            if v.status is Status.UNGRADED:
-                reward = self.ungraded_reward
-            else:
-                reward = 1.0 if v.status is Status.CORRECT else 0.0
-            method = v.method.value if v.method else None
-            results[i] = RewardResult(reward, v.status.value, v.detail, v.extracted, method)
-            if (v.status in (Status.CORRECT, Status.INCORRECT) and v.extracted is not None
-                    and v.method in (Method.RULE, Method.CHOICE)):
-                self._memo[_memo_key(problem, v.extracted)] = (reward, v.status.value,
-                                                               v.detail, method)
+            reward = (self.ungraded_reward if v.status is Status.UNGRADED
+                      else float(v.status is Status.CORRECT))
+            results[i] = RewardResult(reward, v.status.value, v.detail, v.extracted,
+                                      v.method.value if v.method else None)
 
 
 def compact(result: RewardResult) -> str:
@@ -328,21 +300,6 @@ def compact(result: RewardResult) -> str:
     if len(answer) > _COMPACT_ANSWER:
         answer = answer[:_COMPACT_ANSWER - 1] + "…"
     return f"{result.status}: {answer}"
-
-
-def _memo_key(problem: Problem, candidate: str | None) -> tuple:
-    return (problem.answer, problem.answer_type, problem.float_round, candidate)
-
-
-_USABLE: dict = {}
-
-
-def _usable(t: AnswerType):
-    if t not in _USABLE:
-        from .grading.extract import usable_for
-
-        _USABLE[t] = usable_for(t)
-    return _USABLE[t]
 
 
 accuracy_reward = AccuracyReward()
@@ -359,6 +316,7 @@ def format_status(completion: Any, answer_type: str | None = None) -> str:
     """Why a completion does or does not have the expected form (one of FORMAT_STATUSES)."""
     from .grading import choice
     from .grading.extract import extract
+    from .grading.hybrid import usable
 
     text, separate = completion_parts(completion)
     part = final_part(text)
@@ -371,7 +329,7 @@ def format_status(completion: Any, answer_type: str | None = None) -> str:
         kind = AnswerType(answer_type) if answer_type is not None else None
     except ValueError:
         kind = None
-    ex = extract(part, _usable(kind) if kind is not None else None)
+    ex = extract(part, usable(kind) if kind is not None else None)
     if ex.candidate is None or ex.source == "bare":
         # a bare final line is graded as the answer, but it is not the form asked for
         return "no_answer"

@@ -25,6 +25,7 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from ..errors import UserError
+from ..validators import is_int
 
 CACHE_ENV = "GENERAL365_CACHE_DIR"   # the folder the judge cache uses too
 CACHE_FILE = "embeddings.sqlite"
@@ -71,8 +72,7 @@ def _check_is_ours(db: sqlite3.Connection) -> None:
 
 def _vector(dim, blob) -> np.ndarray | None:
     """A stored row's vector; None for a damaged one (then a miss)."""
-    if not isinstance(blob, bytes) or isinstance(dim, bool) or not isinstance(dim, int) \
-            or dim < 1 or len(blob) != 4 * dim:
+    if not isinstance(blob, bytes) or not is_int(dim) or dim < 1 or len(blob) != 4 * dim:
         return None
     vec = np.frombuffer(blob, dtype=np.float32)
     return vec if np.isfinite(vec).all() else None

@@ -22,8 +22,8 @@ from .cache import EmbeddingCache
 from .datasets import AnalysisSet, load_sets
 from .difficulty import Difficulty, load_difficulty
 from .diversity import DENSEST, KNN, Diversity, diversity
-from .embed import (DEFAULT_API_KEY_ENV, DEFAULT_MODEL, Embedded, describe_embedder,
-                    embed_texts, make_embedder, near_duplicate_default)
+from .embed import (DEFAULT_API_KEY_ENV, DEFAULT_MODEL, NEAR_DUPLICATE, Embedded,
+                    describe_embedder, embed_texts, make_embedder)
 from .family_judge import judge_families
 from .neighbours import Neighbours, nearest_neighbours
 from .similarity import Similarity, check_similarity_options, reasoning_similarity
@@ -138,7 +138,7 @@ def analyze(datasets: Sequence[str | AnalysisSet] = (), *, embedder: Any = DEFAU
                          api_key_env=embedder_api_key_env, truncate=embedder_truncate)
            if isinstance(embedder, str) else embedder)
     method = pick_method(tsne_method) if sets else None
-    threshold = near_duplicate if near_duplicate is not None else near_duplicate_default(emb)
+    threshold = near_duplicate if near_duplicate is not None else NEAR_DUPLICATE[emb.kind]
     store = _open_cache(cache) if sets and getattr(emb, "cacheable", False) else None
     results = []
     try:

@@ -94,15 +94,11 @@ def default_name(source: str) -> str:
 def load_set(spec: str, *, question_field: str | None = None,
              split: str = "public") -> AnalysisSet:
     name, source = parse_spec(spec)
-    if question_field is None and not source.lower().endswith(".csv"):
-        from ..data.readers import read_source
-
-        rows, described, _notes = read_source(source, split=split)
-        first = rows[0].data if rows else None
-        if isinstance(first, dict) and "answer_type" in first:
-            return _general365(name, source, split)
-        return _questions(name, described, rows, None)
     rows, described = _read_rows(source, split)
+    first = rows[0].data if rows else None
+    if question_field is None and isinstance(first, dict) and "answer_type" in first \
+            and not source.lower().endswith(".csv"):
+        return _general365(name, source, split)
     return _questions(name, described, rows, question_field)
 
 
@@ -134,8 +130,7 @@ def _read_rows(source: str, split: str):
             # The record's first line (a quoted cell may span lines).
             rows.append(RawRow(dict(record), str(path), reader.line_num))
         return rows, str(path)
-    rows, described, _notes = read_source(source, split=split)
-    return rows, described
+    return read_source(source, split=split)[:2]
 
 
 def _pick(first: dict[str, Any], names: Sequence[str]) -> str | None:

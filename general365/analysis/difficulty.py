@@ -73,6 +73,7 @@ def load_difficulty(specs: Sequence[str], *, too_easy: float = DEFAULT_TOO_EASY,
     if not specs:
         return None
     from ..reporting.load import load_graded
+    from ..reporting.stats import tally, tokens
 
     inputs: dict[str, list[str]] = {}
     for spec in specs:
@@ -86,12 +87,10 @@ def load_difficulty(specs: Sequence[str], *, too_easy: float = DEFAULT_TOO_EASY,
         loaded = load_graded(paths)
         rows.append((bench, [r for m in loaded for r in m.rows]))
         for m in loaded:
-            graded = [r for r in m.rows if r.graded]
-            tokens = [r.output_tokens for r in m.rows if r.output_tokens is not None]
-            cells.append(Cell(benchmark=bench, model=m.name, rows=len(m.rows),
-                              graded=len(graded), correct=sum(r.correct for r in graded),
-                              avg_output_tokens=sum(tokens) / len(tokens) if tokens else None,
-                              token_rows=len(tokens)))
+            counts, spent = tally(m.rows), tokens(m.rows)
+            cells.append(Cell(benchmark=bench, model=m.name, rows=counts.rows,
+                              graded=counts.graded, correct=counts.correct,
+                              avg_output_tokens=spent.avg_output, token_rows=spent.with_output))
             if m.name not in models:
                 models.append(m.name)
     return Difficulty(benchmarks=list(inputs), models=models, cells=cells, inputs=inputs,

@@ -1,20 +1,10 @@
-"""The numbers beside the t-SNE picture (a picture cannot be tested); docs/analysis.md
-defines each one.
+"""The numbers beside the t-SNE picture (a picture cannot be tested): nearest-neighbour
+similarity, the near-duplicate share and local collapse per set, and per seed family each
+variant's similarity and structure score to its seed; docs/analysis.md defines each one.
 
-Per set:
-- nearest-neighbour similarity: each item's cosine similarity to its nearest other item;
-  its mean, quantiles and histogram;
-- near-duplicate share: the share of items whose nearest neighbour is at or above the
-  threshold (the embedder's default, or --near-duplicate);
-- local collapse: how much tighter the densest neighbourhoods are than the set as a whole,
-  (D - B) / (1 - B), where D is the mean, over the densest 10% of items, of an item's mean
-  similarity to its k nearest neighbours, and B the mean similarity of all distinct pairs.
-  0: the densest neighbourhoods are no tighter than random pairs; 1: they are copies.
-Per seed family (General365-format sets): each variant's similarity to its seed, and its
-structure score (structure.py: the ask, the constraints and the reasoning compared with the
-story masked); a variant whose structure score is at or above structure.THRESHOLD is a
-near-copy (the paper's diversity audit). The embedding similarity is kept beside it: on
-the labelled sample it tells near-copies apart no better than chance (docs/analysis.md).
+A variant is a near-copy by its structure score (structure.py), not by the embedding
+similarity, which is kept beside it: on the labelled sample the embedding tells near-copies
+apart no better than chance (docs/analysis.md).
 """
 
 from __future__ import annotations

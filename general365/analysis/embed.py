@@ -287,8 +287,7 @@ def _server_message(reply, redactor: Redactor) -> str:
 
 
 def make_embedder(name: str = DEFAULT_MODEL, *, base_url: str | None = None,
-                  api_key_env: str = DEFAULT_API_KEY_ENV, batch_size: int | None = None,
-                  concurrency: int = 4, device: str = "cpu", truncate: int | None = None):
+                  api_key_env: str = DEFAULT_API_KEY_ENV, truncate: int | None = None):
     if not name or not name.strip():
         raise UserError("--embedder: expected tfidf, a model name or a local model folder")
     if name == TFIDF:
@@ -296,17 +295,11 @@ def make_embedder(name: str = DEFAULT_MODEL, *, base_url: str | None = None,
             raise UserError("--embedder tfidf takes no --embedder-base-url")
         return TfidfEmbedder()
     if base_url:
-        return EndpointEmbedder(name, base_url, api_key_env=api_key_env,
-                                batch_size=batch_size or 64, concurrency=concurrency,
-                                truncate=truncate)
+        return EndpointEmbedder(name, base_url, api_key_env=api_key_env, truncate=truncate)
     if truncate is not None:
         raise UserError("--embedder-truncate goes with --embedder-base-url (a local model "
                         "cuts long texts itself)")
-    return SentenceTransformerEmbedder(name, device=device, batch_size=batch_size or 32)
-
-
-def near_duplicate_default(embedder) -> float:
-    return NEAR_DUPLICATE[embedder.kind]
+    return SentenceTransformerEmbedder(name)
 
 
 def embed_texts(embedder, texts: Sequence[str], *, cache: EmbeddingCache | None = None,
@@ -357,8 +350,3 @@ def describe_embedder(embedder) -> dict[str, Any]:
     elif isinstance(embedder, SentenceTransformerEmbedder):
         d.update(model=embedder.label)
     return d
-
-
-__all__ = ["DEFAULT_MODEL", "Embedded", "EndpointEmbedder", "SentenceTransformerEmbedder",
-           "TfidfEmbedder", "describe_embedder", "embed_texts", "make_embedder",
-           "near_duplicate_default"]

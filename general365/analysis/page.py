@@ -5,12 +5,11 @@ Every piece of text is escaped: dataset names, ids and sources are user input.""
 
 from __future__ import annotations
 
-import json
 from html import escape
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import __version__
-from ..reporting.html import figure_html, page
+from ..reporting.html import dl_html, figure_html, page
 from ..reporting.plots import Figure
 from .tables import INT, NUM, PCT, SIM, Table, fmt
 
@@ -70,16 +69,6 @@ def table_html(t: Table, *, limit: int = PAGE_ROWS) -> str:
             f'<tbody>{"".join(body)}</tbody></table></div>')
 
 
-def _settings_html(a: "Analysis") -> str:
-    s = a.settings
-    items = []
-    for key, value in s.items():
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
-                                                               default=str)
-        items.append(f"<dt>{_e(key)}</dt><dd>{_e(shown)}</dd>")
-    return f'<h2 id="settings">Settings</h2><dl>{"".join(items)}</dl>'
-
-
 def _notes_html(a: "Analysis") -> str:
     lines = [f"<li><strong>{_e(d.name)}</strong>: {_e(n)}</li>"
              for d in a.datasets for n in d.notes]
@@ -106,5 +95,5 @@ def render_page(a: "Analysis", tables: Sequence[Table], figures: Sequence[Figure
     body += [figure_html(f) for f in figures]
     body += [table_html(t) for t in rest]
     body.append(_notes_html(a))
-    body.append(_settings_html(a))
+    body.append(f'<h2 id="settings">Settings</h2>{dl_html(a.settings.items())}')
     return page("General365 benchmark analysis", "".join(body))

@@ -10,9 +10,7 @@ output, votes) in general365/grading.
 
 from __future__ import annotations
 
-import csv
 import json
-import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -21,11 +19,11 @@ import numpy as np
 
 from ..errors import OptionError
 from ..redact import shown_url
+from ..reporting.published import read_csv
+from ..validators import option_int
 from .similarity_prompt import (BASIS_TEXT, NAME, PROBLEM, REASONING, SCORES, SIMILARITY_TASK,
                                 VERSION, SimilarityPair, Triplet)
 
-PUBLISHED_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                              "data", "published", "fig7_reasoning_similarity.csv")
 PUBLISHED_SOURCE = ("General365 paper, section 3.3 (\"Quantitative Analysis of LLM-based "
                     "Reasoning Similarity Scoring\") and Figure 7: judge Gemini-3-Pro, each "
                     "item against its nearest neighbour (text-embedding-ada-002); the text "
@@ -45,14 +43,12 @@ class PublishedSimilarity:
 
 
 def published_similarity() -> list[PublishedSimilarity]:
-    with open(PUBLISHED_FILE, encoding="utf-8", newline="") as f:
-        rows = list(csv.DictReader(f))
-
     def share(cell: str) -> float | None:
         return round(float(cell) / 100.0, 6) if cell.strip() else None
 
     return [PublishedSimilarity(r["benchmark"], float(r["mean"]), share(r["share_1_2"]),
-                                share(r["share_5"]), r["judge"]) for r in rows]
+                                share(r["share_5"]), r["judge"])
+            for r in read_csv("fig7_reasoning_similarity.csv")]
 
 
 @dataclass
@@ -172,9 +168,9 @@ class Similarity:
 
 def check_similarity_options(judge: Any, *, datasets: int, sample: int | None) -> None:
     """Every option of the reasoning-similarity study, checked before any work."""
-    if sample is not None and (isinstance(sample, bool) or not isinstance(sample, int)
-                               or sample < 1):
-        raise OptionError("similarity_sample", f"must be a whole number >= 1 (got {sample!r})")
+    if sample is not None:
+        option_int("similarity_sample", sample,
+                   text=f"must be a whole number >= 1 (got {sample!r})")
     if judge is None:
         if sample is not None:
             raise OptionError("similarity_sample", "needs an LLM judge: give {judge_model} "

@@ -12,12 +12,10 @@ so scores of two prompts never mix.
 from __future__ import annotations
 
 import hashlib
-import json
-import re
 from dataclasses import dataclass
 
-from ..grading.judge_task import JudgeTask, Parsed, ReplyFormat
-from ..markers import split_reasoning
+from ..grading.judge_task import JudgeTask, Parsed, ReplyFormat, read_whole
+from ..validators import is_int, one_object, unfence
 
 NAME = "reasoning-similarity"
 SCORES = (0, 1, 2, 3, 4, 5)
@@ -115,25 +113,9 @@ def build_messages(pair: SimilarityPair) -> list[dict[str, str]]:
             {"role": "user", "content": "\n\n".join(parts)}]
 
 
-class _DuplicatedKey(ValueError):
-    pass
-
-
-def _pairs(pairs: list[tuple[str, object]]) -> dict:
-    if len({k for k, _ in pairs}) != len(pairs):
-        raise _DuplicatedKey("duplicated key")   # {"score": 1, "score": 5}: which one?
-    return dict(pairs)
-
-
-_FENCED = re.compile(r"```[A-Za-z]*[ \t]*\n(.*?)\n?[ \t]*```", re.DOTALL)
-
-
-def _read(text: str) -> Parsed:
+def _score(text: str) -> Parsed:
     """A bare digit, or (OpenAI's structured outputs) exactly one JSON object {"score": n}."""
-    text = text.strip()
-    fenced = _FENCED.fullmatch(text)
-    if fenced:
-        text = fenced.group(1).strip()
+    text = unfence(text)
     if not text:
         return Parsed(None, "empty reply")
     # isdigit() alone takes `²` and `①`, which int() refuses: ASCII digits only.
@@ -142,37 +124,21 @@ def _read(text: str) -> Parsed:
         return Parsed(n) if n in SCORES else Parsed(None, f"score {n} is not in 0-5")
     if not text.startswith("{"):
         return Parsed(None, "not a single digit from 0 to 5")
-    try:
-        obj = json.loads(text, object_pairs_hook=_pairs)
-    except _DuplicatedKey:
-        return Parsed(None, "a JSON object with a duplicated key")
-    except (ValueError, RecursionError):
-        return Parsed(None, "neither a digit nor one JSON object")
-    if not isinstance(obj, dict) or set(obj) != {"score"}:
+    obj, problem = one_object(text)
+    if obj is None:
+        return Parsed(None, f"neither a digit nor one JSON object ({problem})")
+    if set(obj) != {"score"}:
         return Parsed(None, "a JSON object other than {\"score\": n}")
     n = obj["score"]
-    if isinstance(n, bool) or not isinstance(n, int):
+    if not is_int(n):
         return Parsed(None, f"'score' is {type(n).__name__}, not an integer")
     return Parsed(n) if n in SCORES else Parsed(None, f"score {n} is not in 0-5")
 
 
 def read_score(content: str | None) -> Parsed:
-    """The score of a reply that IS one digit 0-5 (or one {"score": n} object), give or
-    take surrounding whitespace or one fence around all of it; a judge that reasons inline
-    is read after its last closing reasoning marker. Nothing is searched for inside prose:
-    "I would say 3" is refused and asked again."""
-    if content is None or not content.strip():
-        return Parsed(None, "empty reply")
-    parsed = _read(content)
-    if parsed.ok or content.lstrip().startswith(("{", "```")):
-        return parsed
-    reasoning, final, closed = split_reasoning(content)
-    if not closed:
-        return Parsed(None, "reasoning never closed")
-    if reasoning is None:
-        return parsed
-    after = _read(final)
-    return after if after.ok else Parsed(None, f"after the reasoning: {after.problem}")
+    """The score of a reply that IS one digit 0-5 (or one {"score": n} object), read as
+    grading/judge_task.read_whole says: "I would say 3" is refused and asked again."""
+    return read_whole(content, _score)
 
 
 SCORE_REPLY = ReplyFormat(

@@ -1,17 +1,7 @@
 """Difficulty filtering (the paper's section 2.2): each problem's solve rate across models and
-runs, from graded files, and the problems and families a benchmark author should look at.
-
-- **too easy**: every model that answered the problem solves it in at least `too_easy` of
-  its graded runs (default 1.0: every run of every model). The paper filters these out.
-- **check the gold**: no model solves it in any graded run; a wrong gold, or a very hard
-  problem.
-- **family spread**: a seed family (the seed and its variants) whose members' solve rates
-  differ by `family_spread` or more (default 0.5): variants that are not of the seed's
-  difficulty.
-
-A problem's solve rate is its correct graded answers over its graded answers, all models
-and runs together; ungraded rows (a text answer with no judge) are left out, and a problem
-with none graded gets no rate and no flag. Each benchmark is counted by itself.
+runs, from graded files, and the problems (too easy, check the gold) and seed families
+(members' rates far apart) a benchmark author should look at; docs/analysis.md defines
+each flag. Ungraded rows are left out of a rate, and each benchmark is counted by itself.
 """
 
 from __future__ import annotations
@@ -19,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from ..errors import OptionError
+from ..validators import option_number
 
 TOO_EASY = "too_easy"
 CHECK_GOLD = "check_gold"
@@ -97,9 +87,8 @@ class SolveRates:
 
 def check_thresholds(too_easy: float, family_spread: float) -> None:
     for name, value in (("too_easy", too_easy), ("family_spread", family_spread)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not 0 < value <= 1:
-            raise OptionError(name, f"must be a share in (0, 1] (got {value!r})")
+        option_number(name, value, low=0, low_open=True, high=1,
+                      text=f"must be a share in (0, 1] (got {value!r})")
 
 
 def solve_rates(benchmarks: Iterable[tuple[str, Iterable[Any]]], *,

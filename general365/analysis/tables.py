@@ -174,8 +174,6 @@ def family_spread_table(a: "Analysis") -> Table:
     return t
 
 
-# --- reasoning similarity (Figure 7) ------------------------------------------------------
-
 PAPER = "paper (section 3.3)"
 
 
@@ -214,10 +212,6 @@ def similarity_pairs_table(sim: "Similarity") -> Table:
     return t
 
 
-def similarity_tables(sim: "Similarity") -> list[Table]:
-    return [similarity_table(sim), similarity_pairs_table(sim)]
-
-
 def all_tables(a: "Analysis") -> list[Table]:
     tables = []
     if a.datasets:
@@ -230,13 +224,9 @@ def all_tables(a: "Analysis") -> list[Table]:
         if any(d.diversity.links for d in a.datasets):
             tables.append(families_table(a))
     if a.similarity is not None:
-        tables += similarity_tables(a.similarity)
+        tables += [similarity_table(a.similarity), similarity_pairs_table(a.similarity)]
     if a.difficulty:
         tables.append(difficulty_table(a))
         if a.difficulty.solve_rates is not None:
             tables += [solve_rates_table(a), family_spread_table(a)]
     return tables
-
-
-def by_key(tables: Sequence[Table], key: str) -> Table:
-    return next(t for t in tables if t.key == key)

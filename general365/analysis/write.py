@@ -47,9 +47,7 @@ def build_figures(a: "Analysis", out_dir: str) -> list:
                                     a.settings.get("embedder", {}).get("identity", "")))
         out.append(figs.diversity_figure(a.datasets, out_dir))
     if a.similarity is not None:
-        from .similarity_figures import similarity_figure
-
-        out.append(similarity_figure(a.similarity, out_dir))
+        out.append(figs.similarity_figure(a.similarity, out_dir))
     if a.difficulty:
         out += figs.difficulty_figures(a.difficulty, out_dir)
     return out

@@ -1,14 +1,7 @@
-"""Reading labels files: the review page's export, or lines written by hand.
-
-One JSON object a line. Required: `id`, `status` (the grader's verdict on that row) and
-`label` ("right" or "wrong": is that verdict right?; null = not reviewed, skipped).
-Optional: `model` (default ""), `run` (default 0), `method`, `answer_type`, `note`, and
-from `audit sample` the row's `stratum`, `stratum_size` (graded rows of the input in that
-stratum) and `sample_id`, with which `score` estimates the accuracy of the whole input.
-`review.jsonl` from `audit sample` is already in this form with every label null: fill in
-the labels (other fields are ignored).
-A bad line stops the reading with one error naming the file, line, field and what was
-expected; the same (model, id, run) twice is refused (it would be counted twice).
+"""Reading labels files: the review page's export, `review.jsonl` with its labels filled in,
+or lines written by hand (docs/audit.md has the fields). A bad line stops the reading with
+one error naming the file, line, field and what was expected; the same (model, id, run)
+twice is refused (it would be counted twice).
 """
 
 from __future__ import annotations
@@ -20,6 +13,7 @@ from typing import Any, Mapping, Sequence
 from ..errors import DataError, UserError
 from ..jsonl import iter_jsonl
 from ..schema import AnswerType, Method, Status, row_id_and_run
+from ..validators import is_int
 
 LABELS = ("right", "wrong")
 
@@ -87,7 +81,7 @@ def parse_label(d: Any, *, path: str, line: int) -> Label | None:
     if not isinstance(model, str):
         raise DataError("wrong type", field="model", value=model, expected="a string", **where)
     size = d.get("stratum_size")
-    if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
+    if size is not None and (not is_int(size) or size < 1):
         raise DataError("wrong type", field="stratum_size", value=size,
                         expected="a positive integer (from audit sample) or null", **where)
     texts = {}

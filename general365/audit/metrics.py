@@ -1,22 +1,10 @@
-"""Grading-accuracy figures from labelled rows (CFE-Bench's Table 1 set: Acc, P, R, F1, FP, FN).
+"""Grading-accuracy figures from labelled rows (CFE-Bench's Table 1 set: Acc, P, R, F1, FP,
+FN; docs/audit.md defines each). Positive = graded correct: every other status counts as
+not accepted, as accuracy counts it. Each figure is None where its denominator is 0.
 
-Positive = graded correct. On each labelled row the grader decided "correct" (positive) or
-"not correct" (negative: incorrect, no_answer, timeout, judge_failed, as accuracy counts
-them), and the reviewer said whether that decision is right:
-
-- TP: graded correct, right        FP: graded correct, wrong (a wrong answer accepted)
-- TN: graded not correct, right    FN: graded not correct, wrong (a right answer refused)
-
-Accuracy = (TP+TN)/n with a 95% Wilson score interval; precision = TP/(TP+FP) (of the
-answers the grader accepted, the share that deserved it), recall = TP/(TP+FN) (of the
-answers that deserved it, the share accepted), F1 their harmonic mean; each None where its
-denominator is 0.
-
-The estimate for the whole input is post-stratified: each labelled row stands for its
-stratum's size over the labelled rows of that stratum (strata from `audit sample`; a
-stratum nobody labelled is left out and its rows counted as not covered), and the Wilson
-interval is put on Kish's effective sample size (sum w)^2 / sum w^2, the usual way to carry
-a score interval over to a weighted sample.
+The whole-input estimate is post-stratified, with the Wilson interval put on Kish's
+effective sample size (sum w)^2 / sum w^2: the usual way to carry a score interval over to
+a weighted sample.
 """
 
 from __future__ import annotations

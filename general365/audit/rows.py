@@ -27,6 +27,7 @@ from ..markers import split_reasoning
 from ..reporting.load import load_graded
 from ..schema import Graded
 from ..schema import Method, Status
+from ..validators import is_int
 
 # `rule: incorrect`, `choice: no_answer; judge: ...` (hybrid.py, cascade): what the first
 # grader said before the judge's verdict replaced it.
@@ -111,7 +112,7 @@ class ReviewRow:
     judge_model: str | None
     judge_raw: str | None
     source: str               # path:line of the graded row
-    sample_id: str = ""       # the sample this row was drawn in (set by sample.py)
+    sample_id: str = ""       # the sample this row was drawn in (set by sampling.py)
     label: str | None = None  # "right" / "wrong": the reviewer's mark
     note: str = ""
 
@@ -193,7 +194,7 @@ def _review_row(item: int, c: Candidate, d: Mapping[str, Any], stratum: str, siz
         rule_method=c.side.method if c.side else None,
         rule_status=c.side.status if c.side else None,
         question=_text(d, "question"), answer=_text(d, "answer"),
-        float_round=fr if isinstance(fr, int) and not isinstance(fr, bool) else None,
+        float_round=fr if is_int(fr) else None,
         extracted=_text(d, "extracted"), final=final, cut_off=not closed,
         response_tail=tail, response_chars=len(response), detail=_text(d, "detail"),
         judge_model=row.judge_model, judge_raw=raw, source=f"{row.path}:{row.line}")

@@ -2,6 +2,20 @@
 this package (VERBS) that maps its flags to the library's entry point. A `UserError` prints
 one line (through terminal.shown: messages quote files and servers) and exits 2; an
 `OptionError` names the flag that set the bad value. Nothing else is caught here.
+
+- __main__.py         `python -m general365.cli`
+- generate.py         `general365 generate`
+- grade.py            `general365 grade`
+- report.py           `general365 report`
+- run.py              `general365 run`: generate + grade + report
+- dataset.py          `general365 dataset build|validate|push`
+- demo.py             `general365 demo`
+- analyze.py          `general365 analyze` (and `analyze difficulty`)
+- audit.py            `general365 audit sample|score`
+- expand.py           `general365 expand` (and `expand review|select`)
+- cfe.py              `general365 cfe`: CFE-Bench's diagnostics
+- benchmark_flags.py  `--benchmark` and the benchmarks' own flags
+- judge_flags.py      the LLM judge's flags and the Judge they describe
 """
 
 from __future__ import annotations

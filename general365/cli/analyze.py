@@ -130,17 +130,18 @@ def solve_rate_lines(sr) -> list[str]:
              f"(every model solves it) {len(easy)}; no model solves it (check the gold) "
              f"{len(gold)}; families with a spread >= {sr.family_spread:g}: "
              f"{len(sr.spread_families)} of {len(sr.families)}"]
-    for name, rows in (("too easy", easy), ("check the gold", gold)):
-        if rows:
-            more = f" (+{len(rows) - 8} more)" if len(rows) > 8 else ""
-            lines.append(f"    {name}: " + ", ".join(shown(p.id) for p in rows[:8]) + more)
+    lines += [_first_eight(name, [shown(p.id) for p in rows])
+              for name, rows in (("too easy", easy), ("check the gold", gold)) if rows]
     if sr.spread_families:
-        fams = sr.spread_families
-        more = f" (+{len(fams) - 8} more)" if len(fams) > 8 else ""
-        lines.append("    spread families: " + ", ".join(
-            f"{shown(f.seed_id)} ({100 * f.lowest:.0f}-{100 * f.highest:.0f}%)" for f in fams[:8])
-            + more)
+        lines.append(_first_eight("spread families", [
+            f"{shown(f.seed_id)} ({100 * f.lowest:.0f}-{100 * f.highest:.0f}%)"
+            for f in sr.spread_families]))
     return lines
+
+
+def _first_eight(name: str, texts: list[str]) -> str:
+    more = f" (+{len(texts) - 8} more)" if len(texts) > 8 else ""
+    return f"    {name}: " + ", ".join(texts[:8]) + more
 
 
 def difficulty_specs(words: list[str]) -> list[str]:

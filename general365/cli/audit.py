@@ -1,5 +1,5 @@
 """`general365 audit sample|score`: the command line of the grading audit (wiring only;
-the work is in general365.audit: sample.py and score.py)."""
+the work is in general365.audit: sampling.py and scoring.py)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _sample(args) -> int:
-    from ..audit.sample import sample, write_sample
+    from ..audit.sampling import sample, write_sample
 
     # Reading is three passes over the files (check, strata, the drawn rows' text): say so.
     print(f"general365 audit sample: reading {len(args.graded)} graded file(s) ...",
@@ -61,7 +61,7 @@ def _sample(args) -> int:
 
 
 def _score(args) -> int:
-    from ..audit.score import score, summary_lines, write_score
+    from ..audit.scoring import score, summary_lines, write_score
 
     a = write_score(score(args.labels), args.out)
     for line in summary_lines(a):

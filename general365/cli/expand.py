@@ -12,6 +12,7 @@ requests failed for good (rerun the same command to retry them); 2 a user error.
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import sys
 
@@ -77,20 +78,14 @@ def expansion_parser() -> argparse.ArgumentParser:
     g.add_argument("--enable-thinking", action="store_true")
     g.add_argument("--revision")
     g = p.add_argument_group("OpenAI-compatible API (--backend openai)")
-    g.add_argument("--base-url")
     g.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR")
-    g.add_argument("--concurrency", type=int, default=16)
-    g.add_argument("--request-timeout", type=float, default=600.0)
-    g.add_argument("--max-attempts", type=int, default=6)
+    _plain(g, ("--base-url", str, None), ("--concurrency", int, 16),
+           ("--request-timeout", float, 600.0), ("--max-attempts", int, 6))
     g = p.add_argument_group("local models (--backend vllm | transformers)")
-    g.add_argument("--tensor-parallel-size", type=int, default=1)
-    g.add_argument("--data-parallel-size", type=int, default=1)
-    g.add_argument("--max-model-len", type=int)
-    g.add_argument("--gpu-memory-utilization", type=float, default=0.9)
-    g.add_argument("--dtype", default="auto")
     g.add_argument("--enforce-eager", action="store_true")
-    g.add_argument("--device", default="cpu")
-    g.add_argument("--batch-size", type=int, default=8)
+    _plain(g, ("--tensor-parallel-size", int, 1), ("--data-parallel-size", int, 1),
+           ("--max-model-len", int, None), ("--gpu-memory-utilization", float, 0.9),
+           ("--dtype", str, "auto"), ("--device", str, "cpu"), ("--batch-size", int, 8))
     g = p.add_argument_group("solver check (optional)")
     g.add_argument("--solver-model", help="answer each candidate with this model and grade "
                                           "it against the candidate's own gold")
@@ -105,22 +100,30 @@ def expansion_parser() -> argparse.ArgumentParser:
     return p
 
 
-def review_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="general365 expand review",
-                                description="Write the review page of an expansion folder: "
-                                            "each seed beside its candidates; accept, reject "
-                                            "or edit; export a decisions file.")
+def _plain(group, *flags: tuple[str, type, object]) -> None:
+    """Flags with a type and a default and nothing else (generate's help describes them)."""
+    for flag, kind, default in flags:
+        group.add_argument(flag, type=kind, default=default)
+
+
+def _folder_parser(action: str, description: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=f"general365 expand {action}", description=description)
     p.add_argument("folder", metavar="DIR")
+    return p
+
+
+def review_parser() -> argparse.ArgumentParser:
+    p = _folder_parser("review", "Write the review page of an expansion folder: each seed "
+                                 "beside its candidates; accept, reject or edit; export a "
+                                 "decisions file.")
     p.add_argument("--out", metavar="FILE", help="the page (default DIR/review.html)")
     return p
 
 
 def select_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="general365 expand select",
-                                description="Keep the accepted candidates, prefer the diverse "
-                                            "and the hard, and write rows `general365 dataset "
-                                            "build` takes (the seeds and their new variants).")
-    p.add_argument("folder", metavar="DIR")
+    p = _folder_parser("select", "Keep the accepted candidates, prefer the diverse and the "
+                                 "hard, and write rows `general365 dataset build` takes (the "
+                                 "seeds and their new variants).")
     p.add_argument("--decisions", required=True, metavar="FILE",
                    help="decisions (JSON Lines), exported from the review page or written "
                         "by hand")
@@ -151,21 +154,10 @@ def _expand(a: argparse.Namespace) -> int:
         print(f"general365 expand: {name} -> {path}", file=sys.stderr)
 
     judge = judge_flags.make_judge("expand", a)
-    r = expand(a.seeds, model=a.model, backend=a.backend, out=a.out, candidates=a.candidates,
-               split=a.split, ids_file=a.ids_file, limit=a.limit, structured=a.structured,
-               near_duplicate=a.near_duplicate, preset=a.preset, temperature=a.temperature,
-               top_p=a.top_p, top_k=a.top_k, max_tokens=a.max_tokens, seed=a.seed,
-               chat_template_kwargs=a.chat_template_kwargs, enable_thinking=a.enable_thinking,
-               revision=a.revision, base_url=a.base_url, api_key_env=a.api_key_env,
-               concurrency=a.concurrency, request_timeout=a.request_timeout,
-               max_attempts=a.max_attempts, tensor_parallel_size=a.tensor_parallel_size,
-               data_parallel_size=a.data_parallel_size, max_model_len=a.max_model_len,
-               gpu_memory_utilization=a.gpu_memory_utilization, dtype=a.dtype,
-               enforce_eager=a.enforce_eager, device=a.device, batch_size=a.batch_size,
-               solver_model=a.solver_model, solver_backend=a.solver_backend,
-               solver_base_url=a.solver_base_url, solver_k=a.solver_k,
-               solver_max_tokens=a.solver_max_tokens, solver_preset=a.solver_preset,
-               judge=judge, progress=not a.no_progress, on_stage=stage)
+    # Every flag of the expansion parser is expand()'s keyword of the same name.
+    names = set(inspect.signature(expand).parameters) & set(vars(a))
+    r = expand(**{n: getattr(a, n) for n in names}, judge=judge, progress=not a.no_progress,
+               on_stage=stage)
     for note in r.notes:
         print(f"general365 expand: note: {shown(note)}", file=sys.stderr)
     print(shown_lines("\n".join(summary_lines(r, a))))
@@ -198,7 +190,7 @@ def summary_lines(r, a: argparse.Namespace) -> list[str]:
 
 
 def _review(a: argparse.Namespace) -> int:
-    from ..expand.review import write_review
+    from ..expand import write_review
 
     path, n = write_review(a.folder, out=a.out)
     print(f"general365 expand review: {n} candidate(s) -> {path}")
@@ -206,7 +198,7 @@ def _review(a: argparse.Namespace) -> int:
 
 
 def _select(a: argparse.Namespace) -> int:
-    from ..expand.select import select
+    from ..expand import select
 
     s = select(a.folder, decisions=a.decisions, per_seed=a.per_seed, out=a.out,
                embedder=a.embedder, overwrite=a.overwrite)

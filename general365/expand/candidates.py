@@ -1,10 +1,6 @@
-"""The candidate record: one proposed variant of a seed, a line of `candidates.jsonl`.
-
-A candidate is what the model proposed (its fields as given, normalised only where the
-schema check passes: a numeric answer becomes its text, a float_round of "2" becomes 2),
-the seed's categories, the flags the automatic checks raised, and the solver agreement
-where a solver check ran. An unparseable reply is still a candidate (flagged), carrying the
-reply's text so that a reviewer sees what went wrong.
+"""The candidate record: one proposed variant of a seed, a line of `candidates.jsonl`
+(its fields: docs/expand.md, section 2). An unparseable reply is still a candidate,
+flagged, with the reply's text for the reviewer.
 """
 
 from __future__ import annotations
@@ -13,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..errors import DataError
+from ..validators import is_int
 from .prompt import FIELDS
 
 REPLY_CHARS = 4000   # the part of an unparseable reply kept for the review page
@@ -88,15 +85,11 @@ class ExpansionCandidate:
         return self.fields.get(name)
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"id": self.id, "seed_id": self.seed_id,
-                             "candidate": self.candidate}
-        for name in FIELDS:
-            d[name] = self.fields.get(name)
-        d["categories"] = list(self.categories)
-        d["flags"] = [f.to_dict() for f in self.flags]
-        d["solver"] = self.solver.to_dict() if self.solver else None
-        d["model"] = self.model
-        d["finish_reason"] = self.finish_reason
+        d = {"id": self.id, "seed_id": self.seed_id, "candidate": self.candidate,
+             **{name: self.fields.get(name) for name in FIELDS},
+             "categories": list(self.categories), "flags": [f.to_dict() for f in self.flags],
+             "solver": self.solver.to_dict() if self.solver else None, "model": self.model,
+             "finish_reason": self.finish_reason}
         if self.reply is not None:
             d["reply"] = self.reply
         return d
@@ -110,7 +103,7 @@ class ExpansionCandidate:
         if not isinstance(seed_id, str) or not seed_id:
             raise DataError("no seed_id", field="seed_id", value=seed_id,
                             expected="the seed's id (text)", **where)
-        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+        if not is_int(number) or number < 0:
             raise DataError("bad candidate number", field="candidate", value=number,
                             row_id=seed_id, expected="an integer >= 0", **where)
         flags = d.get("flags") or []

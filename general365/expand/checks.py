@@ -1,16 +1,5 @@
-"""The automatic checks on candidates: each is a named flag with a reason.
-
-FLAGS is the documented list (docs/expand.md shows it; a test holds the two together).
-A flag is advice for the reviewer, except the three in BLOCKING: a candidate with one of
-those cannot become a dataset row until a reviewer edits it (`expand select` refuses it).
-
-A near-copy of the seed is measured as `general365 analyze` measures it: the structure
-score (general365.analysis.structure: the ask, the constraints and the reasoning compared
-with names, numbers and content words masked) at or above its threshold. A near-duplicate
-of a sibling is TF-IDF (word 1-2 grams) over each question's skeleton (numbers and names
-masked), fitted on the seeds and candidates together, at or above the threshold (default
-0.90, the analysis's TF-IDF near-duplicate threshold): two candidates that say the same
-thing in the same words.
+"""The automatic checks on candidates, each a named flag with a reason (docs/expand.md,
+section 3, shows FLAGS, and which are BLOCKING; a test holds the two together).
 """
 
 from __future__ import annotations
@@ -25,6 +14,7 @@ from ..answers.gold import parse_gold
 from ..grading.choice import gold_letters
 from ..grading.rule import RuleResult
 from ..schema import AnswerType, Problem, Status
+from ..validators import is_int
 from .candidates import ExpansionCandidate
 
 FLAGS: dict[str, str] = {
@@ -92,7 +82,7 @@ def normalise(fields: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
         fr = int(fr.strip())
     if isinstance(fr, float) and fr.is_integer():
         fr = int(fr)
-    if isinstance(fr, bool) or not isinstance(fr, int) or not 0 <= fr <= 30:
+    if not is_int(fr) or not 0 <= fr <= 30:
         problems.append(f"float_round {fr!r} is not an integer from 0 to 30")
     else:
         out["float_round"] = fr

@@ -1,20 +1,15 @@
-"""From the expansion's answers (`DIR/responses.jsonl`, append-only) to `DIR/candidates.jsonl`:
-each reply parsed, checked, and joined with its solver agreement where there is one.
-
-`candidates.jsonl` is derived, never appended to: it is rebuilt whole from the responses
-each time `expand` runs (and replaced by a rename, so a reader never sees half of it), so
-the checks see every sibling, and a resumed expansion is checked as if it had run at once.
+"""responses.jsonl -> candidates.jsonl: each reply parsed, checked, and joined with its solver
+agreement. candidates.jsonl is derived, rebuilt whole on every run, so the sibling checks
+see every candidate and a resumed expansion is checked as if it had run at once.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import DataError, UserError
-from ..fsutil import atomic_write
-from ..jsonl import iter_jsonl
+from ..jsonl import iter_jsonl, write
 from ..schema import Problem
 from .candidates import REPLY_CHARS, ExpansionCandidate, Solver
 from .checks import NEAR_DUPLICATE, check_all
@@ -65,14 +60,7 @@ def build_candidates(records: Iterable[Mapping[str, Any]], seeds: Sequence[Probl
 
 
 def write_candidates(path: str, cands: Sequence[ExpansionCandidate]) -> None:
-    write_rows(path, [c.to_dict() for c in cands])
-
-
-def write_rows(path: str, rows: Iterable[Mapping[str, Any]]) -> None:
-    """Replace `path` whole (fsutil.atomic_write)."""
-    with atomic_write(path) as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write(path, [c.to_dict() for c in cands])
 
 
 def read_candidates(folder: str) -> list[ExpansionCandidate]:
@@ -97,14 +85,17 @@ def read_candidates(folder: str) -> list[ExpansionCandidate]:
     return out
 
 
-def read_seeds(folder: str) -> list[Problem]:
+def read_seeds(folder: str, *, required: bool = False) -> list[Problem]:
     """The seeds an expansion folder was made from (`DIR/seeds.jsonl`), or [] if none."""
     from ..data.load import load_problems
 
     path = os.path.join(folder, SEEDS)
-    if not os.path.isfile(path):
-        return []
-    return load_problems(source=path)
+    if os.path.isfile(path):
+        return load_problems(source=path)
+    if required:
+        raise UserError(f"{path}: not found; rerun `general365 expand` into this folder to "
+                        "write it")
+    return []
 
 
 def merge_seeds(folder: str, chosen: Sequence[Problem]) -> list[Problem]:
@@ -116,4 +107,4 @@ def merge_seeds(folder: str, chosen: Sequence[Problem]) -> list[Problem]:
 
 
 def write_seeds(folder: str, seeds: Sequence[Problem]) -> None:
-    write_rows(os.path.join(folder, SEEDS), [s.to_dict() for s in seeds])
+    write(os.path.join(folder, SEEDS), [s.to_dict() for s in seeds])

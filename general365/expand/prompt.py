@@ -1,14 +1,8 @@
-"""The expansion prompt: what a model is asked to turn one seed into one candidate variant.
-
-Written from the paper's rules for its variants (section 2.2): change the surface story or
-the constraints while keeping the core reasoning challenge; K-12 knowledge only; original
-(not findable by a web search); the output-format instruction appended to the question;
-answers in a canonical form the rule grader can read.
-
-Each candidate of a seed is asked with a different *direction* (DIRECTIONS, chosen by the
-candidate's index), so that the ten candidates of a seed do not all make the same change.
-PROMPT_VERSION is bumped whenever the text a model is shown changes: it is part of each
-record's key (a changed prompt is never served an old answer) and of run.json.
+"""The expansion prompt, from the paper's rules for its variants (section 2.2; docs/expand.md,
+section 2). Each candidate of a seed gets another *direction* (DIRECTIONS), so that the ten
+candidates of a seed do not all make the same change. PROMPT_VERSION is bumped whenever the
+text a model is shown changes: it is part of each record's key (a changed prompt is never
+served an old answer) and of run.json.
 """
 
 from __future__ import annotations

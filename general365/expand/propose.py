@@ -1,23 +1,14 @@
 """`expand(seeds, model=..., backend=..., out=DIR)`: candidate variants of each seed, as one
-generation session on DIR, then checked into `DIR/candidates.jsonl`.
-
-One request per candidate: the request's id is the seed's id and its run number is the
-candidate's index, so the run store's guarantees hold as for `general365 generate` (the
-folder's lock first; each answer appended whole as it arrives; a torn last line cut off;
-run.json at the start and the end). A killed expansion, rerun, asks only for the
-candidates that are missing, and never writes one twice.
-
-Structured output: with `structured="auto"` (the default) on the openai backend, each
-request carries an OpenAI `response_format` (json_schema); a server that refuses it (every
-request answered 400) is asked again without it, and the folder keeps that choice (it is
-part of the records' key; the records already written say which). The local backends and
-`structured="off"` rely on the prompt and on reading JSON out of the reply.
+generation session on DIR (the run store's guarantees, as for `general365 generate`: one
+request per candidate, its run number the candidate's index), then checked into
+`DIR/candidates.jsonl`. Structured output and its fallback: docs/expand.md, section 2.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -31,6 +22,7 @@ from ..runners.registry import make_runner
 from ..runners.session import GenerateResult, SessionPlan, run_session
 from ..runners.store import RESPONSES, iter_records, model_key
 from ..schema import Problem
+from ..validators import option_int, option_number
 from .candidates import ExpansionCandidate
 from .collect import (CANDIDATES, build_candidates, merge_seeds, write_candidates,
                       write_seeds)
@@ -61,11 +53,8 @@ class ExpandResult:
                                        or self.solver.generation.ok)
 
     def flag_counts(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for c in self.candidates:
-            for name in dict.fromkeys(c.flag_names):
-                counts[name] = counts.get(name, 0) + 1
-        return counts
+        """Candidates per flag (a candidate flagged twice the same way counts once)."""
+        return dict(Counter(n for c in self.candidates for n in set(c.flag_names)))
 
 
 def load_seeds(source: str, *, split: str = "public", ids: Sequence[str] | None = None,
@@ -120,22 +109,17 @@ def _refused_structured(result: GenerateResult, pending: int) -> bool:
 
 
 def _check(o: dict[str, Any]) -> None:
-    if isinstance(o["candidates"], bool) or not isinstance(o["candidates"], int) \
-            or o["candidates"] < 1:
-        raise OptionError("candidates", f"must be an integer >= 1 (got {o['candidates']!r})")
+    option_int("candidates", o["candidates"])
     if o["structured"] not in STRUCTURED:
         raise OptionError("structured", f"must be one of {', '.join(STRUCTURED)} "
                                         f"(got {o['structured']!r})")
     if o["structured"] == "json_schema" and o["backend"] != "openai":
         raise OptionError("structured", "json_schema is for {backend} openai (a server's "
                                         "response_format); use auto or off")
-    nd = o["near_duplicate"]
-    if isinstance(nd, bool) or not isinstance(nd, (int, float)) or not 0 < nd <= 1:
-        raise OptionError("near_duplicate", f"must be a cosine in (0, 1] (got {nd!r})")
+    option_number("near_duplicate", o["near_duplicate"], low=0, high=1, low_open=True,
+                  text=f"must be a cosine in (0, 1] (got {o['near_duplicate']!r})")
     if o["solver_model"] is not None:
-        k = o["solver_k"]
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise OptionError("solver_k", f"must be an integer >= 1 (got {k!r})")
+        option_int("solver_k", o["solver_k"])
     check_options({**o, "runs": o["candidates"]})
     if o["solver_model"] is not None:
         _check_solver(o)
@@ -157,9 +141,8 @@ def _check_solver(o: dict[str, Any]) -> None:
     if o["solver_preset"] not in PRESETS:
         raise OptionError("solver_preset", f"must be one of {', '.join(PRESETS)} "
                                            f"(got {o['solver_preset']!r})")
-    mt = o["solver_max_tokens"]
-    if mt is not None and (isinstance(mt, bool) or not isinstance(mt, int) or mt < 1):
-        raise OptionError("solver_max_tokens", f"must be an integer >= 1 (got {mt!r})")
+    if o["solver_max_tokens"] is not None:
+        option_int("solver_max_tokens", o["solver_max_tokens"])
 
 
 def _require(backend: str, solver_backend: str | None) -> None:

@@ -1,21 +1,7 @@
-"""Reading a model's reply to the expansion prompt: one JSON object.
-
-Accepted, in this order (the first that gives a JSON object wins):
-
-1. the reply's final part (after a reasoning block, where there is one) is a JSON object;
-2. a fenced code block (```json ... ``` or ``` ... ```) holds one; the last such block wins
-   (models often show a draft first);
-3. the last `{...}` in the text that parses as an object.
-
-A reply with no object, or with broken JSON, gives a reason (one line) instead: the
-candidate is kept and flagged `unparseable`, never dropped, so a reviewer sees what the
-model wrote.
-
-The object is read as strictly as every general365 reader reads JSON (jsonl.parse): NaN,
-Infinity and 1e999, a number of more than 4,300 digits, a lone surrogate escape
-(`\ud800`), nesting deeper than 100 levels and a key twice are refused here, with the
-reason, rather than written to candidates.jsonl for `review` and `select` to refuse (or
-for a gold of "inf" to pass).
+"""A model's reply to the expansion prompt read as one JSON object, or a one-line reason why
+not (docs/expand.md, section 2: where the object may be, and how strictly it is read).
+The strict reader refuses here, with the reason, what `review` and `select` would refuse
+later (or a gold of "inf" that would pass).
 """
 
 from __future__ import annotations

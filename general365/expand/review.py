@@ -1,16 +1,7 @@
-"""The review page: one self-contained `review.html` (inline CSS and script, a
-Content-Security-Policy that loads nothing) showing each seed beside its candidates, with
-their flags and solver agreement. A reviewer accepts, rejects or edits each candidate, and
-exports the decisions as JSON Lines for `general365 expand select`:
-
-    {"seed_id": "g365s-001", "candidate": 3, "decision": "accept", "answer": "12",
-     "note": "fixed the gold"}
-
-Edited fields (question, reasoning, answer, answer_type, float_round, categories) are only
-there when they were changed. The rows travel as JSON inside the page and reach the screen
-through `textContent` only, so nothing a model wrote becomes markup. Decisions are kept in
-the browser's localStorage under the folder's path (a reload loses nothing); an exported
-file can be imported again to carry on.
+"""The review page (`review.html`, docs/expand.md, section 4): one self-contained page, each
+seed beside its candidates; a reviewer's decisions are exported as JSON Lines for
+`general365 expand select`. The rows travel as JSON inside the page and reach the screen
+through `textContent` only, so nothing a model wrote becomes markup.
 """
 
 from __future__ import annotations
@@ -20,9 +11,10 @@ import os
 from html import escape
 from typing import Any, Sequence
 
-from ..audit.page import CSP, _json_for_script
+from ..audit.page import _json_for_script
 from ..errors import UserError
 from ..fsutil import check_target, write_text
+from ..reporting.html import page
 from ..schema import AnswerType, Category, Problem
 from .candidates import ExpansionCandidate
 from .checks import BLOCKING, FLAGS
@@ -68,12 +60,7 @@ def render_review(data: dict[str, Any]) -> str:
     legend = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}"
                      f"{' (blocking: edit it before accepting)' if k in BLOCKING else ''}</dd>"
                      for k, v in FLAGS.items())
-    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f'<meta http-equiv="Content-Security-Policy" content="{escape(CSP)}">'
-            '<meta name="viewport" content="width=device-width,initial-scale=1">'
-            "<title>General365 variant review</title>"
-            f"<style>{STYLE}</style></head><body>"
-            "<h1>General365 variant review</h1>"
+    body = ("<h1>General365 variant review</h1>"
             f'<p class="note">{escape(intro)}</p><p class="note">{escape(how)}</p>'
             f'<details class="note"><summary>Flags</summary><dl>{legend}</dl></details>'
             '<div id="bar"><span id="progress"></span>'
@@ -86,18 +73,15 @@ def render_review(data: dict[str, Any]) -> str:
             '</label><span id="status" class="note"></span><a id="download" hidden></a></div>'
             '<textarea id="exported" readonly hidden aria-label="exported decisions"></textarea>'
             '<main id="families"></main>'
-            f'<script type="application/json" id="review-data">{_json_for_script(data)}</script>'
-            f"<script>{SCRIPT}</script></body></html>\n")
+            f'<script type="application/json" id="review-data">{_json_for_script(data)}</script>')
+    return page("General365 variant review", body, style=STYLE, script=SCRIPT)
 
 
 def write_review(folder: str, *, out: str | None = None) -> tuple[str, int]:
     """Write the review page of an expansion folder (default `folder/review.html`); the
     page's path and the number of candidates on it."""
     cands = read_candidates(folder)
-    seeds = read_seeds(folder)
-    if not seeds:
-        raise UserError(f"{os.path.join(folder, 'seeds.jsonl')}: not found; rerun "
-                        "`general365 expand` into this folder to write it")
+    seeds = read_seeds(folder, required=True)
     path = out or os.path.join(folder, REVIEW)
     if os.path.isdir(path):
         raise UserError(f"--out {path}: is a folder; expected the page's file name")

@@ -1,16 +1,6 @@
-"""The optional solver check: a model answers each candidate k times, and the answers are
-graded against the candidate's own gold by the real grader.
-
-    0 of k  a wrong gold, or a very hard problem: look at it
-    k of k  an easy problem
-
-It is an ordinary generation and grading, in `DIR/solver/`: the candidates that can be
-graded (no blocking flag) are written as a General365-format file
-(`DIR/solver/problems.jsonl`, each candidate its own seed), answered with
-`general365.generate` (the same run folder guarantees: append-only, resumable, run.json)
-and graded with `general365.grade_file` into `DIR/solver/graded.jsonl`. Text answers need
-an LLM judge (`judge=`); without one they stay ungraded and the candidate's agreement says
-so.
+"""The optional solver check (docs/expand.md, "The solver check"): each gradable candidate
+answered k times and graded against its own gold, as an ordinary `general365.generate`
+and `grade_file` in `DIR/solver/` (each candidate its own seed).
 """
 
 from __future__ import annotations
@@ -22,8 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..errors import UserError
-from ..fsutil import atomic_write
-from ..jsonl import iter_jsonl
+from ..jsonl import iter_jsonl, write
 from ..runners.session import GenerateResult
 from .candidates import ExpansionCandidate, Solver
 from .checks import BLOCKING
@@ -50,14 +39,6 @@ def solver_problem(c: ExpansionCandidate) -> dict[str, Any]:
             "float_round": c.get("float_round"), "categories": list(c.categories),
             "reasoning": c.get("reasoning") or "",
             "source": f"general365 expand: candidate {c.candidate} of {c.seed_id}"}
-
-
-def _write_problems(path: str, problems: Sequence[Mapping[str, Any]]) -> None:
-    folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
-    with atomic_write(path) as f:
-        for p in problems:
-            f.write(json.dumps(p, ensure_ascii=False) + "\n")
 
 
 def read_agreement(graded: str, model: str, k: int) -> dict[str, Solver]:
@@ -89,7 +70,8 @@ def run_solver(folder: str, cands: Sequence[ExpansionCandidate], *, model: str, 
     if not ready:
         return SolverResult(None, None, {}, skipped)
     problems_path = os.path.join(out, "problems.jsonl")
-    _write_problems(problems_path, [solver_problem(c) for c in ready])
+    os.makedirs(out, exist_ok=True)
+    write(problems_path, [solver_problem(c) for c in ready])
     gen = api.generate(model, out=out, dataset=problems_path, runs=k, progress=progress,
                        **generate_options)
     responses = os.path.join(out, "responses.jsonl")

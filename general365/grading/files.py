@@ -1,16 +1,18 @@
 """Grade a responses file into a graded file: the file-to-file form of grading
 (`general365.grade_file`, and `general365 grade` on the command line).
 
-The responses file is read line by line, never whole. Every line is checked (strict JSON,
-fields, one response per (id, run), a problem for each id, each gold parses) and a bad
-line stops the grade with nothing written. Where grading asks a judge (it costs money),
-the file is read twice: the first pass checks every line, so a bad line stops the grade
-before any judge call is paid for; the second rereads exactly the lines the first pass
-checked (each line's CRC is kept; see jsonl.iter_same_lines). Where it asks none (the rule
-policy), each line is checked and graded from one read, and the file is checked unchanged
-at its end (appending aside). Graded rows are written as they
-come, to a temporary file locked by this process, fsynced and renamed over the output at
-the end (fsutil.atomic_write).
+The responses file is read line by line, never whole, and always the same way (strictly:
+jsonl.iter_jsonl, recording a Snapshot). Every line is checked (strict JSON, fields, one
+response per (id, run), a problem for each id, each gold parses) and a bad line stops the
+grade with nothing written. What is graded is one version of the file, never two spliced:
+a file rewritten in place or cut short while it is read stops the grade (FileChanged), and
+rows appended meanwhile are fine. Where grading asks a judge (it costs money), the file is
+read twice: the first read checks every line, so a bad line stops the grade before any
+judge call is paid for; the second rereads exactly the lines the first read, each checked
+against it before it is used. Where it asks none (the rule policy), each line is checked
+and graded from one read. Graded rows are written as they come (jsonl.line), to a
+temporary file locked by this process, fsynced and renamed over the output at the end
+(fsutil.atomic_write).
 """
 
 from __future__ import annotations
@@ -18,12 +20,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator
 
 from ..errors import OptionError, UserError
 from ..fsutil import atomic_write, check_target
-from ..jsonl import (READ_BUFFER, FileChanged, Fingerprint, dumps, iter_jsonl,
-                     iter_same_lines, parse_strict_verbatim, parse_verbatim)
+from ..jsonl import READ_BUFFER, FileChanged, Snapshot, iter_jsonl, line
 from ..schema import Response, Status
 from .summary import GradeSummary
 
@@ -63,28 +64,25 @@ def grade_file(responses: str, out: str, grader: Any, *, progress: bool = False)
     if not os.path.isfile(responses):
         raise UserError(f"{responses}: no such file")
 
-    fingerprint: Fingerprint | None = None
-    if getattr(grader, "uses_judge", True):
-        # Pass 1: every line checked before anything is graded or written, so a bad line
+    snapshot = Snapshot()
+    checking = not getattr(grader, "uses_judge", True)
+    if checking:
+        # Nothing to pay for: each line is checked as it is read and graded from that one
+        # read (a bad line still stops the grade, and nothing is written).
+        count = _count_rows(responses) if progress else None
+        lines = iter_jsonl(responses, snapshot=snapshot)
+    else:
+        # Read 1: every line checked before anything is graded or written, so a bad line
         # stops the grade before any judge call is paid for.
-        fingerprint = Fingerprint()
         count = 0
-        for n, d in iter_jsonl(responses, fingerprint=fingerprint):
+        for n, d in iter_jsonl(responses, snapshot=snapshot):
             grader.pairing.pair(Response.from_dict(d, path=responses, line=n),
                                 path=responses, line=n)
             count += 1
         if count == 0:
             raise UserError(f"{responses}: no responses in the file")
-        # Pass 2 rereads exactly those lines (or stops: FileChanged).
-        lines = iter_same_lines(responses, fingerprint, parse_verbatim)
-    else:
-        # Nothing to pay for: each line is checked as it is read and graded from that one
-        # read (a bad line still stops the grade, and nothing is written). A file rewritten
-        # or cut short while read stops it too (FileChanged, at the end of the read): the
-        # rows graded are then one version of the file, never two spliced.
-        count = _count_rows(responses) if progress else None
-        lines = iter_jsonl(responses, reader=parse_strict_verbatim, unchanged=True)
-    checking = fingerprint is None
+        # Read 2: exactly those lines (or FileChanged at the first that differs).
+        lines = iter_jsonl(responses, expect=snapshot)
 
     out_path = Path(out)
     created = _make_folders(out_path.parent)
@@ -95,24 +93,16 @@ def grade_file(responses: str, out: str, grader: Any, *, progress: bool = False)
         # Rows go to a temporary beside the output as they come; it is fsynced and renamed
         # over the output at the end (a killed grade's temporary is removed by the next).
         with atomic_write(str(out_path), what="the graded file") as writer:
-            # The JSON text of each long string (the response, the reasoning) as the line
-            # held it, for the rows in flight: the graded row writes it back without
-            # encoding it again (jsonl.dumps; the same bytes json.dumps would write).
-            verbatim: dict[tuple[str, int], Mapping[str, tuple[str, str]]] = {}
-
             def stream() -> Iterator[Response]:
-                for n, (d, strings) in lines:
+                for n, d in lines:
                     r = Response.from_dict(d, path=responses, line=n)
                     if checking:
                         grader.pairing.pair(r, path=responses, line=n)
-                    if strings:
-                        verbatim[(r.id, r.run)] = strings   # (id, run) is unique: checked
                     yield r
 
             rows = _Sized(stream(), count) if count is not None else stream()
             for g in grader.grade(rows, path=responses, checked=True, progress=progress):
-                strings = verbatim.pop((g.response.id, g.response.run), None)
-                writer.write(dumps(g.to_dict(), strings, end="\n"))
+                writer.write(line(g.to_dict()))
                 summary.add(g)
                 graded += 1
             if graded == 0:
@@ -124,7 +114,7 @@ def grade_file(responses: str, out: str, grader: Any, *, progress: bool = False)
         if not done:
             _remove_empty(created)
     notes = []
-    if fingerprint is not None and fingerprint.grew:
+    if snapshot.grew:
         notes.append(f"{responses} grew while it was graded; the {graded} responses it held "
                      "when grading began are graded (rerun to grade the rest)")
     return GradeResult(responses, str(out_path), graded, grader.policy, summary, notes)

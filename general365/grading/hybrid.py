@@ -1,4 +1,5 @@
-"""Batch grading under a policy: which grader decides which answer type.
+"""General365's grading (qa's too): its part of the grading loop (engine.py), under a policy
+that says which grader decides which answer type.
 
 - `paper`: the paper's grading. Rule (math-verify) for number/interval, the LLM judge for
   single_choice, multiple_choice and text.
@@ -7,208 +8,120 @@
 - `rule`: no judge. Choice answers by the option-letter grader; text answers `ungraded`
   (left out of accuracy; the summary reports the coverage).
 
-Rows stream through in chunks: each chunk's plain answers are graded in this process
-(exact.py), the rest in the worker pool (pool.py) under a hard time limit, then the judge
-gets the chunk's judged rows in one batch. Verdicts come out in input order.
+Each chunk's plain answers are graded in this process (the answer reader's fast path), the
+rest in the worker pool under a hard time limit, then the judge gets the chunk's judged
+rows in one batch.
 """
 
 from __future__ import annotations
 
-import sys
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
-from itertools import islice
 from typing import Any, Iterable, Iterator, Mapping
 
-from ..errors import OptionError
+from ..answers.gold import GoldAnswer, parse_gold
+from ..answers.words import question_labels
+from ..errors import DataError
 from ..schema import (AnswerType, Graded, Method, Problem, Response, Status, Verdict,
                       index_problems)
 from . import choice
-from .pairing import Pairing, inline_agrees
-from ..answers.words import question_labels
+from .engine import (MAX_IN_FLIGHT, POLICIES, Grader, Judged, Memo,  # noqa: F401
+                     check_policy, check_timeout, check_workers, default_policy)
 from .extract import Extraction, extract, usable_for
-from .pool import DEFAULT_TIMEOUT, RulePool, RuleTask, shared_pool
-from .gold_cache import GoldCache
-from .rule import RuleResult
+from .pairing import Pairing, inline_agrees
+from .pool import DEFAULT_TIMEOUT, RuleTask, shared_pool
+from .rule import grade_fast
 
-POLICIES = ("paper", "cascade", "rule")
 CHUNK_SIZE = 1000
-MAX_IN_FLIGHT = 4   # chunks read ahead while the oldest waits for the pool (see grade_iter)
 _EXTRACTED_MAX = 1000  # judged rows with no candidate record the start of their region
+_FAST_KEY_MAX = 1000   # longer answers are rare and not worth holding as keys
+USABLE = {t: usable_for(t) for t in AnswerType}   # what a statement may answer, per type
 
 
-def default_policy(policy: str | None, judge) -> str:
-    """No policy named: the paper's grading when there is a judge, else the judge-free `rule`
-    (the same default for the Python API, the metric and the command line)."""
-    if policy is not None:
-        return policy
-    return "paper" if judge is not None else "rule"
+def usable(t) -> Any:
+    return USABLE[AnswerType(t)]
 
 
-def grade(responses, problems=None, policy: str | None = None, judge=None,
-          workers: int | None = None,
-          timeout: float = DEFAULT_TIMEOUT, progress: bool = False, **kwargs) -> list[Verdict]:
+def grade(responses, problems=None, policy: str | None = None, judge=None, **kwargs
+          ) -> list[Verdict]:
     """Grade `responses` (Response records or dicts) against `problems` (Problem records or
     dicts, a dict by id, or None when every response carries its gold inline)."""
     return [g.verdict for g in grade_iter(responses, problems, policy=policy, judge=judge,
-                                          workers=workers, timeout=timeout, progress=progress,
                                           **kwargs)]
-
-
-class HybridGrader:
-    """General365's grader under one policy and judge, for one stream of responses: pairs
-    each response with its problem (every check, see pairing.py), then grades. What
-    `general365 grade` drives through the Benchmark seam; `grade()` above is the same
-    grader for a list in memory."""
-
-    def __init__(self, problems=None, *, policy: str | None = None, judge=None,
-                 workers: int | None = None, timeout: float = DEFAULT_TIMEOUT,
-                 dataset: str | None = None):
-        self.policy = default_policy(policy, judge)
-        check_policy(self.policy, judge)
-        check_timeout(timeout)
-        check_workers(workers)
-        self.judge, self.workers, self.timeout = judge, workers, timeout
-        self.uses_judge = self.policy != "rule"   # grade_file: one read of the file if not
-        self.golds = GoldCache()
-        self.pairing = make_pairing(problem_lookup(problems), self.golds, dataset)
-        # A file with number or interval answers almost always has some that only
-        # math-verify reads: the pool's server starts at the first such problem the checks
-        # meet (grade_file's first pass), so its imports overlap the checks, not the grading.
-        checks = self.pairing.prepare
-
-        def prepare(p: Problem) -> None:
-            checks(p)
-            if p.answer_type.is_rule_graded and self.pairing.prepare is not checks:
-                self.pairing.prepare = checks
-                shared_pool(workers).prewarm()
-
-        self.pairing.prepare = prepare
-
-    def grade(self, responses: Iterable, *, path: str | None = None, checked: bool = False,
-              progress: bool = False) -> Iterator[Graded]:
-        return grade_iter(responses, policy=self.policy, judge=self.judge,
-                          workers=self.workers, timeout=self.timeout, progress=progress,
-                          path=path, golds=self.golds, pairing=self.pairing, checked=checked)
-
-    def close(self) -> None:
-        if self.judge is not None and hasattr(self.judge, "close"):
-            self.judge.close()
-
-
-def check_policy(policy: str, judge) -> None:
-    """The one check of a policy against the judge given (API, metric and CLI alike)."""
-    if policy not in POLICIES:
-        raise OptionError("policy", f"{policy!r}: unknown grading policy; expected one of "
-                                    f"{', '.join(POLICIES)}")
-    if policy != "rule" and judge is None:
-        raise OptionError("policy", f"{policy} needs an LLM judge for choice and text answers: "
-                                    "give one with {judge_model} (and {judge_base_url} for a "
-                                    "server other than OpenAI's), or use {policy} rule",
-                          api_hint=" (from Python: judge=Judge(model, base_url=...) from "
-                                   "general365.grading.judge; on the command line: "
-                                   "--judge-model and --judge-base-url)")
-    if judge is not None and not callable(getattr(judge, "judge_batch", None)):
-        raise OptionError("judge", f"must have a judge_batch(items) method, such as "
-                                   f"general365.grading.judge.Judge (got {type(judge).__name__})")
 
 
 def grade_iter(responses: Iterable, problems=None, *, policy: str | None = None, judge=None,
                workers: int | None = None, timeout: float = DEFAULT_TIMEOUT,
-               progress: bool = False, chunk_size: int = CHUNK_SIZE,
-               pool: RulePool | None = None, path: str | None = None,
-               golds: GoldCache | None = None, pairing: Pairing | None = None,
-               checked: bool = False) -> Iterator[Graded]:
-    """Grade a stream of responses chunk by chunk, yielding `Graded` rows in input order.
-    Holds at most MAX_IN_FLIGHT chunks at a time (two, unless the pool lags), so a file of
-    any length grades in flat memory.
+               progress: bool = False, **options) -> Iterator[Graded]:
+    """`grade`, lazily: `Graded` rows in input order, a chunk at a time (flat memory)."""
+    grader = HybridGrader(problems, policy=policy, judge=judge, workers=workers,
+                          timeout=timeout, prewarm=False)
+    return grader.grade(responses, progress=progress, **options)
 
-    Every response is checked as it is paired with its problem (pairing.py); `checked=True`
-    says a first pass over the same rows with the same `pairing` already did that."""
-    policy = default_policy(policy, judge)
-    check_policy(policy, judge)
-    check_timeout(timeout)
-    check_workers(workers)
-    golds = golds if golds is not None else GoldCache()
-    if pairing is None:
-        pairing = make_pairing(problem_lookup(problems), golds)
-    bar = None
-    total = len(responses) if hasattr(responses, "__len__") else None
-    # Chunks in flight: while the pool grades one chunk's math-verify answers (on a helper
-    # thread that only waits on the workers' pipes; math-verify itself runs in the worker
-    # processes), this thread reads, extracts and fast-grades the next. Two normally; up to
-    # MAX_IN_FLIGHT while the oldest still waits for the pool (its server's start: seconds,
-    # on a busy machine more), so the start overlaps the cheap part instead of stalling it.
-    helper = ThreadPoolExecutor(1, thread_name_prefix="general365-pool")
+
+class General365Rows:
+    """The hook: a chunk of rows planned (engine.Rows), and what the rows of a grader share:
+    each problem's gold parsed once (keyed by the gold itself, so inline golds repeated on
+    every response of a problem are parsed once too), and the fast path's verdicts (the
+    runs of a problem mostly give the same few answers)."""
+
+    desc = "grading"
+    chunk_size = CHUNK_SIZE
+    judge_needed = "needs an LLM judge for choice and text answers"
+    judge_prompt = None
+
+    def __init__(self):
+        self.golds = Memo(5_000)
+        self.letters = Memo(1_000)
+        self.fast = Memo(10_000)
+
+    def chunk(self, rows: list[tuple[Response, Problem]], policy: str) -> "_Chunk":
+        return _Chunk(rows, self, policy)
+
+    def gold(self, p: Problem) -> GoldAnswer:
+        question = getattr(p, "question", None)
+        return self.golds.cached((p.answer, p.answer_type, p.float_round, question),
+                                 lambda: _parse(p, question))
+
+    def fast_verdict(self, gold: GoldAnswer, candidate: str):
+        """grade_fast(gold, candidate), remembered (None: math-verify must decide)."""
+        if len(candidate) > _FAST_KEY_MAX:
+            return grade_fast(gold, candidate)
+        return self.fast.cached((gold.key, gold.labels, candidate),
+                                lambda: grade_fast(gold, candidate))
+
+
+def _parse(p: Problem, question: str | None) -> GoldAnswer:
     try:
-        rows = _resolve(responses, pairing, path, checked)
-        window: deque = deque()   # (chunk, work, unique tasks, future), oldest first
-        verdicts: dict[RuleTask, RuleResult] = {}   # the pool's, for the window's chunks
-        more = True
-        while more or window:
-            if more and (len(window) < 2 or (len(window) < MAX_IN_FLIGHT
-                                             and not _ready(window[0]))):
-                chunk = list(islice(rows, chunk_size))
-                if progress and bar is None:
-                    # Drawn once the first chunk is read (and so checked, where the reading
-                    # checks, as grade_file's single read does): a bad line there is then
-                    # one error line, not a bar and an error.
-                    from tqdm import tqdm
-
-                    bar = tqdm(total=total, unit="resp", desc="grading", file=sys.stderr,
-                               dynamic_ncols=True)
-                if not chunk:
-                    more = False
-                    continue
-                work = _Chunk(chunk, golds, policy)
-                # Each distinct (gold, candidate) goes to the pool once: many responses to
-                # one problem give the same answer (those already sent for a chunk in the
-                # window are taken from its results).
-                sent = {t for w in window for t in w[2]}
-                unique = [t for t in dict.fromkeys(t for _, t in work.rule_tasks)
-                          if t not in sent]
-                future = None
-                if unique:
-                    p = pool if pool is not None else shared_pool(workers)
-                    future = helper.submit(p.map, unique, timeout)
-                window.append((chunk, work, unique, future))
-                continue
-            graded = _finish(window.popleft(), verdicts, golds, judge)
-            # Keep only the verdicts a chunk still in the window may need.
-            needed = {t for w in window for _, t in w[1].rule_tasks}
-            for t in [t for t in verdicts if t not in needed]:
-                del verdicts[t]
-            yield from graded
-            if bar is not None:
-                bar.update(len(graded))
-    except BaseException:
-        if bar is not None:
-            bar.leave = False   # stopped by an error: the error, not a half bar, stays
-        raise
-    finally:
-        helper.shutdown(wait=True)
-        if bar is not None:
-            bar.close()
+        return parse_gold(p.answer, p.answer_type, p.float_round, question)
+    except ValueError as exc:
+        raise DataError(f"the gold answer does not parse: {exc}", row_id=p.id,
+                        field="answer", value=p.answer,
+                        expected=f"a valid {p.answer_type.value} answer") from None
 
 
-def _ready(entry) -> bool:
-    future = entry[3]
-    return future is None or future.done()
+class HybridGrader(Grader):
+    """General365's grader under one policy and judge, for one stream of responses: pairs
+    each response with its problem (every check, see pairing.py), then grades. What
+    `general365 grade` drives through the Benchmark seam; `grade()` above is the same
+    grader for a list in memory. `prewarm`: start the pool's server at the first number or
+    interval problem the checks meet (grade_file's first pass), so that its imports
+    overlap the checks, not the grading."""
 
+    def __init__(self, problems=None, *, policy: str | None = None, judge=None,
+                 workers: int | None = None, timeout: float = DEFAULT_TIMEOUT,
+                 dataset: str | None = None, prewarm: bool = True):
+        rows = General365Rows()
+        super().__init__(rows, make_pairing(problem_lookup(problems), rows, dataset),
+                         policy=policy, judge=judge, workers=workers, timeout=timeout)
+        if prewarm:
+            checks = self.pairing.prepare
 
-def _finish(entry, verdicts: dict, golds: GoldCache, judge) -> list[Graded]:
-    """One chunk's verdicts completed (pool results, then the judge). Its pool results go
-    into `verdicts`, where the chunks after it find the answers they share with it."""
-    chunk, work, unique, future = entry
-    if future is not None:
-        found = dict(zip(unique, future.result()))
-        golds.remember(found)
-        verdicts.update(found)
-    if work.rule_tasks:
-        work.finish_rule([verdicts[t] for _, t in work.rule_tasks])
-    if work.judge_rows:
-        work.finish_judge(judge)
-    return [Graded(resp, verdict, prob) for (resp, prob), verdict in zip(chunk, work.verdicts)]
+            def prepare(p: Problem) -> None:
+                checks(p)
+                if p.answer_type.is_rule_graded and self.pairing.prepare is prepare:
+                    self.pairing.prepare = checks
+                    shared_pool(workers).prewarm()
+
+            self.pairing.prepare = prepare
 
 
 # --- inputs -------------------------------------------------------------------------
@@ -223,40 +136,26 @@ def problem_lookup(problems) -> Mapping[str, Problem] | None:
     return index_problems(p if isinstance(p, Problem) else Problem.from_dict(p) for p in problems)
 
 
-def _resolve(responses: Iterable, pairing: Pairing, path: str | None,
-             checked: bool) -> Iterator[tuple[Response, Problem]]:
-    for n, r in enumerate(responses, start=1):
-        line = n if path is not None else None
-        if not isinstance(r, Response):
-            r = Response.from_dict(r, path=path, line=line)
-        yield r, pairing.pair(r, path=path, line=line, check=not checked)
-
-
-def make_pairing(lookup: Mapping[str, Problem] | None, golds: GoldCache,
+def make_pairing(lookup: Mapping[str, Problem] | None, rows: General365Rows,
                  dataset: str | None = None) -> Pairing:
     """General365's checks before grading: inline golds, agreement with the dataset, and
-    each number/interval gold parsed (once, into `golds`)."""
+    each number/interval gold parsed (once, into `rows`)."""
     def prepare(p: Problem) -> None:
         if p.answer_type.is_rule_graded:
-            golds.rule(p)
+            rows.gold(p)
 
     # Every run of a problem carries the same inline gold: built (and checked) once per
     # distinct set of inline fields, not once per row and pass.
-    built: dict[tuple, Problem] = {}
+    built = Memo(5_000)
 
     def from_inline(r: Response, *, path=None, line=None) -> Problem | None:
-        key = _inline_key(r)
+        def make() -> Problem | None:
+            return r.inline_problem(path=path, line=line)
+
         try:
-            prob = built.get(key)
-        except TypeError:   # a value that is not plain JSON (unhashable): never cached
-            key = prob = None
-        if prob is None:
-            prob = r.inline_problem(path=path, line=line)
-            if key is not None and prob is not None:
-                if len(built) >= 5_000:  # a bound for streams of ever new problems
-                    built.clear()
-                built[key] = prob
-        return prob
+            return built.cached(_inline_key(r), make)
+        except TypeError:   # a value that is not plain JSON (unhashable): never kept
+            return make()
 
     return Pairing(lookup, from_inline=from_inline, agrees=inline_agrees, prepare=prepare,
                    dataset=dataset)
@@ -271,62 +170,47 @@ def _inline_key(r: Response) -> tuple:
                         for k, v in r.inline.items()))
 
 
-def check_workers(workers) -> None:
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
-                                or workers < 1):
-        raise OptionError("workers", f"must be at least 1 (got {workers!r})")
-
-
-def check_timeout(timeout) -> None:
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0 \
-            or timeout != timeout or timeout == float("inf"):
-        raise OptionError("timeout", f"must be a positive number of seconds (got {timeout!r})")
-
-
 # --- one chunk ----------------------------------------------------------------------
 
 
-_USABLE = {t: usable_for(t) for t in AnswerType}
-
-
-def _usable(t: AnswerType):
-    return _USABLE[AnswerType(t)]
-
-
 class _Chunk:
-    def __init__(self, rows: list[tuple[Response, Problem]], golds: GoldCache, policy: str):
-        self.rows = rows
+    def __init__(self, rows: list[tuple[Response, Problem]], hook: General365Rows,
+                 policy: str):
+        self.pairs = rows
         self.policy = policy
         self.verdicts: list[Verdict] = [None] * len(rows)  # type: ignore[list-item]
         self.extractions: list[Extraction] = []
-        self.rule_tasks: list[tuple[int, RuleTask]] = []
+        self.rule_rows: list[int] = []
+        self.tasks: list[RuleTask] = []
         self.judge_rows: list[int] = []
+        self.asked: list[int] = []
         for i, (resp, prob) in enumerate(rows):
-            ex = extract(resp.response, _usable(prob.answer_type),
+            ex = extract(resp.response, usable(prob.answer_type),
                          question_labels(getattr(prob, "question", None))
                          if prob.answer_type.is_rule_graded else frozenset())
             self.extractions.append(ex)
-            self._plan(i, resp, prob, ex, golds)
+            self._plan(i, prob, ex, hook)
 
     def _verdict(self, i: int, status: Status, method: Method | None, detail: str | None = None,
                  extracted: str | None = None, judge: dict | None = None) -> None:
-        resp = self.rows[i][0]
+        resp = self.pairs[i][0]
         ex = self.extractions[i]
         self.verdicts[i] = Verdict(resp.id, resp.run, status, method,
                                    extracted if extracted is not None else ex.candidate,
                                    judge, detail)
 
-    def _plan(self, i: int, resp: Response, prob: Problem, ex: Extraction, golds: GoldCache) -> None:
+    def _plan(self, i: int, prob: Problem, ex: Extraction, hook: General365Rows) -> None:
         t = prob.answer_type
         if t.is_rule_graded:
-            gold = golds.rule(prob)
+            gold = hook.gold(prob)
             if ex.region is None or ex.candidate is None:
                 self._verdict(i, Status.NO_ANSWER, Method.RULE, ex.detail)
                 self._maybe_cascade(i)
                 return
-            fast = golds.fast(gold, ex.candidate) or golds.known(gold, ex.candidate)
+            fast = hook.fast_verdict(gold, ex.candidate)
             if fast is None:
-                self.rule_tasks.append((i, RuleTask(gold, ex.candidate)))
+                self.rule_rows.append(i)
+                self.tasks.append(RuleTask(gold, ex.candidate))
             else:
                 self._verdict(i, fast.status, Method.RULE, fast.detail)
                 self._maybe_cascade(i)
@@ -336,7 +220,8 @@ class _Chunk:
             self._verdict(i, Status.NO_ANSWER, method, ex.detail)
             return
         if t.is_choice and self.policy != "paper":
-            gold_letters = golds.letters(prob)
+            gold_letters = hook.letters.cached(prob.answer,
+                                               lambda: choice.gold_letters(prob.answer))
             if gold_letters is None:
                 if self.policy == "rule":
                     self._verdict(i, Status.UNGRADED, None,
@@ -362,43 +247,40 @@ class _Chunk:
                 and self.extractions[i].region is not None):
             self.judge_rows.append(i)
 
-    def finish_rule(self, results) -> None:
-        for (i, _), res in zip(self.rule_tasks, results):
+    def ruled(self, found) -> list:
+        for i, task in zip(self.rule_rows, self.tasks):
+            res = found[task]
             self._verdict(i, res.status, Method.RULE, res.detail)
             self._maybe_cascade(i)
-        self.judge_rows.sort()
+        return []
 
-    def finish_judge(self, judge) -> None:
+    def questions(self) -> list:
+        if not self.judge_rows:
+            return []
         from .judge import JudgeItem
 
-        asked, items = [], []
-        for i in self.judge_rows:
+        items = []
+        for i in sorted(self.judge_rows):
             region = (self.extractions[i].region or "").strip()
             if not region:
                 self._verdict(i, Status.NO_ANSWER, None, "the final answer is empty")
                 continue
-            prob = self.rows[i][1]
-            asked.append(i)
+            prob = self.pairs[i][1]
+            self.asked.append(i)
             items.append(JudgeItem(question=prob.question, gold=prob.answer, prediction=region))
-        if not items:
-            return
-        results = judge.judge_batch(items)
-        if len(results) != len(items):
-            raise RuntimeError(f"the judge returned {len(results)} results for {len(items)} items")
-        for i, res in zip(asked, results):
-            self._judged(i, res)
+        return items
 
-    def _judged(self, i: int, res: Any) -> None:
-        status = res.status if isinstance(res.status, Status) else Status(str(res.status))
-        if status not in (Status.CORRECT, Status.INCORRECT, Status.JUDGE_FAILED):
-            status = Status.JUDGE_FAILED
-        record = res.record() if hasattr(res, "record") else {
-            "model": res.model, "raw": res.raw, "votes": list(res.votes)}
-        ex = self.extractions[i]
-        extracted = ex.candidate or (ex.region or "").strip()[:_EXTRACTED_MAX]
-        detail = res.detail
-        before = self.verdicts[i]
-        if before is not None:  # cascade: say what the rule had found
-            rule_said = f"{before.method.value if before.method else 'rule'}: {before.status.value}"
-            detail = f"{rule_said}; judge: {detail}" if detail else rule_said
-        self._verdict(i, status, Method.JUDGE, detail, extracted, record)
+    def judged(self, answers: list[Judged]) -> None:
+        for i, res in zip(self.asked, answers):
+            ex = self.extractions[i]
+            extracted = ex.candidate or (ex.region or "").strip()[:_EXTRACTED_MAX]
+            detail = res.detail
+            before = self.verdicts[i]
+            if before is not None:  # cascade: say what the rule had found
+                said = f"{before.method.value if before.method else 'rule'}: {before.status.value}"
+                detail = f"{said}; judge: {detail}" if detail else said
+            self._verdict(i, res.status, Method.JUDGE, detail, extracted, res.record)
+
+    def rows(self) -> list[Graded]:
+        return [Graded(resp, verdict, prob)
+                for (resp, prob), verdict in zip(self.pairs, self.verdicts)]

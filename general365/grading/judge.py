@@ -1,21 +1,12 @@
-"""The LLM judge: the official prompt (docs/grading.md, step 5) through any OpenAI-compatible API.
+"""The LLM judge client: any JudgeTask (judge_task.py) through any OpenAI-compatible API.
 
-One `Judge` grades a batch of (question, gold, prediction) items concurrently, under a
-semaphore on in-flight requests. Its failure policy is its own (the SDK's retries are off):
-
-- 429, 5xx, connection errors and timeouts are retried with exponential backoff and jitter
-  (a `Retry-After` is honoured), at most `max_retries` times per vote; `timeout` bounds the
-  whole request, not each read, so a server that trickles its reply cannot hold it longer;
-- a reply that is not exactly one JSON object with a boolean `accuracy` (or a body that is
-  not a chat completion, or a reply the server reports as cut short) is re-asked, at most
-  `max_reasks` times per vote;
-- after that the item is `judge_failed`, with the reason in `detail`; never a verdict.
-
-Each verdict (never a failure) is committed to a SQLite cache as soon as it is decided, so
-a re-grade, or a rerun after a kill, asks only for what is missing. The API key is read
-from an environment variable when the client is built and kept only by the client; every
-piece of server text that is kept (reply, model id, error detail, log line) has the key
-masked first and is cut only after. See docs/judge.md.
+One batch path serves every task, `Judge.ask(task, items)`; `judge_batch(items)` is the
+verdict asked through it. The failure policy is the client's own, not the SDK's: transport
+failures (429, 5xx, connection errors, timeouts of the whole request) are retried with
+backoff, unusable replies re-asked, each a bounded number of times per vote; past that the
+item has failed, never answered. Each answer is committed to the cache (judge_cache.py) as
+it is decided. Server text is kept only with the API key masked, then cut. docs/judge.md
+gives the whole policy.
 """
 
 from __future__ import annotations
@@ -25,21 +16,21 @@ import copy
 import json
 import logging
 import os
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Awaitable, Callable, Sequence
 
 from ..errors import MissingExtra, OptionError, UserError
+from ..interrupts import can_route_sigint, route_sigint
 from ..redact import Redactor, shown_url, target, url_secrets
 from ..retry import backoff_delay, retry_after_seconds
 from ..schema import Status
 from ..terminal import shown
-from .judge_ask import ask_batch, gather_all, run_blocking
-from .judge_cache import CachedVerdict, JudgeCache, cache_key
-from .judge_prompt import (MAX_PREDICTION_CHARS, OFFICIAL_PROMPT, VERDICT_CHOICES,
-                           VERDICT_SCHEMA, JudgePrompt, UnreadableReply, parse_reply,
-                           read_completion, truncate_prediction)
-from .judge_task import JudgeTask, Parsed, ReplyFormat, TaskAnswer
+from ..validators import is_int, option_int, option_number
+from .judge_cache import CachedAnswer, JudgeCache, cache_key
+from .judge_task import (MAX_PREDICTION_CHARS, OFFICIAL_PROMPT, JudgeItem, JudgePrompt,
+                         JudgeTask, TaskAnswer, truncate_prediction, verdict_task)
 
 log = logging.getLogger(__name__)
 
@@ -48,47 +39,28 @@ STRUCTURED_MODES = ("json_schema", "vllm")
 # A re-ask shows the judge its unusable reply; a runaway reply (a model that emitted
 # whitespace to its token limit) is cut, or the re-ask itself would overflow the context.
 REASK_ECHO_CHARS = 1000
-# Finish reasons of a reply that was cut, not finished: never read as a verdict.
+# Finish reasons of a reply that was cut, not finished: never read as an answer.
 CUT_REASONS = ("length", "content_filter")
 # Server text kept in an error detail (graded.jsonl's `detail`, log lines), after scrubbing.
 DETAIL_CHARS = 200
-
-
-REASK_MESSAGE = ("Your reply could not be read ({problem}). Output only a JSON object with a "
-                 "single field 'accuracy' whose value is true or false.")
-
-
-def _read_verdict(text: str | None) -> Parsed:
-    parsed = parse_reply(text)
-    return Parsed(parsed.accuracy, parsed.problem)
-
-
-# The verdict's reply as a ReplyFormat: judge_batch asks it; Judge.ask asks a task's own.
-VERDICT_REPLY = ReplyFormat("judge_verdict", VERDICT_CHOICES, VERDICT_SCHEMA, _read_verdict,
-                            REASK_MESSAGE)
 
 
 def check_judge_options(*, model, base_url=None, concurrency=16, timeout=60.0, votes=1,
                         max_tokens=None, structured=None) -> None:
     """Every judge option, checked once, here, for the API and the command line alike (the
     CLI spells `judge_votes` as --judge-votes; see errors.OptionError)."""
-    import math
     from urllib.parse import urlparse
 
     if not isinstance(model, str) or not model.strip():
         raise OptionError("judge_model", "is required: the judge's model name (e.g. gpt-4.1)")
-    if isinstance(votes, bool) or not isinstance(votes, int) or votes < 1 or votes % 2 == 0:
+    if not is_int(votes) or votes < 1 or votes % 2 == 0:
         raise OptionError("judge_votes", f"must be an odd number >= 1 (got {votes!r}); an even "
                                          "number of votes can tie")
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise OptionError("judge_concurrency", f"must be at least 1 (got {concurrency!r})")
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
-            or not math.isfinite(timeout) or timeout <= 0:
-        raise OptionError("judge_timeout", f"must be a positive number of seconds "
-                                           f"(got {timeout!r})")
-    if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int)
-                                   or max_tokens < 1):
-        raise OptionError("judge_max_tokens", f"must be at least 1 (got {max_tokens!r})")
+    option_int("judge_concurrency", concurrency, text=f"must be at least 1 (got {concurrency!r})")
+    option_number("judge_timeout", timeout, low=0, low_open=True,
+                  text=f"must be a positive number of seconds (got {timeout!r})")
+    if max_tokens is not None:
+        option_int("judge_max_tokens", max_tokens, text=f"must be at least 1 (got {max_tokens!r})")
     if structured not in (None, *STRUCTURED_MODES):
         raise OptionError("judge_structured", f"must be one of {', '.join(STRUCTURED_MODES)} "
                                               f"or none (got {structured!r})")
@@ -100,15 +72,10 @@ def check_judge_options(*, model, base_url=None, concurrency=16, timeout=60.0, v
                                                 "http://127.0.0.1:8000/v1")
 
 
-@dataclass(frozen=True)
-class JudgeItem:
-    question: str
-    gold: str
-    prediction: str   # the final-answer region; the judge truncates it (see truncate_prediction)
-
-
 @dataclass
 class JudgeResult:
+    """A verdict, as `judge_batch` returns it."""
+
     status: Status            # CORRECT, INCORRECT or JUDGE_FAILED
     model: str                # the judge model as requested
     raw: str | None           # the accepted reply (k > 1: a JSON list of the replies)
@@ -137,27 +104,124 @@ class JudgeStats:
 
 @dataclass
 class _Vote:
-    value: Any                # what the reply format read; None: no usable reply
+    value: Any                # what the task's parser read; None: no usable reply
     raw: str | None
     served_model: str | None
     attempts: int
     detail: str | None = None
 
-    @property
-    def accuracy(self) -> bool | None:   # the verdict's name for its value
-        return self.value
+
+class UnreadableReply(ValueError):
+    """A response body that is not a chat completion."""
+
+
+@dataclass(frozen=True)
+class Completion:
+    """What the judge reads of a chat completion."""
+
+    served_model: str | None
+    text: str | None
+    finish_reason: str | None
+
+
+def read_completion(data: object) -> Completion:
+    """The served model id, reply text and finish reason of a chat completion body (its
+    decoded JSON). Any other shape (`{}`, a list, `"choices": "x"`) is refused. A body
+    served as another content type reaches here as text, and is decoded here."""
+    if isinstance(data, (str, bytes)):
+        try:
+            data = json.loads(data)
+        except (ValueError, RecursionError):
+            raise UnreadableReply("not JSON") from None
+    try:
+        choice = data["choices"][0]               # type: ignore[index]
+        text = choice["message"].get("content")
+        finish = choice.get("finish_reason")
+        served = data.get("model")                # type: ignore[union-attr]
+    except (AttributeError, IndexError, KeyError, TypeError):
+        raise UnreadableReply("not a chat completion") from None
+    if text is not None and not isinstance(text, str):
+        raise UnreadableReply("content is not text")
+    return Completion(served if isinstance(served, str) else None, text,
+                      finish if isinstance(finish, str) else None)
+
+
+def run_blocking(make: Callable[[], Awaitable[Any]], *, name: str) -> Any:
+    """Run the coroutine `make()` to its end from synchronous code, inside a running event
+    loop too (then on a helper thread with its own loop: a notebook, an async caller)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return _run_interruptible(make)
+    with ThreadPoolExecutor(1, thread_name_prefix=name) as pool:   # its error re-raised here
+        return pool.submit(lambda: asyncio.run(make())).result()
+
+
+def _run_interruptible(make: Callable[[], Awaitable[Any]]) -> Any:
+    """`asyncio.run(make())`, where Ctrl-C wakes the loop at once however it lands
+    (general365.interrupts). The first Ctrl-C cancels the batch (every answer already
+    decided is in the cache); the caller sees KeyboardInterrupt, as with asyncio.run."""
+    if not can_route_sigint():
+        return asyncio.run(make())
+    interrupted = []
+
+    async def main() -> Any:
+        task = asyncio.current_task()
+
+        def on_sigint() -> None:
+            interrupted.append(True)
+            if len(interrupted) == 1 and not task.done():
+                task.cancel()
+                return
+            raise KeyboardInterrupt()   # a second Ctrl-C: out of the loop now
+
+        undo = route_sigint(asyncio.get_running_loop(), on_sigint, allowed=True)
+        try:
+            return await make()
+        finally:
+            undo()
+
+    try:
+        return asyncio.run(main())
+    except asyncio.CancelledError:
+        if interrupted:
+            raise KeyboardInterrupt() from None
+        raise
+
+
+async def gather_all(aws: Sequence[Awaitable[Any]]) -> list[Any]:
+    """`asyncio.gather(*aws)`, except that the first failure cancels the others and waits
+    for them before it is raised. A bare gather leaves them running: they then fail on the
+    client that the caller closes, and asyncio prints a "Task exception was never
+    retrieved" traceback for each (a judge that starts answering 401 mid-batch, a cache
+    on a full disk)."""
+    tasks = [asyncio.ensure_future(a) for a in aws]
+    try:
+        return await asyncio.gather(*tasks)
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+def _check_prompt(prompt: Any) -> None:
+    if not isinstance(prompt, JudgePrompt):
+        raise OptionError("judge_prompt", f"must be a JudgePrompt (got {type(prompt).__name__})")
 
 
 class Judge:
     """An LLM judge. `model` is required and recorded in every result.
 
-    votes: k >= 1, odd; k > 1 asks k times at `vote_temperature` and takes the majority.
+    votes: k >= 1, odd; k > 1 asks k times at `vote_temperature` and combines the votes by
+    the task's rule (the verdict: the majority).
     cache: True (the default path, see judge_cache.default_cache_path), False (none), a
     path, or a JudgeCache.
     structured: None, "json_schema" (OpenAI `response_format`) or "vllm" (vLLM's
-    `structured_outputs` choice of the two verdict objects): constrain the reply.
-    prompt: the official prompt by default; `using(prompt)` gives a judge with another
-    (same client settings, same cache file: the prompt's version is in every cache key).
+    `structured_outputs` choice among the task's replies): constrain the reply.
+    prompt: the verdict's prompt, the official one by default; `using(prompt)` gives a
+    judge with another (same client settings, same cache file: the prompt's version is in
+    every cache key).
     """
 
     def __init__(self, model: str, *, base_url: str | None = None,
@@ -192,9 +256,7 @@ class Judge:
         self.backoff_max = backoff_max
         self.retry_after_max = retry_after_max
         self.extra_body = dict(extra_body or {})
-        if not isinstance(prompt, JudgePrompt):
-            raise OptionError("judge_prompt",
-                              f"must be a JudgePrompt (got {type(prompt).__name__})")
+        _check_prompt(prompt)
         self.prompt = prompt
         self.stats = JudgeStats()
         self._cache_spec = cache
@@ -208,26 +270,16 @@ class Judge:
                 f"concurrency={self.concurrency}, prompt={self.prompt.version})")
 
     def using(self, prompt: JudgePrompt) -> "Judge":
-        """This judge with another prompt: the same endpoint, settings, counters and cache
-        (one cache, opened and closed by this judge: closing either closes it, and the next
-        batch of either reopens it)."""
+        """This judge with another verdict prompt: the same endpoint, settings, counters and
+        cache (one cache, opened and closed by this judge: closing either closes it, and the
+        next batch of either reopens it)."""
         if prompt is self.prompt:
             return self
-        if not isinstance(prompt, JudgePrompt):
-            raise OptionError("judge_prompt",
-                              f"must be a JudgePrompt (got {type(prompt).__name__})")
+        _check_prompt(prompt)
         other = copy.copy(self)
         other.prompt = prompt
         other._base = self._base or self   # its cache is this judge's (see `cache`, `close`)
         return other
-
-    # --- settings that change a verdict, hence part of the cache key ---------------------
-
-    @property
-    def settings(self) -> str:
-        temp = self.temperature if self.votes == 1 else self.vote_temperature
-        return json.dumps({"votes": self.votes, "temperature": temp,
-                           "max_chars": self.max_prediction_chars})
 
     @property
     def cache(self) -> JudgeCache | None:
@@ -252,60 +304,98 @@ class Judge:
     # --- public API ---------------------------------------------------------------------
 
     def judge_batch(self, items: Sequence[JudgeItem]) -> list[JudgeResult]:
-        """Judge `items`; results in the same order. Usable inside a running event loop too
-        (the batch then runs on a helper thread with its own loop)."""
+        """The verdicts of `items` (this judge's prompt), in the same order. Usable inside a
+        running event loop too (the batch then runs on a helper thread with its own loop)."""
         return run_blocking(lambda: self.ajudge_batch(items), name="judge-batch")
 
     async def ajudge_batch(self, items: Sequence[JudgeItem]) -> list[JudgeResult]:
-        keyed = [(self._key(it), it) for it in items]
-        unique: dict[str, JudgeItem] = {}
-        for key, it in keyed:
-            unique.setdefault(key, it)   # identical items in one batch are judged once
-        done: dict[str, JudgeResult] = {}
+        answers = await self.aask(verdict_task(self.prompt, self.max_prediction_chars), items)
+        return [JudgeResult(Status.JUDGE_FAILED if a.failed else
+                            Status.CORRECT if a.value else Status.INCORRECT,
+                            a.model, a.raw, a.votes, a.detail, a.served_model, a.cached,
+                            a.attempts) for a in answers]
+
+    def ask(self, task: JudgeTask, items: Sequence[Any], *,
+            on_done: Callable[[], None] | None = None) -> list[TaskAnswer]:
+        """Ask `task` of each item, as judge_batch asks the verdict."""
+        return run_blocking(lambda: self.aask(task, items, on_done=on_done), name="judge-ask")
+
+    async def aask(self, task: JudgeTask, items: Sequence[Any], *,
+                   on_done: Callable[[], None] | None = None) -> list[TaskAnswer]:
+        """The answers to `items`, in order. Items whose messages are identical are asked
+        once; cached answers are served without a request. `on_done()` is called as each
+        distinct item is decided."""
+        temp = self.temperature if self.votes == 1 else self.vote_temperature
+        settings = {"votes": self.votes, "temperature": temp}
+        verdict = task.verdict_key is not None
+        keyed = []
+        for item in items:
+            messages = task.messages(item)
+            parts = task.verdict_key(settings, item) if verdict else \
+                [task.name, task.version, json.dumps(settings), messages]
+            keyed.append((cache_key(self.model, *parts), messages))
+        unique: dict[str, list[dict[str, str]]] = {}
+        for key, messages in keyed:
+            unique.setdefault(key, messages)
+        done: dict[str, TaskAnswer] = {}
         cache = self.cache
         todo = []
-        for key, it in unique.items():
-            hit = cache.get(key) if cache is not None else None
-            if hit is not None:
-                self.stats.cache_hits += 1
-                done[key] = JudgeResult(
-                    Status.CORRECT if hit.accuracy else Status.INCORRECT, hit.model, hit.raw,
-                    hit.votes, served_model=hit.served_model, cached=True)
-            else:
-                todo.append((key, it))
+        for key, messages in unique.items():
+            hit = cache.get(key, verdict=verdict) if cache is not None else None
+            if hit is None:
+                todo.append((key, messages))
+                continue
+            self.stats.cache_hits += 1
+            done[key] = TaskAnswer(hit.value, hit.model, list(hit.votes), hit.raw,
+                                   hit.served_model, cached=True)
+            if on_done is not None:
+                on_done()
         if todo:
             client, redactor = self._client()
             sem = asyncio.Semaphore(self.concurrency)
+
+            async def one(key: str, messages: list[dict[str, str]]) -> TaskAnswer:
+                answer = await self._ask_one(task, client, redactor, sem, key, messages, temp)
+                if on_done is not None:
+                    on_done()
+                return answer
+
             try:
-                results = await gather_all(
-                    [self._judge_one(client, redactor, sem, cache, key, it)
-                     for key, it in todo])
+                answers = await gather_all([one(key, m) for key, m in todo])
             finally:
                 await client.close()
-            for (key, _), res in zip(todo, results):
-                done[key] = res
-        out = []
-        for key, _ in keyed:
-            r = done[key]
-            out.append(JudgeResult(r.status, r.model, r.raw, list(r.votes), r.detail,
-                                   r.served_model, r.cached, r.attempts))
-        return out
-
-    def ask(self, task: JudgeTask, items: Sequence[Any], *,
-            on_done: Any = None) -> list[TaskAnswer]:
-        """Ask `task` (another question than the verdict, with its own prompt, reply format
-        and vote rule; grading/judge_task.py) of each item, through this client: the same
-        cache file, retries, re-asks, timeouts, redaction, concurrency and votes. Answers
-        in the same order; `on_done()` is called as each distinct item is decided."""
-        return run_blocking(lambda: ask_batch(self, task, items, on_done=on_done),
-                            name="judge-ask")
+            done.update(zip((key for key, _ in todo), answers))
+        # a copy per item: two items asked once share no mutable answer
+        return [replace(done[key], votes=list(done[key].votes)) for key, _ in keyed]
 
     # --- internals ----------------------------------------------------------------------
 
-    def _key(self, item: JudgeItem) -> str:
-        return cache_key(self.model, self.prompt.version, self.settings, item.question,
-                         item.gold, truncate_prediction(item.prediction,
-                                                        self.max_prediction_chars))
+    async def _ask_one(self, task: JudgeTask, client, redactor: Redactor,
+                       sem: asyncio.Semaphore, key: str, messages: list[dict[str, str]],
+                       temp: float) -> TaskAnswer:
+        k = self.votes
+        votes = await gather_all([self._vote(client, redactor, sem, messages, temp, task)
+                                  for _ in range(k)])
+        attempts = sum(v.attempts for v in votes)
+        served = next((v.served_model for v in votes if v.served_model), None)
+        cast = [v.value for v in votes if v.value is not None]
+        value = task.combine(cast, k)
+        if value is not None:
+            raw = votes[0].raw if k == 1 else json.dumps([v.raw for v in votes])
+            failed = [v.detail for v in votes if v.value is None]
+            detail = f"{len(failed)} of {k} votes failed: {failed[0]}" if failed else None
+            if self.cache is not None:
+                # Committed now, not at the end of the batch: a run killed or interrupted
+                # mid-batch keeps every answer it has paid for.
+                self.cache.put(key, CachedAnswer(value, cast, self.model, served, raw),
+                               task.version, None if task.verdict_key else task.name)
+            return TaskAnswer(value, self.model, cast, raw, served, detail, False, attempts)
+        self.stats.failed += 1
+        reasons = "; ".join(sorted({v.detail for v in votes if v.detail}))
+        if not reasons and cast:
+            reasons = f"votes undecided ({task.combine_rule}): {cast}"
+        return TaskAnswer(None, self.model, cast, votes[-1].raw, served,
+                          reasons or "votes undecided", False, attempts)
 
     def _client(self) -> tuple[Any, Redactor]:
         try:
@@ -327,58 +417,25 @@ class Judge:
                                     timeout=self.timeout, max_retries=0)
         return client, Redactor(key, *url_secrets(self.base_url or ""))
 
-    def _request_body(self, temperature: float,
-                      reply: ReplyFormat = VERDICT_REPLY) -> dict[str, Any]:
+    def _request_body(self, temperature: float, task: JudgeTask) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "temperature": temperature}
         if self.max_tokens is not None:
             body["max_tokens"] = self.max_tokens
         if self.structured == "json_schema":
             body["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": reply.name, "schema": reply.schema, "strict": True}}
+                "name": task.reply.name, "schema": task.reply.schema, "strict": True}}
         elif self.structured == "vllm":
             # A choice, not the JSON schema: a schema still lets a weak model emit
             # whitespace until max_tokens (seen with the tiny test model).
-            body["structured_outputs"] = {"choice": list(reply.choices)}
+            body["structured_outputs"] = {"choice": list(task.reply.choices)}
         body.update(self.extra_body)
         return body
 
-    async def _judge_one(self, client, redactor: Redactor, sem: asyncio.Semaphore,
-                         cache: JudgeCache | None, key: str, item: JudgeItem) -> JudgeResult:
-        messages = self.prompt.build(item.question, item.gold,
-                                     truncate_prediction(item.prediction,
-                                                         self.max_prediction_chars))
-        temp = self.temperature if self.votes == 1 else self.vote_temperature
-        votes = await gather_all([self._vote(client, redactor, sem, messages, temp)
-                                  for _ in range(self.votes)])
-        attempts = sum(v.attempts for v in votes)
-        served = next((v.served_model for v in votes if v.served_model), None)
-        cast = [v.accuracy for v in votes if v.accuracy is not None]
-        yes = sum(cast)
-        # Decided only when the cast votes alone are a strict majority of k: a vote that
-        # failed could not have changed the outcome then.
-        if 2 * yes > self.votes or 2 * (len(cast) - yes) > self.votes:
-            raw = votes[0].raw if self.votes == 1 else json.dumps([v.raw for v in votes])
-            failed = [v.detail for v in votes if v.accuracy is None]
-            detail = f"{len(failed)} of {self.votes} votes failed: {failed[0]}" if failed else None
-            correct = 2 * yes > self.votes
-            if cache is not None:
-                # Committed now, not at the end of the batch: a grade killed or interrupted
-                # mid-batch keeps every verdict it has paid for.
-                cache.put(key, CachedVerdict(correct, cast, self.model, served, raw),
-                          self.prompt.version)
-            return JudgeResult(Status.CORRECT if correct else Status.INCORRECT,
-                               self.model, raw, cast, detail, served, False, attempts)
-        self.stats.failed += 1
-        reasons = "; ".join(sorted({v.detail for v in votes if v.detail}))
-        return JudgeResult(Status.JUDGE_FAILED, self.model, votes[-1].raw, cast,
-                           reasons or "votes undecided", served, False, attempts)
-
     async def _vote(self, client, redactor: Redactor, sem: asyncio.Semaphore,
-                    messages: list[dict], temperature: float,
-                    reply_format: ReplyFormat = VERDICT_REPLY) -> _Vote:
+                    messages: list[dict], temperature: float, task: JudgeTask) -> _Vote:
         import openai
 
-        body = self._request_body(temperature, reply_format)
+        body = self._request_body(temperature, task)
         msgs = list(messages)
         attempts = failures = reasks = 0
         raw = served = None
@@ -399,8 +456,7 @@ class Judge:
                         self.timeout)
                 reply = read_completion(completion)
                 served = redactor.clean_opt(reply.served_model, DETAIL_CHARS)
-                text = reply.text
-                raw = redactor.clean_opt(text)
+                raw = redactor.clean_opt(reply.text)
             except (openai.APIError, asyncio.TimeoutError) as exc:
                 status = getattr(exc, "status_code", None)
                 what = self._describe(exc, redactor)
@@ -428,7 +484,7 @@ class Judge:
                 problem = ("unreadable response body "
                            f"({exc if isinstance(exc, UnreadableReply) else 'not JSON'})")
             else:
-                parsed = reply_format.parse(text)
+                parsed = task.reply.parse(reply.text)
                 if parsed.ok and reply.finish_reason in CUT_REASONS:
                     # A reply cut short is not the judge's whole answer: the cut can end
                     # inside a quoted object that then reads as a verdict.
@@ -438,11 +494,11 @@ class Judge:
                 else:
                     problem = parsed.problem or "unusable reply"
                 if raw:
-                    # A corrective follow-up turn; the judged prediction is unchanged.
+                    # A corrective follow-up turn; the judged item is unchanged.
                     msgs = list(messages) + [
                         {"role": "assistant", "content": redactor.clean(raw.strip(),
                                                                         REASK_ECHO_CHARS)},
-                        {"role": "user", "content": reply_format.reask.format(problem=problem)}]
+                        {"role": "user", "content": task.reply.reask.format(problem=problem)}]
             reasks += 1
             if reasks > self.max_reasks:
                 return _Vote(None, raw, served, attempts,

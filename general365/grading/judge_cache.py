@@ -1,22 +1,12 @@
-"""A persistent SQLite cache of judge verdicts, so that re-grading makes no repeated calls.
+"""The judge's persistent SQLite cache, so that re-grading makes no repeated calls.
 
-It also holds the answers of other judge tasks (grading/judge_task.py: the analysis'
-reasoning similarity), in a table of their own, `answers`, keyed by a hash of (judge
-model, task name, task version, vote settings, the messages sent): one `--judge-cache` file
-serves both, and a file written with the `answers` table is still read by a general365
-that knows only `verdicts`.
-
-Keyed by a hash of (judge model, prompt version, judging settings, question, gold,
-prediction): a different model, prompt text or vote setting never reuses another's
-verdict. A damaged row (a column that is not the JSON it should be) is a miss: the item is
-asked again and the row replaced. Only verdicts are stored, never failures (a failure is
-retried on the next run) and never credentials. Every `put` is its own committed
-transaction: a verdict is on disk (in the WAL file; synchronous=NORMAL) before the next
-request's reply is read, so killing the process loses none. One connection per cache
-object; a lock serializes its use.
-
-The file is marked as ours (SQLite `application_id`); a SQLite file of another application
-is refused with one line rather than written into.
+Two tables in one file: `verdicts` (the General365 verdict, the layout older files have;
+a general365 that knows only it still reads a file with both) and `answers` (every other
+JudgeTask). Keys hash everything that can change an answer (see judge.Judge.aask). Only
+answers are stored, never failures nor credentials; a damaged row is a miss, asked again.
+Every `put` is its own committed transaction (WAL, synchronous=NORMAL): killing the process
+loses none. The file is marked as ours (SQLite `application_id`): another application's
+database is refused with one line, never written into.
 """
 
 from __future__ import annotations
@@ -37,8 +27,6 @@ CACHE_ENV = "GENERAL365_CACHE_DIR"
 CACHE_FILE = "judge.sqlite"
 
 APPLICATION_ID = 0x47333635   # "G365" in the SQLite header: this file is a judge cache
-_COLUMNS = ("key", "model", "served_model", "prompt_version", "accuracy", "votes", "raw",
-            "created")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS verdicts (
     key TEXT PRIMARY KEY,
@@ -51,10 +39,6 @@ CREATE TABLE IF NOT EXISTS verdicts (
     created REAL NOT NULL
 )
 """
-_INSERT = (f"INSERT OR REPLACE INTO verdicts ({', '.join(_COLUMNS)}) "
-           f"VALUES ({', '.join('?' * len(_COLUMNS))})")
-_ANSWER_COLUMNS = ("key", "task", "task_version", "model", "served_model", "value", "votes",
-                   "raw", "created")
 _ANSWERS = """
 CREATE TABLE IF NOT EXISTS answers (
     key TEXT PRIMARY KEY,
@@ -68,8 +52,16 @@ CREATE TABLE IF NOT EXISTS answers (
     created REAL NOT NULL
 )
 """
-_INSERT_ANSWER = (f"INSERT OR REPLACE INTO answers ({', '.join(_ANSWER_COLUMNS)}) "
-                  f"VALUES ({', '.join('?' * len(_ANSWER_COLUMNS))})")
+
+
+def _columns(schema: str) -> tuple[str, ...]:
+    """The columns of a CREATE TABLE above (one a line): written once, in the schema."""
+    return tuple(line.split()[0] for line in schema.strip().splitlines()[1:-1])
+
+
+_COLUMNS = {"verdicts": _columns(_SCHEMA), "answers": _columns(_ANSWERS)}
+_INSERT = {t: f"INSERT OR REPLACE INTO {t} ({', '.join(c)}) VALUES ({', '.join('?' * len(c))})"
+           for t, c in _COLUMNS.items()}
 
 
 class _NotOurs(Exception):
@@ -90,18 +82,12 @@ def _check_is_ours(db: sqlite3.Connection) -> None:
                                                                  ["answers", "verdicts"])):
         # app 0 with exactly our tables: a cache written before the file was marked.
         raise _NotOurs(f"an SQLite database of something else (tables: {', '.join(tables)})")
-    _check_columns(db, "verdicts", _COLUMNS)
-    if "answers" in tables:
-        _check_columns(db, "answers", _ANSWER_COLUMNS)
-
-
-def _check_columns(db: sqlite3.Connection, table: str, expected: tuple[str, ...]) -> None:
-    info = db.execute(f"PRAGMA table_info({table})").fetchall()
-    columns = sorted(r[1] for r in info)
-    keyed = [r[1] for r in info if r[5]]
-    if columns != sorted(expected) or keyed != ["key"]:
-        raise _NotOurs(f"an SQLite database whose '{table}' table has the columns "
-                       f"{', '.join(r[1] for r in info) or '(none)'}, not a judge cache's")
+    for table in (t for t in _COLUMNS if t in tables):
+        info = db.execute(f"PRAGMA table_info({table})").fetchall()
+        if sorted(r[1] for r in info) != sorted(_COLUMNS[table]) \
+                or [r[1] for r in info if r[5]] != ["key"]:
+            raise _NotOurs(f"an SQLite database whose '{table}' table has the columns "
+                           f"{', '.join(r[1] for r in info) or '(none)'}, not a judge cache's")
 
 
 def default_cache_path() -> Path:
@@ -112,26 +98,17 @@ def default_cache_path() -> Path:
     return Path(base).expanduser() / "general365" / CACHE_FILE
 
 
-def cache_key(model: str, prompt_version: str, settings: str, question: str, gold: str,
-              prediction: str) -> str:
-    # JSON of the tuple, not a plain join: ("a|b", "c") and ("a", "b|c") must differ.
-    blob = json.dumps([model, prompt_version, settings, question, gold, prediction],
-                      ensure_ascii=False)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-def answer_key(model: str, task: str, task_version: str, settings: str,
-               messages: list[dict[str, str]]) -> str:
-    """The key of a task's answer: the messages themselves are hashed, so anything that
-    changes what the judge is shown (the item, a text limit) changes the key."""
-    blob = json.dumps([model, task, task_version, settings, messages], ensure_ascii=False,
-                      sort_keys=True)
+def cache_key(*parts: Any) -> str:
+    """The hash of `parts` (JSON of the list, not a plain join: ("a|b", "c") and
+    ("a", "b|c") must differ)."""
+    blob = json.dumps(list(parts), ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
 class CachedAnswer:
-    """A task's answer as cached: `value` and `votes` are JSON values."""
+    """An answer as cached: `value` (a verdict's bool, another task's JSON value) and the
+    votes cast."""
 
     value: Any
     votes: list[Any]
@@ -140,31 +117,8 @@ class CachedAnswer:
     raw: str | None
 
 
-@dataclass(frozen=True)
-class CachedVerdict:
-    accuracy: bool
-    votes: list[bool]
-    model: str
-    served_model: str | None
-    raw: str | None
-
-
-_DAMAGED = object()
-
-
-def _decoded(text: Any) -> Any:
-    """A stored JSON column's value; _DAMAGED for one that is not JSON text (a file edited
-    by hand or by another tool, a row half-written by a careless copy)."""
-    if not isinstance(text, str):
-        return _DAMAGED
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        return _DAMAGED
-
-
 class JudgeCache:
-    """`get`/`put` verdicts by key (each put committed at once); `close` when done."""
+    """`get`/`put` answers by key (each put committed at once); `close` when done."""
 
     def __init__(self, path: str | os.PathLike | None = None):
         self.path = Path(path) if path is not None else default_cache_path()
@@ -203,40 +157,34 @@ class JudgeCache:
             except sqlite3.Error as exc:   # disk full, I/O error, locked past the timeout
                 raise UserError(f"judge cache {self.path}: {exc}") from None
 
-    def get(self, key: str) -> CachedVerdict | None:
-        rows = self._run("SELECT accuracy, votes, model, served_model, raw FROM verdicts "
-                         "WHERE key=?", (key,))
-        if not rows:
-            return None
-        acc, votes, model, served, raw = rows[0]
-        votes = _decoded(votes)
-        if not isinstance(votes, list) or not isinstance(model, str):
-            return None   # a damaged row is a miss: asked again, and the row replaced
-        return CachedVerdict(bool(acc), [bool(v) for v in votes], model, served, raw)
-
-    def put(self, key: str, verdict: CachedVerdict, prompt_version: str) -> None:
-        self._run(_INSERT, (key, verdict.model, verdict.served_model, prompt_version,
-                            int(verdict.accuracy), json.dumps(verdict.votes), verdict.raw,
-                            time.time()))
-
-    def get_answer(self, key: str) -> CachedAnswer | None:
-        rows = self._run("SELECT value, votes, model, served_model, raw FROM answers "
+    def get(self, key: str, verdict: bool = True) -> CachedAnswer | None:
+        """The verdict (or, verdict=False, the task's answer) cached under `key`."""
+        rows = self._run(f"SELECT {'accuracy' if verdict else 'value'}, votes, model, "
+                         f"served_model, raw FROM {'verdicts' if verdict else 'answers'} "
                          "WHERE key=?", (key,))
         if not rows:
             return None
         value, votes, model, served, raw = rows[0]
-        value, votes = _decoded(value), _decoded(votes)
-        if value is _DAMAGED or not isinstance(votes, list) or not isinstance(model, str):
-            return None   # a damaged row is a miss: asked again, and the row replaced
-        return CachedAnswer(value, votes, model, served, raw)
+        try:   # a damaged row (a file edited by hand or by another tool) is a miss
+            value = bool(value) if verdict else json.loads(value)
+            votes = json.loads(votes)
+        except (TypeError, ValueError, RecursionError):
+            return None
+        if not isinstance(votes, list) or not isinstance(model, str):
+            return None
+        return CachedAnswer(value, [bool(v) for v in votes] if verdict else votes, model,
+                            served, raw)
 
-    def put_answer(self, key: str, answer: CachedAnswer, task: str, task_version: str) -> None:
-        self._run(_INSERT_ANSWER, (key, task, task_version, answer.model, answer.served_model,
-                                   json.dumps(answer.value), json.dumps(answer.votes),
-                                   answer.raw, time.time()))
-
-    def flush(self) -> None:
-        """Nothing to do: every put is committed as it is made. Kept for callers."""
+    def put(self, key: str, answer: CachedAnswer, version: str, task: str | None = None) -> None:
+        """Store a verdict of prompt `version` (task None), or an answer to `task`."""
+        a = answer
+        if task is None:
+            row = (key, a.model, a.served_model, version, int(a.value), json.dumps(a.votes),
+                   a.raw, time.time())
+        else:
+            row = (key, task, version, a.model, a.served_model, json.dumps(a.value),
+                   json.dumps(a.votes), a.raw, time.time())
+        self._run(_INSERT["verdicts" if task is None else "answers"], row)
 
     def __len__(self) -> int:
         return self._run("SELECT COUNT(*) FROM verdicts")[0][0]

@@ -92,21 +92,18 @@ class GradeSummary:
         return {s.value: self.statuses.get(s.value, 0) for s in Status}
 
     def to_dict(self) -> dict:
-        d = self._to_dict()
-        if self.part_statuses:
-            d["parts"] = {"statuses": {s.value: self.part_statuses.get(s.value, 0)
-                                       for s in Status},
-                          "scored_rows": self.scored, "mean_score": self.mean_score}
-        return d
-
-    def _to_dict(self) -> dict:
-        return {
+        d = {
             "total": self.overall.total, "graded": self.overall.graded,
             "correct": self.overall.correct, "accuracy": self.accuracy,
             "coverage": self.coverage, "statuses": self.counts,
             "by_answer_type": {k: vars(t) | {"accuracy": t.accuracy} for k, t in self.by_type.items()},
             "by_category": {k: vars(t) | {"accuracy": t.accuracy} for k, t in self.by_category.items()},
         }
+        if self.part_statuses:
+            d["parts"] = {"statuses": {s.value: self.part_statuses.get(s.value, 0)
+                                       for s in Status},
+                          "scored_rows": self.scored, "mean_score": self.mean_score}
+        return d
 
     def render(self) -> str:
         o = self.overall

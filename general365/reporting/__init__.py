@@ -7,6 +7,17 @@ page. Reads graded files only (and a run folder's run.json for provenance); neve
 
 (general365.reporting.build has the parts: build_report computes, write_report writes.) The
 names below are imported on first use: `import general365` stays cheap.
+
+- build.py       a report from graded files: computed, then written aside and swapped in
+- load.py        graded files read into typed rows, grouped by model
+- hub_folder.py  a results dataset folder (the Hub layout) read back as graded rows
+- kinds.py       what a report shows that depends on the benchmark
+- stats.py       accuracy, the seed-family bootstrap, run stability, avg@N / pass@N
+- summary.py     one summary per model, and the report's JSON form (report.json)
+- published.py   the paper's own numbers, bundled as CSV
+- tables.py      the report's tables as typed values; Markdown and CSV
+- plots.py       the paper's figures for any set of models
+- html.py        the leaderboard page: one self-contained index.html
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from typing import Callable, Sequence
 from .. import folders
 from ..fsutil import write_text
 from ..errors import OptionError, UserError
+from ..validators import option_int
 from . import html, plots, stats, summary, tables
 from .kinds import GENERAL365, ReportKind
 from .load import ModelRuns, load_graded
@@ -53,8 +54,8 @@ def check_report_options(*, published: str, resamples: int, kind: ReportKind = G
                                        f"{', '.join(kind.published_choices)}"
                                        + ("" if kind.published_choices != ("none",) else
                                           f" ({kind.title} has no published figures here)"))
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 100:
-        raise OptionError("bootstrap", f"{resamples}: expected at least 100 resamples")
+    option_int("bootstrap", resamples, minimum=100,
+               text=f"{resamples}: expected at least 100 resamples")
 
 
 KindOf = Callable[[str | None], ReportKind]

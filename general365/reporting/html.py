@@ -9,7 +9,7 @@ import base64
 import datetime as _dt
 import json
 from html import escape
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from .. import __version__
 from .plots import Figure
@@ -94,8 +94,7 @@ def _is_run_row(row: list, t: Table, run_names: set[str]) -> bool:
     return "Model" in names and row[names.index("Model")] in run_names
 
 
-def table_html(t: Table, *, table_id: str, sortable: bool = True,
-               run_names: set[str] | None = None) -> str:
+def table_html(t: Table, *, table_id: str, run_names: set[str] | None = None) -> str:
     head = "".join(f'<th data-kind="{_e(c.kind)}" scope="col">{_e(c.name)}</th>'
                    for c in t.columns)
     body = []
@@ -119,10 +118,9 @@ def table_html(t: Table, *, table_id: str, sortable: bool = True,
         is_run = _is_run_row(row, t, run_names or set())
         cls = ' class="run"' if is_run else ""
         body.append(f"<tr{cls}>" + "".join(cells) + "</tr>")
-    klass = "sortable" if sortable else "plain"
     note = f'<p class="note">{_e(t.note.replace("`", ""))}</p>' if t.note else ""
     return (f'<h2 id="{_e(table_id)}-title">{_e(t.title)}</h2>{note}<div class="wrap">'
-            f'<table id="{_e(table_id)}" class="{klass}"><thead><tr>{head}</tr></thead>'
+            f'<table id="{_e(table_id)}" class="sortable"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div>')
 
 
@@ -135,21 +133,22 @@ def figure_html(f: Figure) -> str:
             f"</figcaption></figure>")
 
 
+def dl_html(items: Iterable[tuple[str, Any]]) -> str:
+    """(name, value) pairs as a definition list; a value that is not text as JSON."""
+    return "<dl>" + "".join(
+        f"<dt>{_e(k)}</dt><dd>"
+        f"{_e(v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str))}</dd>"
+        for k, v in items) + "</dl>"
+
+
 def provenance_html(models: Sequence[ModelSummary]) -> str:
     parts = ['<h2 id="provenance">Provenance of each run</h2>']
     runs = [m for m in models if m.kind == "run"]
     if not runs:
         parts.append('<p class="note">No runs of your own in this report.</p>')
     for m in runs:
-        items = []
-        for key, value in m.provenance.items():
-            if key == "run_json":
-                continue
-            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
-                                                                   default=str)
-            items.append(f"<dt>{_e(key)}</dt><dd>{_e(shown)}</dd>")
-        items.append(f"<dt>preset group</dt><dd>{_e(m.group)}</dd>")
-        parts.append(f"<h3>{_e(m.name)}</h3><dl>{''.join(items)}</dl>")
+        items = [(k, v) for k, v in m.provenance.items() if k != "run_json"]
+        parts.append(f"<h3>{_e(m.name)}</h3>{dl_html(items + [('preset group', m.group)])}")
         if m.provenance.get("run_json"):
             text = json.dumps(m.provenance["run_json"], indent=2, ensure_ascii=False, default=str)
             parts.append(f"<details><summary>run.json</summary><pre>{_e(text)}</pre></details>")

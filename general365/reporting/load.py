@@ -29,10 +29,6 @@ class ModelRuns:
     run_json: list[dict[str, Any]] = field(default_factory=list)
 
     @property
-    def presets(self) -> set[str]:
-        return {r.preset for r in self.rows if r.preset}
-
-    @property
     def random_weights(self) -> bool:
         """Whether run.json says the model had random weights (the demo's tiny model)."""
         return any(rj.get("random_weights") is True for rj in self.run_json)
@@ -44,7 +40,7 @@ class ModelRuns:
         sampling preset says so, else `other`."""
         if self.random_weights:
             return "demo"
-        p = self.presets
+        p = {r.preset for r in self.rows if r.preset}
         return p.pop() if len(p) == 1 and p <= {"reasoning", "chat"} else "other"
 
     @property

@@ -35,7 +35,8 @@ class PublishedStability:
     delta: float                     # as printed (fraction)
 
 
-def _read(name: str) -> list[dict[str, str]]:
+def read_csv(name: str) -> list[dict[str, str]]:
+    """The rows of a bundled CSV file of published figures."""
     with open(os.path.join(PUBLISHED_DIR, name), encoding="utf-8", newline="") as f:
         return list(csv.DictReader(f))
 
@@ -48,7 +49,7 @@ def _pct(text: str) -> float:
 def table1() -> list[PublishedModel]:
     """Table 1: 26 models, 8 categories and Overall, full benchmark, in the paper's order."""
     out = []
-    for row in _read("table1_full.csv"):
+    for row in read_csv("table1_full.csv"):
         out.append(PublishedModel(
             name=row["model"], group=row["group"], benchmark="full",
             overall=_pct(row["Overall"]),
@@ -63,19 +64,19 @@ def table2() -> list[PublishedModel]:
     groups = {m.name: m.group for m in table1()}
     return [PublishedModel(name=r["model"], group=groups.get(r["model"], "other"),
                            benchmark="public", overall=_pct(r["public"]))
-            for r in _read("table2_public.csv")]
+            for r in read_csv("table2_public.csv")]
 
 
 def table2_full_column() -> dict[str, float]:
     """Table 2's full-benchmark column, as printed (it differs from Table 1 for one model)."""
-    return {r["model"]: _pct(r["full"]) for r in _read("table2_public.csv")}
+    return {r["model"]: _pct(r["full"]) for r in read_csv("table2_public.csv")}
 
 
 def table3() -> list[PublishedStability]:
     return [PublishedStability(name=r["model"],
                                runs=tuple(_pct(r[f"rep{i}"]) for i in range(1, 5)),
                                delta=_pct(r["delta"]))
-            for r in _read("table3_stability.csv")]
+            for r in read_csv("table3_stability.csv")]
 
 
 def published(which: str) -> list[PublishedModel]:

@@ -1,22 +1,16 @@
 """The numbers behind the tables: accuracy, the seed-family bootstrap, run stability
-(the paper's Appendix D), avg@N / pass@N, and consistency within seed families.
-
-Conventions (also in docs/reports.md):
-- accuracy = correct / graded; every status other than `correct` counts as wrong, except
-  `ungraded`, which has no verdict and is left out (its share is reported as coverage);
-- with several runs, accuracy pools all (problem, run) rows, which equals avg@N when every
-  run covers every problem;
-- a seed and its variants are not independent, so the bootstrap resamples seed families.
+(the paper's Appendix D), avg@N / pass@N, and consistency within seed families. The
+conventions are in docs/reports.md; the bootstrap resamples whole seed families because a
+seed and its variants are not independent.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from ..schema import Status
-from ..schema import Graded
+from ..schema import Graded, Status
 
 if TYPE_CHECKING:
     import numpy as np
@@ -53,10 +47,7 @@ class RowCounts:
         return self.graded / self.rows if self.rows else None
 
     def to_dict(self) -> dict:
-        return {"accuracy": self.accuracy, "correct": self.correct, "graded": self.graded,
-                "rows": self.rows, "incorrect": self.incorrect, "no_answer": self.no_answer,
-                "timeout": self.timeout, "judge_failed": self.judge_failed,
-                "ungraded": self.ungraded}
+        return {"accuracy": self.accuracy, **asdict(self), "ungraded": self.ungraded}
 
 
 def tally(rows: Iterable[Graded]) -> RowCounts:
@@ -69,16 +60,6 @@ def tally(rows: Iterable[Graded]) -> RowCounts:
                  timeout=counts[Status.TIMEOUT], judge_failed=counts[Status.JUDGE_FAILED])
 
 
-def status_counts(rows: Iterable[Graded]) -> dict[str, int]:
-    counts = {s.value: 0 for s in Status}
-    for r in rows:
-        counts[r.status.value] += 1
-    return counts
-
-
-# --- uncertainty --------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Interval:
     low: float
@@ -89,9 +70,7 @@ class Interval:
     families: int
 
     def to_dict(self) -> dict:
-        return {"low": self.low, "high": self.high, "level": self.level,
-                "resamples": self.resamples, "seed": self.seed, "families": self.families,
-                "method": "percentile bootstrap over seed families"}
+        return {**asdict(self), "method": "percentile bootstrap over seed families"}
 
 
 def family_counts(rows: Iterable[Graded]) -> tuple[np.ndarray, np.ndarray]:
@@ -126,9 +105,6 @@ def bootstrap_interval(rows: Sequence[Graded], *, resamples: int = BOOTSTRAP_RES
     low, high = np.quantile(acc, [alpha, 1.0 - alpha])
     return Interval(low=float(low), high=float(high), level=level, resamples=resamples,
                     seed=seed, families=n)
-
-
-# --- several runs -------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -172,9 +148,6 @@ def stability(rows: Sequence[Graded]) -> Stability:
     )
 
 
-# --- consistency within seed families (ours) ----------------------------------------
-
-
 @dataclass(frozen=True)
 class Consistency:
     """Shares of seed families whose graded members (seed and variants) are all correct, all
@@ -189,8 +162,7 @@ class Consistency:
     runs: int
 
     def to_dict(self) -> dict:
-        return {"all_correct": self.all_correct, "all_wrong": self.all_wrong,
-                "mixed": self.mixed, "families": self.families, "runs": self.runs,
+        return {**asdict(self),
                 "definition": "per run, families with >= 2 graded members; mean over runs"}
 
 
@@ -215,9 +187,6 @@ def consistency(rows: Sequence[Graded]) -> Consistency:
         return Consistency(None, None, None, 0, 0)
     a = np.mean(np.array(shares), axis=0)
     return Consistency(float(a[0]), float(a[1]), float(a[2]), counted, len(shares))
-
-
-# --- tokens -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -253,8 +222,3 @@ def tokens(rows: Sequence[Graded]) -> Tokens:
         with_output=len(out), with_reasoning=len(rea),
         truncated=sum(f == "length" for f in fin), with_finish=len(fin), rows=len(rows),
     )
-
-
-__all__ = ["BOOTSTRAP_LEVEL", "BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED", "Consistency",
-           "Interval", "Stability", "RowCounts", "Tokens", "bootstrap_interval", "consistency",
-           "family_counts", "stability", "status_counts", "tally", "tokens"]

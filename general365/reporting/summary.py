@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from .. import __version__
-from ..schema import AnswerType, Category
+from ..schema import AnswerType, Category, Status
 from . import stats
 from .load import ModelRuns
 from .published import SOURCE, PublishedModel, PublishedStability
@@ -72,7 +72,7 @@ def summarize_runs(m: ModelRuns, *, resamples: int = stats.BOOTSTRAP_RESAMPLES,
         answer_types={k: t for k, t in types.items() if t.rows},
         seed_variant={"seed": stats.tally(r for r in rows if r.is_seed),
                       "variant": stats.tally(r for r in rows if not r.is_seed)},
-        statuses=stats.status_counts(rows),
+        statuses={s.value: getattr(overall, s.value) for s in Status},
         tokens=stats.tokens(rows),
         stability=stats.stability(rows),
         consistency=stats.consistency(rows),

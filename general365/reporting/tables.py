@@ -69,22 +69,24 @@ def fmt(value: Any, kind: str, *, digits: int) -> str:
     return str(value)
 
 
-def to_markdown(t: Table) -> str:
-    def esc(s: str) -> str:
-        return s.replace("|", "\\|").replace("\n", " ")
+def md_cell(text: str) -> str:
+    """Text that stays in its Markdown table cell."""
+    return text.replace("|", "\\|").replace("\n", " ")
 
+
+def to_markdown(t: Table) -> str:
     out = [f"### {t.title}", ""]
     if t.note:
         out += [t.note, ""]
-    out.append("| " + " | ".join(esc(c.name) for c in t.columns) + " |")
+    out.append("| " + " | ".join(md_cell(c.name) for c in t.columns) + " |")
     out.append("|" + "|".join("---" if c.kind == TEXT else "---:" for c in t.columns) + "|")
     last_group = None
     for i, row in enumerate(t.rows):
         group = t.groups[i] if i < len(t.groups) else None
         if group and group != last_group:
-            out.append("| **" + esc(group) + "** |" + " |" * (len(t.columns) - 1))
+            out.append("| **" + md_cell(group) + "** |" + " |" * (len(t.columns) - 1))
             last_group = group
-        out.append("| " + " | ".join(esc(fmt(v, c.kind, digits=1))
+        out.append("| " + " | ".join(md_cell(fmt(v, c.kind, digits=1))
                                      for v, c in zip(row, t.columns)) + " |")
     return "\n".join(out) + "\n"
 

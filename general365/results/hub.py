@@ -21,6 +21,7 @@ from ..fsutil import WriteFailed, write_text
 from ..reporting import hub_folder as layout
 from ..reporting.load import ModelRuns
 from ..schema import Graded
+from ..validators import is_int
 from . import rows as results
 
 _REPO = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
@@ -114,22 +115,19 @@ def _results_schema():
 
 def _detail(r: Graded, model: str) -> dict[str, Any]:
     inline = r.response.inline
+    fr = inline.get("float_round")
     cats = [c.value for c in r.categories]
     return {"model": model, "run": r.run, "id": r.id, "status": r.status.value,
             "correct": r.correct, "method": r.method.value if r.method else None,
             "extracted": r.verdict.extracted, "answer": results.as_text(inline.get("answer")),
             "answer_type": r.answer_type.value if r.answer_type else None,
-            "float_round": _int(inline.get("float_round")), "categories": cats,
+            "float_round": fr if is_int(fr) else None, "categories": cats,
             "seed_id": r.seed_id, "variant": r.variant, "output_tokens": r.output_tokens,
             "reasoning_tokens": r.reasoning_tokens, "finish_reason": r.finish_reason,
             "judge_model": r.judge_model,
             "sampling": json.dumps(r.response.sampling, sort_keys=True, default=str)
             if r.response.sampling else None,
             "benchmark": r.benchmark or "general365"}
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def write_folder(models: Sequence[ModelRuns], folder: str) -> list[str]:

@@ -1,7 +1,6 @@
 """What the trackers and the Hub results dataset receive, computed once from a model's
 graded rows: the scalars (the `evaluate` metric's flat keys, metric.flat_scores, plus the
-report's avg@N and pass@N over runs), the provenance of the runs, and one plain row per
-graded response."""
+report's avg@N and pass@N over runs) and the provenance of the runs."""
 
 from __future__ import annotations
 
@@ -53,14 +52,6 @@ def metric_columns() -> list[str]:
 
 def is_rate(key: str) -> bool:
     return key.split("/")[0] in ("accuracy", "coverage", "avg_at_n", "pass_at_n")
-
-
-def sample_rows(m: ModelRuns) -> list[dict[str, Any]]:
-    """One row per graded response: the per-sample table the trackers log."""
-    return [{"id": r.id, "run": r.run, "status": r.status.value,
-             "extracted": r.verdict.extracted, "answer": as_text(r.response.inline.get("answer")),
-             "output_tokens": r.output_tokens, "reasoning_tokens": r.reasoning_tokens}
-            for r in m.rows]
 
 
 def as_text(value: Any) -> str | None:

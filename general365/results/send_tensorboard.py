@@ -5,12 +5,12 @@ them (TensorBoard has no tables) and as a text summary."""
 from __future__ import annotations
 
 import csv
-import io
 import os
 import time
 from typing import Any, Sequence
 
 from ..reporting.load import ModelRuns
+from ..reporting.tables import md_cell
 from . import rows as results
 from .trackers import SAMPLE_COLUMNS, folder_name, params, samples
 
@@ -41,15 +41,12 @@ def send(models: Sequence[ModelRuns], *, logging_dir: str | None) -> str:
         finally:
             writer.close()
         # TensorBoard has no tables: the rows are also an artifact beside the events.
-        buf = io.StringIO()
-        w = csv.writer(buf)
-        w.writerow(SAMPLE_COLUMNS)
-        w.writerows(samples(m))
         with open(os.path.join(folder, "samples.csv"), "w", encoding="utf-8", newline="") as f:
-            f.write(buf.getvalue())
+            w = csv.writer(f)
+            w.writerow(SAMPLE_COLUMNS)
+            w.writerows(samples(m))
     return logging_dir
 
 
 def _md(value: Any) -> str:
-    text = "" if value is None else str(value)
-    return text.replace("|", "\\|").replace("\n", " ")
+    return md_cell("" if value is None else str(value))

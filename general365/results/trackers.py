@@ -2,12 +2,8 @@
 names). One tracker run per model (all its runs pooled): the scalars of rows.py, the
 provenance as the run's parameters, and the per-sample rows as a table where the tracker
 has tables (W&B, trackio, MLflow), else as an artifact (TensorBoard: a CSV file beside its
-event files, and the same rows as a text summary).
-
-Where each one writes is the tracker's own setting: TensorBoard under `logging_dir`
-(default REPORT_DIR/tensorboard), MLflow to MLFLOW_TRACKING_URI (mlflow's own default
-when unset), W&B per its environment (WANDB_PROJECT, WANDB_MODE=offline, ...), trackio
-to its local store (TRACKIO_DIR, default under HF_HOME).
+event files, and the same rows as a text summary). Where each one writes is the tracker's
+own setting (docs/reports.md lists them).
 """
 
 from __future__ import annotations
@@ -121,7 +117,10 @@ def _one_line(text: str) -> str:
 
 
 def samples(m: ModelRuns) -> list[list[Any]]:
-    return [[row[c] for c in SAMPLE_COLUMNS] for row in results.sample_rows(m)]
+    """One row per graded response, in SAMPLE_COLUMNS' order."""
+    return [[r.id, r.run, r.status.value, r.verdict.extracted,
+             results.as_text(r.response.inline.get("answer")), r.output_tokens,
+             r.reasoning_tokens] for r in m.rows]
 
 
 def params(m: ModelRuns) -> dict[str, Any]:

@@ -2,7 +2,26 @@
 one small protocol (base.py), into a resumable run store (store.py).
 
 Backends are imported lazily (registry.make_runner), so `import general365.runners` stays
-cheap and works without vllm, torch or openai installed."""
+cheap and works without vllm, torch or openai installed.
+
+- base.py           the Runner protocol, requests, generations, the paper's sampling presets
+- options.py        a generation's options, checked once before anything loads
+- registry.py       backend name -> runner, importing only the chosen backend
+- session.py        one generation session on a run folder (lock, pending, run.json)
+- store.py          the run store: responses.jsonl (append-only) and run.json
+- provenance.py     what run.json records about a run
+- limits.py         how many tokens each request may generate
+- engine_output.py  an engine's raw output as a Generation (reasoning split and counted)
+- engine_args.py    engine options with no flag of ours (`--engine-arg KEY=VALUE`)
+- vllm.py           the vLLM offline runner
+- vllm_engine.py    one vLLM engine in this process
+- vllm_dp.py        data parallelism: one vLLM engine process per GPU group
+- transformers.py   the transformers runner
+- openai_api.py     the OpenAI-compatible API runner
+- chat_reply.py     one chat completion sent and its reply read
+- endpoints.py      several endpoints serving one model: which takes the next request
+- prompt_tokens.py  prompt tokens counted through vLLM's /tokenize
+"""
 
 from .base import (PRESETS, Generation, GenerationRequest, Runner, SamplingSettings, preset,
                    run_seed)

@@ -20,6 +20,7 @@ from typing import Any, Iterable, Iterator, Mapping
 from ..errors import DataError, UserError
 from ..fsutil import check_target, keep_from_forks, release, write_text
 from ..jsonl import NotJSON
+from ..jsonl import line as jsonl_line
 from ..jsonl import parse as parse_json
 from ..schema import Response
 from .base import Generation, GenerationRequest, SamplingSettings
@@ -241,14 +242,7 @@ class RunStore:
     def append(self, record: dict[str, Any], key: RecordKey) -> None:
         if self._fd is None:
             raise RuntimeError("RunStore.append before open()")
-        text = json.dumps(record, ensure_ascii=False, default=str) + "\n"
-        try:
-            line = text.encode("utf-8")
-        except UnicodeEncodeError:
-            # A lone surrogate from a server's reply (json escapes can make one): kept as
-            # U+FFFD, since UTF-8 cannot hold it and the record must still be written.
-            line = text.encode("utf-8", "replace")
-        view = memoryview(line)
+        view = memoryview(jsonl_line(record, default=str))
         written = 0
         # One write of the whole line; the loop only matters if the OS writes partially
         # (a full disk), where the remainder continues the same line.

@@ -1,10 +1,9 @@
-"""The records and vocabularies at the seams between stages (see docs/architecture.md):
+"""The records and vocabularies at the seams between stages (see docs/architecture.md).
 
-    Problem   a dataset row                        records.py
-    Response  one model output (responses.jsonl)   records.py
-    Verdict   its grade                            records.py
-    Graded    a graded row (graded.jsonl)          graded.py
-    AnswerType, Category, Status, Method           enums.py
+- records.py  Problem (a dataset row), Response (one model output), Verdict (its grade)
+- graded.py   Graded: a graded row (graded.jsonl), written by the grader, read back whole
+- enums.py    AnswerType, Category, Status, Method
+- fields.py   field checks shared by the records (file, line, id and field on error)
 """
 
 from .enums import AnswerType, Category, Method, Status

@@ -1,6 +1,10 @@
-"""Benchmarks behind one protocol (base.py): General365 (the default), a generic
-question/answer benchmark (qa.py), and CFE-Bench (cfe/). See docs/architecture.md for how to
-add one."""
+"""Benchmarks behind one protocol (base.py). See docs/architecture.md for how to add one.
+
+- base.py        the Benchmark protocol: what makes one benchmark itself
+- general365.py  General365 itself: the default benchmark
+- qa.py          any question/answer dataset as a benchmark
+- cfe/           CFE-Bench
+"""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
-"""The Benchmark seam: what makes one benchmark itself, behind one small protocol.
-
-The runners, the run store, the judge client, the command line and the report machinery
-are shared; a benchmark supplies only what is its own:
-
-- `load`: its problems from a source, validated (one line per bad row);
-- `messages`: the chat messages a model is asked (the prompt builder);
-- `inline`: the problem's fields each response row carries, so that a responses file can
-  be graded with no dataset at hand;
-- `grader`: a grader for one policy and judge, which pairs each response with its problem
-  (every check before grading; grading/pairing.py) and grades;
-- `report`: its report kind (title, tables, published figures; reporting/kinds.py).
+"""The Benchmark seam: what makes one benchmark itself, behind one small protocol. The
+runners, the run store, the judge client, the grading loop (grading/engine.py), the command
+line and the report machinery are shared; a benchmark supplies the members below.
 
 A problem is any object with a string `id`; General365's is `schema.Problem`. Response and
 graded rows of a benchmark other than General365 carry `"benchmark": NAME` (through
@@ -52,9 +43,11 @@ class Benchmark(Protocol):
 
     def grader(self, problems: Sequence[Any] | None, *, policy: str | None, judge: Any,
                workers: int | None, timeout: float, dataset: str | None = None) -> Any:
-        """A grader: `.pairing.pair(response, path=, line=)` checks and pairs one response,
-        `.grade(responses, path=, checked=, progress=)` yields schema.Graded rows in input
-        order, `.policy` names the policy, `.close()` ends it; `.uses_judge` (optional,
-        True if absent) False when it asks no judge: grade_file then checks and grades the
-        file in one read instead of checking it all first."""
+        """A grader (a grading.engine.Grader with the benchmark's hook):
+        `.pairing.pair(response, path=, line=)` checks and pairs one response (every check
+        before grading; grading/pairing.py), `.grade(responses, path=, checked=, progress=)`
+        yields schema.Graded rows in input order, `.policy` names the policy, `.close()`
+        ends it; `.uses_judge` (optional, True if absent) False when it asks no judge:
+        grade_file then checks and grades the file in one read instead of checking it all
+        first."""
         ...

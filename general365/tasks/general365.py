@@ -6,8 +6,7 @@ from typing import Any, Mapping, Sequence
 
 from .. import prompts
 from ..data.load import load_problems
-from ..grading.hybrid import HybridGrader
-from ..grading.pool import DEFAULT_TIMEOUT
+from ..grading import hybrid
 from ..reporting.kinds import GENERAL365
 from ..runners.provenance import dataset_fingerprint
 from ..schema import INLINE_PROBLEM_FIELDS, Problem
@@ -34,8 +33,4 @@ class General365:
     def fingerprint(self, items: Sequence[Problem]) -> str:
         return dataset_fingerprint(items)
 
-    def grader(self, problems: Sequence[Problem] | None, *, policy: str | None = None,
-               judge: Any = None, workers: int | None = None,
-               timeout: float = DEFAULT_TIMEOUT, dataset: str | None = None) -> HybridGrader:
-        return HybridGrader(problems, policy=policy, judge=judge, workers=workers,
-                            timeout=timeout, dataset=dataset)
+    grader = staticmethod(hybrid.HybridGrader)   # Benchmark.grader

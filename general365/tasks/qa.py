@@ -19,8 +19,7 @@ from typing import Any, Mapping, Sequence
 from ..answers.gold import parse_gold
 from ..data.readers import read_source
 from ..errors import DataError, DataErrors, OptionError
-from ..grading.hybrid import HybridGrader
-from ..grading.pool import DEFAULT_TIMEOUT
+from ..grading import hybrid
 from ..reporting.kinds import ReportKind, plain_tables
 from ..schema import INLINE_PROBLEM_FIELDS, AnswerType, Problem
 
@@ -146,8 +145,4 @@ class QABenchmark:
                                 ensure_ascii=False).encode("utf-8") + b"\n")
         return h.hexdigest()[:16]
 
-    def grader(self, problems: Sequence[Problem] | None, *, policy: str | None = None,
-               judge: Any = None, workers: int | None = None,
-               timeout: float = DEFAULT_TIMEOUT, dataset: str | None = None) -> HybridGrader:
-        return HybridGrader(problems, policy=policy, judge=judge, workers=workers,
-                            timeout=timeout, dataset=dataset)
+    grader = staticmethod(hybrid.HybridGrader)   # Benchmark.grader

@@ -203,35 +203,35 @@ def test_what_stays_accepted():
         parse("[" + legal + "]")
 
 
-def test_a_line_whose_first_pass_is_recorded_is_reread_the_same(tmp_path):
-    from general365.jsonl import FileChanged, Fingerprint, iter_same_lines
+def test_a_line_whose_first_read_is_recorded_is_reread_the_same(tmp_path):
+    from general365.jsonl import FileChanged, Snapshot
 
     p = write_lines(tmp_path / "a.jsonl", '{"a": 1}', "", '{"a": 2}')
-    fp = Fingerprint()
-    first = list(iter_jsonl(str(p), fingerprint=fp))
-    assert list(iter_same_lines(str(p), fp)) == first == [(1, {"a": 1}), (3, {"a": 2})]
-    assert not fp.grew
-    with open(p, "a") as f:          # appended after the first pass: not part of it
+    snap = Snapshot()
+    first = list(iter_jsonl(str(p), snapshot=snap))
+    assert list(iter_jsonl(str(p), expect=snap)) == first == [(1, {"a": 1}), (3, {"a": 2})]
+    assert not snap.grew
+    with open(p, "a") as f:          # appended after the first read: not part of it
         f.write('{"a": 3}\n')
-    assert list(iter_same_lines(str(p), fp)) == first and fp.grew
+    assert list(iter_jsonl(str(p), expect=snap)) == first and snap.grew
     p.write_text('{"a": 1}\n\n{"a": 9}\n')   # the same length, one byte changed
     with pytest.raises(FileChanged, match=r"a\.jsonl:3: the file changed"):
-        list(iter_same_lines(str(p), fp))
+        list(iter_jsonl(str(p), expect=snap))
     p.write_text('{"a": 1}\n')
     with pytest.raises(FileChanged, match=r"a\.jsonl:2: the file changed .*shorter"):
-        list(iter_same_lines(str(p), fp))
+        list(iter_jsonl(str(p), expect=snap))
 
 
 def test_a_last_line_without_newline_then_appended_to_is_the_same_line(tmp_path):
-    from general365.jsonl import Fingerprint, iter_same_lines
+    from general365.jsonl import Snapshot
 
     p = tmp_path / "a.jsonl"
     p.write_text('{"a": 1}\n{"a": 2}')
-    fp = Fingerprint()
-    first = list(iter_jsonl(str(p), fingerprint=fp))
+    snap = Snapshot()
+    first = list(iter_jsonl(str(p), snapshot=snap))
     with open(p, "a") as f:
         f.write('\n{"a": 3}\n')
-    assert list(iter_same_lines(str(p), fp)) == first
+    assert list(iter_jsonl(str(p), expect=snap)) == first
 
 
 def test_a_linkage_csv_with_a_column_twice_is_refused(tmp_path, capsys):

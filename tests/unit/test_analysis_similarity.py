@@ -12,7 +12,7 @@ import pytest
 
 from general365.analysis import analyze, write_analysis
 from general365.analysis.similarity import published_similarity
-from general365.analysis.similarity_figures import draw_similarity
+from general365.analysis.figures import draw_similarity
 from general365.analysis.similarity_prompt import NO_REASONING
 from general365.cli import main
 from general365.grading.judge import Judge

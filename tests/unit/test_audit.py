@@ -13,7 +13,7 @@ from general365 import audit
 from general365.audit.labels import read_labels
 from general365.audit.metrics import scores, weighted_estimate
 from general365.audit.rows import RuleSide, disagree, rule_side
-from general365.audit.sample import DISAGREEMENT, allocate
+from general365.audit.sampling import DISAGREEMENT, allocate
 from general365.cli import main
 from general365.errors import UserError
 from general365.grading.hybrid import grade

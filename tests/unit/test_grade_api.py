@@ -222,11 +222,11 @@ def test_summary_per_type_and_category():
 
 
 def test_gold_parsed_once_per_problem_not_per_response(monkeypatch):
-    import general365.grading.gold_cache as gold_cache
+    import general365.grading.hybrid as hybrid
 
     calls = []
-    real = gold_cache.parse_gold
-    monkeypatch.setattr(gold_cache, "parse_gold", lambda *a: calls.append(a[0]) or real(*a))
+    real = hybrid.parse_gold
+    monkeypatch.setattr(hybrid, "parse_gold", lambda *a: calls.append(a[0]) or real(*a))
     rs = [resp("n1", r"\boxed{12}", run=i) for i in range(30)]
     rs += [resp("i1", r"\boxed{2\le x<5}", run=i) for i in range(30)]
     vs = general365.grade(rs, PROBLEMS, policy="rule", chunk_size=7)
@@ -245,11 +245,11 @@ def test_identical_answers_go_to_math_verify_once():
 
 
 def test_identical_plain_answers_are_compared_once(monkeypatch):
-    import general365.grading.gold_cache as gold_cache
+    import general365.grading.hybrid as hybrid
 
     calls = []
-    real = gold_cache.grade_fast
-    monkeypatch.setattr(gold_cache, "grade_fast", lambda g, c: calls.append(c) or real(g, c))
+    real = hybrid.grade_fast
+    monkeypatch.setattr(hybrid, "grade_fast", lambda g, c: calls.append(c) or real(g, c))
     rs = [resp("n1", r"\boxed{12}" if i % 3 else r"\boxed{13}", run=i) for i in range(30)]
     rs += [resp("i1", r"\boxed{[2,5)}", run=i) for i in range(10)]
     vs = general365.grade(rs, PROBLEMS, policy="rule", chunk_size=7)

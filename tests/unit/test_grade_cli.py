@@ -56,9 +56,8 @@ def test_rule_policy_with_inline_gold(tmp_path, capsys):
 
 
 def test_the_graded_file_is_the_same_however_the_responses_were_spelled(tmp_path, capsys):
-    # The grader writes long strings back as the line held them where that is exactly
-    # json.dumps' spelling (jsonl.parse_verbatim): a line spelled otherwise must still
-    # give the same graded bytes, each line json.dumps' own.
+    # However a responses line spells its strings and layout, the graded file is the same
+    # bytes: each row written the one way general365 writes JSON Lines (jsonl.line).
     rows = [{"id": "q/1", "run": 0, "response": '<think>“x” \\frac{1}{2}\n\t"é"</think> '
              'so \\boxed{12}. Done 😀', "model": "m/1", "reasoning": "a \\ b\n中",
              "answer": "12", "answer_type": "number", "note": "x/y"},
@@ -82,8 +81,10 @@ def test_the_graded_file_is_the_same_however_the_responses_were_spelled(tmp_path
     assert len(set(graded.values())) == 1
     lines = graded["own"].decode("utf-8").splitlines()
     assert [json.loads(ln)["status"] for ln in lines] == ["correct", "correct"]
+    from general365.jsonl import line
+
     for ln in lines:
-        assert ln == json.dumps(json.loads(ln), ensure_ascii=False)
+        assert ln.encode("utf-8") + b"\n" == line(json.loads(ln))
 
 
 def test_dataset_sample(tmp_path, capsys):
@@ -135,10 +136,14 @@ def test_the_rule_policy_reads_the_file_once_and_a_late_bad_line_still_leaves_no
     # folders --out named.
     import general365.grading.files as files
 
-    def second_pass(*a, **k):
-        raise AssertionError("the rule policy read the file a second time")
+    reads = []
 
-    monkeypatch.setattr(files, "iter_same_lines", second_pass)
+    def counted(path, **kw):
+        reads.append(path)
+        return real(path, **kw)
+
+    real = files.iter_jsonl
+    monkeypatch.setattr(files, "iter_jsonl", counted)
     rows = [{"id": f"r{i}", "run": 0, "response": f"<think>x</think> \\boxed{{{i}}}",
              "answer": str(i), "answer_type": "number"} for i in range(2500)]
     src = write_jsonl(tmp_path / "r.jsonl", rows)
@@ -146,6 +151,7 @@ def test_the_rule_policy_reads_the_file_once_and_a_late_bad_line_still_leaves_no
     assert main(["grade", str(src), "--policy", "rule", "--out", str(out)]) == 0
     assert [r["status"] for r in read_jsonl(out)] == ["correct"] * 2500
     assert "graded 2500 responses" in capsys.readouterr().out
+    assert reads == [str(src)], "the rule policy read the file a second time"
 
     bad = write_jsonl(tmp_path / "bad.jsonl", rows, ['{"id": "late", "run": 0}'])
     out = tmp_path / "other" / "g.jsonl"
@@ -349,16 +355,16 @@ def test_without_policy_or_judge_the_cli_grades_by_rule(tmp_path, capsys):
 def test_each_gold_is_parsed_once_per_command(tmp_path, monkeypatch):
     # The check pass and the grading pass share the parsed golds (a spy, not a stand-in:
     # the real parser still runs).
-    import general365.grading.gold_cache as gold_cache
+    import general365.grading.hybrid as hybrid
 
     calls = []
-    real = gold_cache.parse_gold
+    real = hybrid.parse_gold
 
     def counting(answer, answer_type, float_round, question=None):
         calls.append(answer)
         return real(answer, answer_type, float_round, question)
 
-    monkeypatch.setattr(gold_cache, "parse_gold", counting)
+    monkeypatch.setattr(hybrid, "parse_gold", counting)
     rows = [{"id": "a", "run": r, "response": r"\boxed{3}", "answer": "3",
              "answer_type": "number"} for r in range(4)]
     src = write_jsonl(tmp_path / "r.jsonl", rows)

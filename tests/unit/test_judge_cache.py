@@ -10,7 +10,7 @@ import pytest
 
 from general365.errors import UserError
 from general365.grading.judge import Judge, JudgeItem
-from general365.grading.judge_cache import (_SCHEMA as _SCHEMA_SQL, CachedVerdict,
+from general365.grading.judge_cache import (_SCHEMA as _SCHEMA_SQL, CachedAnswer,
                                             JudgeCache, cache_key, default_cache_path)
 from general365.schema import Status
 from support.servers import Behaviour
@@ -20,7 +20,7 @@ BASE = ("gpt-4.1", "v1", "s", "What?", "Paris", "Paris.")
 
 
 def verdict(acc=True):
-    return CachedVerdict(acc, [acc], "gpt-4.1", "gpt-4.1-2025-04-14", TRUE)
+    return CachedAnswer(acc, [acc], "gpt-4.1", "gpt-4.1-2025-04-14", TRUE)
 
 
 @pytest.mark.parametrize("position", range(6))
@@ -39,12 +39,12 @@ def test_roundtrip_and_persistence(tmp_path):
     path = tmp_path / "sub" / "judge.sqlite"
     with JudgeCache(path) as cache:
         cache.put("k1", verdict(True), "v1")
-        cache.put("k2", CachedVerdict(False, [False, True, False], "m", None, '["a"]'), "v1")
+        cache.put("k2", CachedAnswer(False, [False, True, False], "m", None, '["a"]'), "v1")
         assert cache.get("k1") == verdict(True)
         assert cache.get("missing") is None
     reopened = JudgeCache(path)
     assert len(reopened) == 2
-    assert reopened.get("k2") == CachedVerdict(False, [False, True, False], "m", None, '["a"]')
+    assert reopened.get("k2") == CachedAnswer(False, [False, True, False], "m", None, '["a"]')
     reopened.close()
 
 
@@ -169,7 +169,7 @@ def test_a_cache_written_before_the_file_was_marked_is_still_ours(tmp_path):
     _foreign(path, _SCHEMA_SQL, "INSERT INTO verdicts VALUES ('k', 'm', NULL, 'v', 1, "
                                 "'[true]', 'raw', 0)")
     with JudgeCache(path) as cache:
-        assert cache.get("k") == CachedVerdict(True, [True], "m", None, "raw")
+        assert cache.get("k") == CachedAnswer(True, [True], "m", None, "raw")
     db = sqlite3.connect(str(path))
     assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
     db.close()
@@ -193,6 +193,18 @@ def test_rerun_makes_zero_requests(fault_server, tmp_path):
     # another judge model does not reuse these verdicts
     Judge("other-model", base_url=fault_server.base_url, cache=path).judge_batch(ITEMS[:3])
     assert len(fault_server.requests) == 23
+
+
+def test_a_verdicts_key_is_pinned(fault_server, tmp_path):
+    # The verdict is asked as a JudgeTask now; its key must stay the one older files hold,
+    # or every user's cache would be asked again (the hex: the key before the change).
+    fault_server.set_script(lambda req, n: Behaviour.reply(TRUE))
+    path = tmp_path / "judge.sqlite"
+    Judge("m", base_url=fault_server.base_url, cache=path).judge_batch([JudgeItem("q", "a", "a")])
+    db = sqlite3.connect(str(path))
+    assert db.execute("SELECT key, prompt_version FROM verdicts").fetchall() == [
+        ("7f9f08ec156aac3c23b3123431afb0e524eab4c417187e3e287397329efa7000", "132ea5e4be6b1240")]
+    db.close()
 
 
 def test_vote_settings_are_part_of_the_key(fault_server, tmp_path):

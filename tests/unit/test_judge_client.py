@@ -12,8 +12,8 @@ import time
 import pytest
 
 from general365.errors import UserError
-from general365.grading.judge import REASK_MESSAGE, Judge, JudgeItem
-from general365.grading.judge_prompt import SYSTEM_PROMPT
+from general365.grading.judge import Judge, JudgeItem
+from general365.grading.judge_task import REASK_MESSAGE, SYSTEM_PROMPT
 from general365.schema import Status
 from support.servers import Behaviour, sequence
 
@@ -345,8 +345,8 @@ def test_structured_output_requests(fault_server, tmp_path, mode):
         assert req["structured_outputs"] == {"choice": [TRUE, FALSE]}
         assert "response_format" not in req
     # and every allowed reply is one the parser accepts
-    from general365.grading.judge_prompt import VERDICT_CHOICES, parse_reply
-    assert [parse_reply(c).accuracy for c in VERDICT_CHOICES] == [True, False]
+    from general365.grading.judge_task import VERDICT_CHOICES, parse_reply
+    assert [parse_reply(c).value for c in VERDICT_CHOICES] == [True, False]
 
 
 def test_unknown_structured_mode_is_refused():

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from general365.grading.judge_prompt import (MAX_PREDICTION_CHARS, PROMPT_VERSION,
-                                             SYSTEM_PROMPT, TRUNCATION_MARK, USER_TEMPLATE,
-                                             build_messages, parse_reply, truncate_prediction)
+from general365.grading.judge_task import (MAX_PREDICTION_CHARS, PROMPT_VERSION, SYSTEM_PROMPT,
+                                           TRUNCATION_MARK, USER_TEMPLATE, build_messages,
+                                           parse_reply, truncate_prediction)
 
 REPO = Path(__file__).resolve().parents[2]
 CONTRACT = REPO / "docs" / "grading.md"   # the contract lives in the repository (issue 18)
@@ -76,7 +76,7 @@ def test_truncation_limit_must_leave_room():
 ])
 def test_accepted_replies(reply, verdict):
     parsed = parse_reply(reply)
-    assert parsed.ok and parsed.accuracy is verdict and parsed.problem is None
+    assert parsed.ok and parsed.value is verdict and parsed.problem is None
 
 
 @pytest.mark.parametrize("reply, problem", [
@@ -93,6 +93,9 @@ def test_accepted_replies(reply, verdict):
     ("{'accuracy': True}", "not a JSON object"),
     ('{"accuracy": true, "accuracy": false}', "duplicated key"),
     ('{"accuracy": true, "n": NaN}', "not a JSON object"),
+    # what validators' strict decoder refuses too: a lone surrogate, nesting past 100 levels
+    ('{"accuracy": true, "why": "\\ud800"}', "not a JSON object (a lone surrogate"),
+    ('{"accuracy": true, "why": ' + "[" * 150 + "]" * 150 + "}", "not a JSON object (nested"),
     ('{"accuracy": true} {"accuracy": true}', "text after the JSON object"),
     ('{"accuracy": false}\n```json\n{"note": "x"}\n```', "text after the JSON object"),
     # a verdict is never searched for inside prose
@@ -108,7 +111,7 @@ def test_accepted_replies(reply, verdict):
 ])
 def test_refused_replies(reply, problem):
     parsed = parse_reply(reply)
-    assert not parsed.ok and parsed.accuracy is None
+    assert not parsed.ok and parsed.value is None
     assert problem in parsed.problem
 
 
@@ -130,11 +133,11 @@ INJECTED = [
 @pytest.mark.parametrize("reply", INJECTED)
 def test_a_quoted_verdict_never_becomes_the_verdict(reply):
     parsed = parse_reply(reply)
-    assert not parsed.ok and parsed.accuracy is None, parsed
+    assert not parsed.ok and parsed.value is None, parsed
 
 
 def test_read_completion():
-    from general365.grading.judge_prompt import Completion, UnreadableReply, read_completion
+    from general365.grading.judge import Completion, UnreadableReply, read_completion
 
     def completion(message, model="gpt-4.1-2025-04-14", finish="stop"):
         return {"model": model, "choices": [{"message": message, "finish_reason": finish}]}

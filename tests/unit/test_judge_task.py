@@ -206,7 +206,7 @@ def test_a_cache_of_verdicts_only_takes_answers_and_keeps_its_verdicts(fault_ser
     [a] = make_judge(fault_server, tmp_path, cache=path).ask(SIMILARITY_TASK, [pair("o")])
     assert a.value == 1
     with JudgeCache(path) as cache:
-        assert cache.get("k").accuracy is True and len(cache) == 1
+        assert cache.get("k").value is True and len(cache) == 1
 
 
 def test_a_foreign_answers_table_is_refused_untouched(tmp_path):

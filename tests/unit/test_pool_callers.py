@@ -412,5 +412,9 @@ def test_nothing_left_when_the_caller_is_killed(tmp_path, token, busy):
         proc.stdout.close()
         proc.stderr.close()
     assert_nothing_left(token)
+    # A process in the middle of exiting no longer shows its environment (so the token
+    # search passes it over) yet still runs for a moment on a loaded machine: wait for
+    # each, bounded, before asking.
+    psutil.wait_procs(started, timeout=30)
     for p in started:
         assert not p.is_running() or p.status() == psutil.STATUS_ZOMBIE

@@ -9,6 +9,8 @@ The scorer is the benchmark's grader (`rule` policy; `paper` with the judge that
 `-T judge_model=` or GENERAL365_JUDGE_MODEL names). The metrics are accuracy and stderr
 over the graded answers (a text answer without a judge is left out) and coverage, the
 share graded. See docs/harnesses.md.
+
+- tasks.py  the tasks, their scorer and metrics
 """
 
 from .tasks import general365, general365_sample  # noqa: F401

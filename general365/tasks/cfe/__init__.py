@@ -1,25 +1,27 @@
 """CFE-Bench (Classroom Final Exam) through general365: loading and validating the release,
 prompts (multimodal rows carry their figures), per-variable grading (rule path, then an LLM
 judge with CFE's own prompt), Variable and Question Accuracy, reasoning-flow diagnostics.
+Modules in the order data flows (docs/cfe-bench.md):
 
-Modules, in the order data flows (docs/cfe-bench.md):
-
-- data.py         CFEProblem / Variable / FlowStep, loaded from a folder, a file or a Hub copy
-- prompts.py      chat messages (figures as data: URL image content parts)
-- latex.py        plain text from LaTeX / Markdown dressing
-- stated.py       the `name = value` lines (and boxes) of a response
-- quantity.py     numbers with units and scientific notation, compared with a tolerance
-- symbolic.py     formula equivalence (math-verify / sympy), run in the grading pool
-- rule.py         the rule path for one variable
-- judge_prompt.py the per-variable judge prompt (versioned)
-- grade.py        per-variable verdicts under a policy; the graded row (schema.Graded)
-- benchmark.py    the Benchmark protocol object (name "cfe") and its grader
-- graded_rows.py     graded rows read back for the report
-- measures.py     Variable / Question Accuracy, pass@k, avg@k
-- report.py       the report kind: tables beside the paper's published figures
-- flow.py         reasoning-flow diagnostics (unit execution, flow lengths)
-- diagnostics.py  the costed diagnostics (`general365 cfe units | lengths`, cli/cfe.py)
-- audit.py        per-variable rows for the grading audit
+- records.py       CFEProblem, Variable, FlowStep: the records
+- release_rows.py  a release row checked into a CFEProblem
+- data.py          the release loaded from a folder, a file or a Hub copy
+- prompts.py       chat messages (figures as data: URL image content parts)
+- latex.py         plain text from LaTeX / Markdown dressing
+- stated.py        what a response states for each variable: `name = value` lines, boxes
+- quantity.py      numbers with units and scientific notation, compared with a tolerance
+- symbolic.py      formula equivalence (math-verify / sympy), run in the grading pool
+- rule.py          the rule path for one variable
+- reading.py       one response's reading as a pool task
+- judge_prompt.py  the per-variable judge prompt (versioned)
+- grade.py         per-variable verdicts under a policy; the graded row (schema.Graded)
+- benchmark.py     the Benchmark protocol object (name "cfe") and its grader
+- graded_rows.py   graded rows read back for the report
+- measures.py      Variable / Question Accuracy, pass@k, avg@k
+- report.py        the report kind: tables beside the paper's published figures
+- flow.py          reasoning-flow diagnostics (unit execution, flow lengths)
+- diagnostics.py   the costed diagnostics (`general365 cfe units | lengths`)
+- audit.py         per-variable rows for the grading audit
 
 Nothing heavy is imported here: a grading worker unpickles symbolic.py's tasks through it.
 """

@@ -1,28 +1,17 @@
-"""CFE-Bench graded files in the grading audit (general365/audit, docs/audit.md).
-
-A CFE graded row is a graded row like General365's (id, run, status, correct, method,
-extracted, answer, question, judge, detail), with `status` its question's and `parts` its
-variables' verdicts; the audit reads it as it is, at the question level: is "all variables
-right" right? Under `cascade` the row's `detail` starts with `rule: <status>` (what the
-rule path alone said of the question), which is what the audit reads to find rule-judge
-disagreements (`rule undecided`, where the rule path could not say, is no verdict).
-
-The paper's Table 1 validates the judge per variable. `variable_rows` turns each graded
-variable (each part) into a graded row of its own (id `QUESTION#VARIABLE`, `answer` the
-variable's gold, `question` the problem with the variable's name and description, the
-variable's status, method, extracted value, detail and judge record), so that
-`general365 audit sample` and `score` run on variables unchanged:
-`write_variable_rows(graded, out)` writes them.
+"""CFE-Bench graded files in the grading audit (docs/cfe-bench.md, "Judge validation"). The
+audit reads a CFE graded row as it is, at the question level; under `cascade` its `detail`
+starts with `rule: <status>`, which is where the rule-judge disagreements are read.
+`variable_rows` turns each graded variable into a graded row of its own (id
+`QUESTION#VARIABLE`), so that `general365 audit sample` and `score` run on variables
+unchanged.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any, Iterator, Mapping
 
 from ...errors import DataError
-from ...fsutil import atomic_write
-from ...jsonl import iter_jsonl
+from ...jsonl import iter_jsonl, write
 from ...schema import Status
 
 SEPARATOR = "#"
@@ -71,8 +60,4 @@ def variable_rows(path: str) -> Iterator[dict[str, Any]]:
 
 def write_variable_rows(graded: str, out: str) -> int:
     """Write `variable_rows(graded)` to `out` (whole or not at all); returns the count."""
-    rows = list(variable_rows(graded))
-    with atomic_write(out) as f:
-        for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    return len(rows)
+    return write(out, list(variable_rows(graded)))

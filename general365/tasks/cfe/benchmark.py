@@ -1,18 +1,8 @@
-"""CFE-Bench behind the Benchmark seam (general365/tasks/base.py): `general365 generate |
-grade | report | run --benchmark cfe` and `general365.generate(..., benchmark="cfe")` run it
-through the shared runners, run store, judge client and report machinery.
-
-- `load(source, split=, config=)`: `source` the release's folder, one of its files, a Hub
-  id, or None for $CFE_BENCH_DATA; `config` the subset: all (default), text or mm; `split`
-  is not used (the release has one).
-- A response row carries `benchmark: "cfe"` and its problem's gold inline (`variables`:
-  name, type, description, value; `question`, `modality`, `subject`, `tolerance`), so a
-  responses file, and a graded one, is graded again with no dataset at hand.
-- `grader(...)`: CFEGrader, which pairs each response with its problem (grading/pairing.py:
-  one response per (id, run), a problem for each, inline variables that agree with the
-  dataset's) and yields schema.Graded rows whose `parts` are the variables' verdicts and
-  whose `score` is the Variable score (grade.py).
-- `tolerance`: the relative tolerance for numbers (default 1%; a row's own wins).
+"""CFE-Bench behind the Benchmark seam (general365/tasks/base.py): `--benchmark cfe` on
+generate, grade, report and run. A response row carries its problem's gold inline
+(docs/cfe-bench.md, "Rows"), so a responses file grades again with no dataset at hand;
+`CFEGrader` pairs each response with its problem (grading/pairing.py) and yields
+schema.Graded rows whose `parts` are the variables' verdicts (grade.py).
 """
 
 from __future__ import annotations
@@ -23,12 +13,13 @@ import os
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ...errors import DataError, OptionError
-from ...grading.hybrid import check_workers
+from ...grading.engine import Grader
 from ...grading.pairing import Pairing
 from ...schema import Graded, Response
+from ...validators import is_number
 from . import NAME
 from .data import DATA_ENV, SUBSETS, CFEProblem, Variable, VariableType, index, load
-from .grade import DEFAULT_TIMEOUT, check, check_tolerance, default_policy, grade_iter
+from .grade import DEFAULT_TIMEOUT, CFERows, check_tolerance
 from .prompts import PROMPT_VERSION, build_messages
 from .quantity import DEFAULT_TOLERANCE
 from .report import CFE_REPORT
@@ -48,8 +39,7 @@ def _field(response: Any, key: str) -> Any:
 
 
 def _tolerance_ok(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, float)) \
-        and 0 <= value <= 0.5
+    return is_number(value) and 0 <= value <= 0.5
 
 
 def from_inline(response: Any, *, path: str | None = None,
@@ -126,54 +116,22 @@ def inline_agrees(resp: Response, prob: CFEProblem, *, path: str | None = None,
                         + " (the same gold as the dataset, or none inline)")
 
 
-class _SizedPairs:
-    def __init__(self, it: Iterator, n: int):
-        self._it, self.n = it, n
-
-    def __iter__(self):
-        return self._it
-
-    def __len__(self) -> int:
-        return self.n
-
-
-class CFEGrader:
+class CFEGrader(Grader):
     """CFE-Bench's grader for one policy and judge (the seam's grader: `pairing`, `grade`,
-    `policy`, `close`)."""
+    `policy`, `close`): schema.Graded rows."""
 
     def __init__(self, problems: Sequence[CFEProblem] | None = None, *,
                  policy: str | None = None, judge: Any = None, workers: int | None = None,
                  timeout: float = DEFAULT_TIMEOUT, tolerance: float = DEFAULT_TOLERANCE,
                  dataset: str | None = None):
-        self.policy = default_policy(policy, judge)
-        check(self.policy, judge, tolerance, timeout)
-        check_workers(workers)
-        self.judge, self.workers = judge, workers
-        self.timeout, self.tolerance = timeout, tolerance
-        self.pairing = Pairing(index(problems) if problems is not None else None,
-                               from_inline=from_inline, agrees=inline_agrees,
-                               prepare=lambda p: None, dataset=dataset)
+        super().__init__(CFERows(tolerance),
+                         Pairing(index(problems) if problems is not None else None,
+                                 from_inline=from_inline, agrees=inline_agrees,
+                                 prepare=lambda p: None, dataset=dataset),
+                         policy=policy, judge=judge, workers=workers, timeout=timeout)
 
-    def grade(self, responses: Iterable, *, path: str | None = None, checked: bool = False,
-              progress: bool = False) -> Iterator[Graded]:
-        """schema.Graded rows in input order (responses: Response records or dicts)."""
-        def pairs() -> Iterator[tuple[Response, CFEProblem]]:
-            for n, r in enumerate(responses, start=1):
-                at = n if path is not None else None
-                if not isinstance(r, Response):
-                    r = Response.from_dict(r, path=path, line=at)
-                yield r, self.pairing.pair(r, path=path, line=at, check=not checked)
-
-        stream = _SizedPairs(pairs(), len(responses)) if hasattr(responses, "__len__") \
-            else pairs()   # the progress bar's total, where it is known
-        for g in grade_iter(stream, policy=self.policy, judge=self.judge,
-                            workers=self.workers, timeout=self.timeout,
-                            tolerance=self.tolerance, progress=progress):
-            yield g.to_graded()
-
-    def close(self) -> None:
-        if self.judge is not None and hasattr(self.judge, "close"):
-            self.judge.close()
+    def grade(self, responses: Iterable, **options) -> Iterator[Graded]:
+        return (g.to_graded() for g in super().grade(responses, **options))
 
 
 def _image_digest(path: str) -> str:

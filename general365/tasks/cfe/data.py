@@ -1,27 +1,6 @@
-"""CFE-Bench problems read from the release's folder, one of its files or a Hub copy,
-checked row by row (records.py has the records, release_rows.py the checks of one
-row).
-
-The release (Analogy-AI/CFE_Bench) is a folder with `CFE_text.json` (text-only problems),
-`CFE_mm.json` (multimodal problems) and `images/`. Each file is a JSON array of rows:
-
-    id, question {text, images[]}, answer {text, images[]} (the instructor's solution),
-    short_answer_variable[], short_answer_value[], short_answer_description[],
-    short_answer_type[] (numeric | formula | other),
-    reasoning_flow[] {step_id, step, verifiable_answer}
-
-Optional fields a copy may add (the release has none): `subject` (or `field`), the subject
-the report breaks accuracy down by; `tolerance`, a relative tolerance for the row's numbers;
-`short_answer_tolerance[]`, one per variable (null: the row's or the grader's).
-
-Loading is all-or-nothing: every row is checked and every bad row is reported, one line
-each (file, row number, id, field, what was expected); nothing is returned half-checked.
-Image paths must name files inside the folder.
-
-Ids: the release repeats 5 ids in CFE_mm.json, on rows that differ (their reasoning flows,
-one question's spacing); the paper counts them as 144 distinct problems. So the k-th row
-(k >= 2) with an id already seen becomes `ID~k`, with a note; `source_id` keeps the
-release's id.
+"""CFE-Bench problems read from the release's folder, one of its files or a Hub copy
+(docs/cfe-bench.md, "Data": the layout, the optional fields, repeated ids). Loading is
+all-or-nothing: every row is checked (release_rows.py) and every bad row reported.
 """
 
 from __future__ import annotations

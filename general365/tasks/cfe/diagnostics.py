@@ -16,6 +16,7 @@ from ...errors import OptionError, UserError
 from ...fsutil import write_text
 from ...reporting.tables import Table, to_csv, to_markdown
 from ...runners.base import SamplingSettings
+from ...validators import option_int
 from . import flow
 from .records import CFEProblem
 from .grade import DEFAULT_TIMEOUT
@@ -24,8 +25,7 @@ Announce = Callable[[str], None]
 
 
 def _check_count(option: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise OptionError(option, f"must be at least 1 (got {value!r})")
+    option_int(option, value, text=f"must be at least 1 (got {value!r})")
 
 
 def select(problems: Sequence[CFEProblem], limit: int | None) -> list[CFEProblem]:

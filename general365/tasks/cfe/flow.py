@@ -1,25 +1,8 @@
-"""Reasoning-flow diagnostics (the paper's Figures 3-6 and Table 4). Both cost model calls;
-`*_requests` says how many before anything is sent (the CLI prints it).
-
-Unit execution accuracy. Each problem's reference solution is a flow of units u_1..u_n, a
-sub-question with a checkable answer each. For unit k the model sees the question (with
-its figures), the reference prefix u_1..u_{k-1} with their answers, and u_k's sub-question;
-it ends with `answer = <value>`. That value is graded against u_k's verifiable answer by the
-same grader as the benchmark (grade.py: a unit is a one-variable problem whose variable is
-`answer`; numbers and formulas by the rule path, the rest by the judge under cascade or
-paper). Accuracy = correct / graded units, overall, by subset, and by position k.
-
-Reasoning-flow length. The reference's length is its number of units. A response's length
-is counted by a segmenting model (any chat model, usually the judge's): it is shown the
-response's final part (after the reasoning block) and asked to split it into its reasoning
-steps, one verifiable step each, in the paper's sense of a unit, and to reply with one JSON
-object {"steps": N}; anything else is retried by the runner's policy and then left out
-(counted as `segment_failed`). Lengths are reported for solved and unsolved questions (a
-graded file says which), mean and standard deviation, as in the paper's Table 4.
-
-Generations go to a run folder through the same session as `general365 generate`
-(runners/session.py: lock, run.json, progress): a killed diagnostic resumes where it
-stopped, and the folder holds the raw replies.
+"""Reasoning-flow diagnostics (the paper's Figures 3-6 and Table 4; docs/cfe-bench.md,
+"Reasoning-flow diagnostics"): unit execution accuracy, and reasoning-flow lengths counted
+by a segmenting model. Both cost model calls: `*_requests` says how many before anything
+is sent. Generations go to a run folder through the same session as `general365 generate`
+(runners/session.py), so a killed diagnostic resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -38,8 +21,9 @@ from ...runners import provenance
 from ...runners.session import GenerateResult, SessionPlan, run_session
 from ...runners.store import model_key
 from ...schema import Response, Status
+from ...validators import is_int, is_number
 from .records import CFEProblem, FlowStep, Variable, VariableType
-from .grade import CFEGraded, grade_iter
+from .grade import CFEGraded, grade
 from .prompts import with_question
 from .quantity import parse_quantity
 
@@ -92,7 +76,7 @@ def unit_problem(unit: ReasoningUnit) -> CFEProblem:
     """The unit as a one-variable problem, graded like the benchmark."""
     value = unit.step.verifiable_answer
     text = _answer_text(value)
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if is_number(value):
         vtype = VariableType.NUMERIC
     elif isinstance(value, str) and parse_quantity(text) is not None:
         vtype = VariableType.NUMERIC if not parse_quantity(text).unit.text else \
@@ -178,8 +162,7 @@ def grade_units(out_dir: str, unit_list: Sequence[ReasoningUnit], *,
         u = by_id.get(r.id)
         if u is not None:
             pairs.append((r, unit_problem(u)))
-    graded = list(grade_iter(pairs, policy=policy, judge=judge, workers=workers,
-                             timeout=timeout))
+    graded = grade(pairs, policy=policy, judge=judge, workers=workers, timeout=timeout)
     return UnitResults(graded, {u.id: u.index + 1 for u in unit_list})
 
 
@@ -234,7 +217,7 @@ def parse_steps(text: str | None) -> int | None:
     if not isinstance(obj, dict) or set(obj) != {"steps"}:
         return None
     n = obj["steps"]
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 1000:
+    if not is_int(n) or not 1 <= n <= 1000:
         return None
     return n
 

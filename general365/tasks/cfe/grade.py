@@ -22,23 +22,22 @@ variable is correct; `variable_score` = correct / graded variables.
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass
-from itertools import islice
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Sequence
 
-from ...errors import OptionError
+from ...grading.engine import (Grader, Judged, check_policy, check_timeout,  # noqa: F401
+                               default_policy)
 from ...grading.extract import NO_REGION
-from ...grading.pool import RulePool, RuleTask, shared_pool
+from ...grading.pool import RuleTask
 from ...grading.rule import RuleResult
 from ...schema import Graded, Method, Response, Status, Verdict
+from ...validators import option_number
 from .stated import Stated, response_region
 from .records import BENCHMARK, MAX_TOLERANCE, CFEProblem, Variable
 from .judge_prompt import CFE_JUDGE_PROMPT, judge_question
 from .quantity import DEFAULT_TOLERANCE
 from .reading import ReadTask
 
-POLICIES = ("paper", "cascade", "rule")
 CHUNK_SIZE = 500
 # Seconds per response's reading, and per formula comparison, in the pool. Longer than
 # General365's 5 s: a page-long physics formula takes math-verify seconds to parse on a
@@ -102,7 +101,6 @@ class CFEGraded:
     variables: list[VariableVerdict]
     policy: str
     rule_status: Status | None = None   # cascade: the question's status before the judge
-    extra_detail: str | None = None
 
     @property
     def status(self) -> Status:
@@ -166,8 +164,6 @@ class CFEGraded:
             # prefix is not a verdict (no disagreement to count).
             parts.append(_rule_said(self.rule_status))
             parts.append(f"judge: {len(judged)} of {len(self.variables)} variable(s)")
-        if self.extra_detail:
-            parts.append(self.extra_detail)
         wrong = [f"{v.variable.name}: {v.status.value}" + (f" ({v.detail})" if v.detail else "")
                  for v in self.variables if not v.correct]
         parts.extend(wrong)
@@ -178,80 +174,48 @@ class CFEGraded:
 # --- checks ------------------------------------------------------------------------------
 
 
-def default_policy(policy: str | None, judge) -> str:
-    if policy is not None:
-        return policy
-    return "paper" if judge is not None else "rule"
-
-
 def check(policy: str, judge, tolerance: float, timeout: float) -> None:
     """Every grading option, checked before any work (OptionError: the API names the
     keyword, the command line the flag)."""
-    if policy not in POLICIES:
-        raise OptionError("policy", f"{policy!r}: unknown grading policy; expected one of "
-                                    f"{', '.join(POLICIES)}")
-    if policy != "rule" and judge is None:
-        raise OptionError("policy", f"{policy} sends CFE-Bench variables to an LLM judge: "
-                                    "give one with {judge_model} (and {judge_base_url} for a "
-                                    "server other than OpenAI's), or use {policy} rule",
-                          api_hint=" (from Python: judge=Judge(model, base_url=...) from "
-                                   "general365.grading.judge)")
-    if judge is not None and not callable(getattr(judge, "judge_batch", None)):
-        raise OptionError("judge", f"must have a judge_batch(items) method, such as "
-                                   f"general365.grading.judge.Judge (got {type(judge).__name__})")
+    check_policy(policy, judge, CFERows.judge_needed)
     check_tolerance(tolerance)
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
-            or not 0 < timeout < float("inf"):
-        raise OptionError("timeout", f"must be a positive number of seconds (got {timeout!r})")
+    check_timeout(timeout)
 
 
 def check_tolerance(tolerance) -> None:
-    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
-            or not 0 <= tolerance <= MAX_TOLERANCE:
-        raise OptionError("tolerance", f"must be a relative tolerance from 0 to "
-                                       f"{MAX_TOLERANCE:g} (0.01 = 1%); got {tolerance!r}")
-
-
-def cfe_judge(judge):
-    """The judge with CFE's prompt (a general365 Judge); another judge object as given."""
-    using = getattr(judge, "using", None)
-    return using(CFE_JUDGE_PROMPT) if callable(using) else judge
+    option_number("tolerance", tolerance, low=0, high=MAX_TOLERANCE,
+                  text=f"must be a relative tolerance from 0 to {MAX_TOLERANCE:g} (0.01 = "
+                       f"1%); got {tolerance!r}")
 
 
 # --- grading -----------------------------------------------------------------------------
 
 
-def grade_iter(pairs: Iterable[tuple[Response, CFEProblem]], *, policy: str | None = None,
-               judge=None, workers: int | None = None, timeout: float = DEFAULT_TIMEOUT,
-               tolerance: float = DEFAULT_TOLERANCE, progress: bool = False,
-               chunk_size: int = CHUNK_SIZE, pool: RulePool | None = None
-               ) -> Iterator[CFEGraded]:
-    """Graded responses in input order, a chunk at a time (flat memory for any input)."""
-    policy = default_policy(policy, judge)
-    check(policy, judge, tolerance, timeout)
-    if judge is not None:
-        judge = cfe_judge(judge)
-    bar = None
-    if progress:
-        from tqdm import tqdm
+class CFERows:
+    """CFE-Bench's part of the grading loop (grading/engine.py): a chunk of responses read
+    variable by variable in the pool, their formulas compared there, the rest judged."""
 
-        total = len(pairs) if hasattr(pairs, "__len__") else None
-        bar = tqdm(total=total, unit="resp", desc="grading cfe", file=sys.stderr,
-                   dynamic_ncols=True)
-    try:
-        it = iter(pairs)
-        while True:
-            chunk = list(islice(it, chunk_size))
-            if not chunk:
-                return
-            work = _VariableChunk(chunk, policy, tolerance)
-            graded = work.run(pool, workers, timeout, judge)
-            yield from graded
-            if bar is not None:
-                bar.update(len(graded))
-    finally:
-        if bar is not None:
-            bar.close()
+    desc = "grading cfe"
+    chunk_size = CHUNK_SIZE
+    judge_needed = "sends CFE-Bench variables to an LLM judge"
+    judge_prompt = CFE_JUDGE_PROMPT
+
+    def __init__(self, tolerance: float = DEFAULT_TOLERANCE):
+        check_tolerance(tolerance)
+        self.tolerance = tolerance
+
+    def chunk(self, rows: list[tuple[Response, CFEProblem]], policy: str) -> "_VariableChunk":
+        return _VariableChunk(rows, policy, self.tolerance)
+
+
+def grade(pairs: Iterable[tuple[Response, CFEProblem]], *, policy: str | None = None,
+          judge=None, workers: int | None = None, timeout: float = DEFAULT_TIMEOUT,
+          tolerance: float = DEFAULT_TOLERANCE, progress: bool = False,
+          **options) -> list[CFEGraded]:
+    """Graded responses in input order (a chunk at a time: flat memory for any input)."""
+    grader = Grader(CFERows(tolerance), policy=policy, judge=judge, workers=workers,
+                    timeout=timeout)
+    return list(grader.run(pairs, progress=progress, **options))
 
 
 @dataclass
@@ -267,10 +231,12 @@ class _Slot:
 
 class _VariableChunk:
     def __init__(self, rows: list[tuple[Response, CFEProblem]], policy: str, tolerance: float):
-        self.rows, self.policy = rows, policy
+        self.pairs, self.policy = rows, policy
         self.regions: list[str | None] = []
         self.slots: list[list[_Slot]] = []
         self.reads: dict[int, RuleTask] = {}   # row -> its reading, for the pool
+        self.ask: list[_Slot] = []
+        self.rule_status: dict[int, Status] = {}
         for i, (resp, prob) in enumerate(rows):
             region = response_region(resp.response)
             self.regions.append(region)
@@ -285,15 +251,18 @@ class _VariableChunk:
                     tuple(prob.variables), tuple(s.tolerance for s in slots),
                     policy != "paper"), region)
             self.slots.append(slots)
+        self.tasks = list(self.reads.values())
+        self._read = False
 
-    def _pool_map(self, tasks: list[RuleTask], pool, workers, timeout) -> dict:
-        unique = list(dict.fromkeys(tasks))
-        p = pool if pool is not None else shared_pool(workers)
-        return dict(zip(unique, p.map(unique, timeout)))
-
-    def _read(self, pool, workers, timeout) -> None:
-        """Each response read, and its numbers compared, in the pool under `timeout`."""
-        found = self._pool_map(list(self.reads.values()), pool, workers, timeout)
+    def ruled(self, found) -> list[RuleTask]:
+        """First each response read (and its numbers compared), then its formulas."""
+        if self._read:
+            for row in self.slots:
+                for s in row:
+                    if s.task is not None:
+                        s.rule = found[s.task]
+            return []
+        self._read = True
         for i, task in self.reads.items():
             res = found[task]
             for k, s in enumerate(self.slots[i]):
@@ -310,18 +279,9 @@ class _VariableChunk:
                     s.task = RuleTask(p.task, p.candidate)  # type: ignore[arg-type]
                 else:
                     s.rule = p.result
+        return [s.task for row in self.slots for s in row if s.task is not None]
 
-    def run(self, pool, workers, timeout, judge) -> list[CFEGraded]:
-        if self.reads:
-            self._read(pool, workers, timeout)
-        tasks = [s.task for row in self.slots for s in row if s.task is not None]
-        if tasks:
-            found = self._pool_map(tasks, pool, workers, timeout)
-            for row in self.slots:
-                for s in row:
-                    if s.task is not None:
-                        s.rule = found[s.task]
-        ask: list[_Slot] = []
+    def questions(self) -> list:
         for row in self.slots:
             for s in row:
                 if s.verdict is not None:
@@ -336,47 +296,39 @@ class _VariableChunk:
                 if self.policy == "paper" or (self.policy == "cascade"
                                               and not s.verdict.correct):
                     if (self.regions[s.row] or "").strip():
-                        ask.append(s)
+                        self.ask.append(s)
                     elif s.verdict is None:
                         s.verdict = VariableVerdict(s.variable, Status.NO_ANSWER, None,
                                                     detail="the final answer is empty")
-        rule_status = {}
+        if not self.ask:
+            return []
         if self.policy == "cascade":
-            asked = {id(s) for s in ask}
+            asked = {id(s) for s in self.ask}
             for i, row in enumerate(self.slots):
                 if any(id(s) in asked for s in row):
-                    rule_status[i] = question_status([s.verdict.status for s in row])
-        if ask:
-            self._judge(ask, judge)
-        return [CFEGraded(resp, prob, [s.verdict for s in self.slots[i]], self.policy,
-                          rule_status.get(i))
-                for i, (resp, prob) in enumerate(self.rows)]
-
-    def _judge(self, ask: list[_Slot], judge) -> None:
+                    self.rule_status[i] = question_status([s.verdict.status for s in row])
         from ...grading.judge import JudgeItem
 
-        items = [JudgeItem(question=judge_question(self.rows[s.row][1], s.variable,
-                                                   s.tolerance),
-                           gold=s.variable.value, prediction=self.regions[s.row] or "")
-                 for s in ask]
-        results = judge.judge_batch(items)
-        if len(results) != len(items):
-            raise RuntimeError(f"the judge returned {len(results)} results for {len(items)} "
-                               "items")
-        for s, res in zip(ask, results):
-            status = res.status if isinstance(res.status, Status) else Status(str(res.status))
-            if status not in (Status.CORRECT, Status.INCORRECT, Status.JUDGE_FAILED):
-                status = Status.JUDGE_FAILED
-            record = res.record() if hasattr(res, "record") else {
-                "model": res.model, "raw": res.raw, "votes": list(res.votes)}
+        return [JudgeItem(question=judge_question(self.pairs[s.row][1], s.variable,
+                                                  s.tolerance),
+                          gold=s.variable.value, prediction=self.regions[s.row] or "")
+                for s in self.ask]
+
+    def judged(self, answers: list[Judged]) -> None:
+        for s, res in zip(self.ask, answers):
             before = s.verdict
             detail = res.detail
             if before is not None:   # cascade: what the rule path had said
                 said = _rule_said(before.status, before.detail)
                 detail = f"{said}; judge: {detail}" if detail else said
             s.verdict = VariableVerdict(
-                s.variable, status, "judge", s.stated.text if s.stated else None,
-                s.stated.source if s.stated else None, detail, record)
+                s.variable, res.status, "judge", s.stated.text if s.stated else None,
+                s.stated.source if s.stated else None, detail, res.record)
+
+    def rows(self) -> list[CFEGraded]:
+        return [CFEGraded(resp, prob, [s.verdict for s in self.slots[i]], self.policy,
+                          self.rule_status.get(i))
+                for i, (resp, prob) in enumerate(self.pairs)]
 
 
 def _rule_said(status: Status, why: str | None = None) -> str:
@@ -384,6 +336,3 @@ def _rule_said(status: Status, why: str | None = None) -> str:
         return f"rule undecided ({why})" if why else "rule undecided"
     return f"rule: {status.value}"
 
-
-def grade(pairs: Iterable[tuple[Response, CFEProblem]], **kwargs) -> list[CFEGraded]:
-    return list(grade_iter(pairs, **kwargs))

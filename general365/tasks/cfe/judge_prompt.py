@@ -4,7 +4,7 @@ response gives for it and checks it against the gold.
 Our own wording (the paper publishes no judge prompt); versioned by a hash of its text, and
 the version is part of every judge cache key, so changing a word never mixes verdicts of
 two prompts. The reply is the one every general365 judge gives, a JSON object with a
-boolean `accuracy`, read by the same strict parser (grading/judge_prompt.parse_reply).
+boolean `accuracy`, read by the same strict parser (grading/judge_task.parse_reply).
 
 The item the judge client carries is (question, gold, prediction): `question` here is the
 problem's text followed by the variable block (name, type, description, tolerance), so the
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 
-from ...grading.judge_prompt import JudgePrompt
+from ...grading.judge_task import JudgePrompt
 from .records import CFEProblem, Variable
 
 SYSTEM_PROMPT = """You are grading one answer variable of a university exam problem.
@@ -51,12 +51,6 @@ PROMPT_VERSION = "cfe-" + hashlib.sha256(
 ).hexdigest()[:16]
 
 
-def build_messages(question: str, gold: str, prediction: str) -> list[dict[str, str]]:
-    # str.format does not re-read braces inside the values: a "{" in a response is inert.
-    user = USER_TEMPLATE.format(question=question, answer=gold, prediction=prediction)
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
-
-
 def judge_question(problem: CFEProblem, variable: Variable, tolerance: float) -> str:
     """The `question` of a judge item: the problem and the variable block."""
     return VARIABLE_TEMPLATE.format(question=problem.question, name=variable.name,
@@ -65,4 +59,4 @@ def judge_question(problem: CFEProblem, variable: Variable, tolerance: float) ->
                                     tolerance=tolerance)
 
 
-CFE_JUDGE_PROMPT = JudgePrompt("cfe-variable", PROMPT_VERSION, build_messages)
+CFE_JUDGE_PROMPT = JudgePrompt("cfe-variable", PROMPT_VERSION, SYSTEM_PROMPT, USER_TEMPLATE)

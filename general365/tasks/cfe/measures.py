@@ -1,14 +1,5 @@
-"""CFE-Bench's measures over graded rows (the paper's Table 2 caption; docs/cfe-bench.md):
-
-- Variable Accuracy: the mean over questions of the share of the question's variables that
-  are right. A variable left `ungraded` (policy `rule`) is left out of its question's share;
-  a question with no graded variable is left out of the mean (coverage says how many).
-- Question Accuracy: the share of graded questions whose variables are all right.
-- Several runs: both pool every (question, run) row, which is avg@N when every run covers
-  every question. pass@k: the unbiased estimate 1 - C(n-c, k) / C(n, k) over questions with
-  n graded runs of which c are right, averaged over questions with n >= k.
-
-Rows are `CFERow`s (graded_rows.py); everything here is plain arithmetic on them.
+"""CFE-Bench's measures over graded rows (`CFERow`s, graded_rows.py): Variable and Question
+Accuracy, pass@k, avg@N, as docs/cfe-bench.md's "Measures" defines them.
 """
 
 from __future__ import annotations

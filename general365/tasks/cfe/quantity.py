@@ -1,23 +1,11 @@
 """Numbers with units: read (`6.25\\times10^{3}\\,\\text{kbp}`, `6.25e3 kbp`, `6,250 kbp`,
 `1.67×10^-4`, `722 °C`, `45%`), converted (SI prefixes, a table of units), compared with a
-relative tolerance.
+relative tolerance; the rules are docs/cfe-bench.md's "Numbers with units".
 
-The rules (docs/cfe-bench.md):
-- a gold written as an integer with no unit (a count, an index) is compared exactly;
-  every other number with the relative tolerance, |answer - gold| <= tol * |gold|
-  (DEFAULT_TOLERANCE = 1e-2, i.e. 1%; a row or the user may set another);
-- an answer with no unit is read in the gold's unit; an answer in another unit of the same
-  quantity is converted (`6.25 Mbp` = `6250 kbp`, `0.5 mA` = `500 µA`, `1.2 km` = `1200 m`,
-  `25 °C` = `298.15 K`); a unit of another quantity is wrong; a unit this table does not
-  know is compared only when it is spelled as the gold's, else the rule cannot decide;
-- a percent sign: `45%` and `0.45` are the same quantity, and `45` is accepted for a gold of
-  `45%` (the written number or its hundredth, as General365's rule grader does).
-
-Pure Python, microseconds per value, and bounded whatever the text: a value is at most 200
-characters, an exponent at most MAX_EXPONENT (a larger one is read as out of range, not
-computed), a unit power at most MAX_UNIT_POWER. A number beyond a float's range (1e309) is
-compared as out of range, with a reason, never converted. It runs in the pool's workers
-with the rest of a response's reading (reading.py), under the grading time limit.
+Pure Python and bounded whatever the text: a value is at most 200 characters, an exponent
+at most MAX_EXPONENT (a larger one is read as out of range, not computed), a unit power at
+most MAX_UNIT_POWER; a number beyond a float's range is compared as out of range, with a
+reason. It runs in the pool's workers with the rest of a response's reading (reading.py).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ...errors import DataError, DataErrors
+from ...validators import is_finite, is_int
 from .records import (DUPLICATE_MARK, FILES, MAX_TOLERANCE, CFEProblem, FlowStep, Variable,
                       VariableType)
 
@@ -44,8 +45,7 @@ class _RowCheck:
             raise self.fail("wrong type", name, value, "a list of strings")
         out = []
         for i, v in enumerate(value):
-            if scalars and isinstance(v, (int, float)) and not isinstance(v, bool) \
-                    and math.isfinite(v):
+            if scalars and is_finite(v):
                 v = str(v)   # a number where the release writes text: read as written
             if not isinstance(v, str):
                 raise self.fail("wrong type", f"{name}[{i}]", v, "a string")
@@ -72,8 +72,7 @@ _LISTS = ("short_answer_variable", "short_answer_value", "short_answer_descripti
 def _tolerance(row: _RowCheck, value: Any, name: str) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not math.isfinite(value) or not 0 <= value <= MAX_TOLERANCE:
+    if not is_finite(value) or not 0 <= value <= MAX_TOLERANCE:
         raise row.fail("bad tolerance", name, value,
                        f"a relative tolerance from 0 to {MAX_TOLERANCE} (0.01 = 1%)")
     return float(value)
@@ -108,7 +107,7 @@ def _flow(row: _RowCheck, value: Any) -> tuple[FlowStep, ...]:
         if not isinstance(s, Mapping):
             raise row.fail("wrong type", where, s, "an object {step_id, step, verifiable_answer}")
         sid = s.get("step_id")
-        if isinstance(sid, bool) or not isinstance(sid, int) or sid < 0:
+        if not is_int(sid) or sid < 0:
             raise row.fail("bad step_id", f"{where}.step_id", sid, "a non-negative integer")
         step = row.text(s.get("step"), f"{where}.step", empty=False)
         ans = s.get("verifiable_answer")
@@ -129,7 +128,7 @@ def parse_row(raw: Any, *, path: str, index: int, modality: str | None,
     if not isinstance(raw, Mapping):
         raise row.fail("not a JSON object", value=raw, expected="one object per problem")
     rid = row.get(raw, "id")
-    if isinstance(rid, int) and not isinstance(rid, bool):
+    if is_int(rid):
         rid = str(rid)
     row.row_id = rid if isinstance(rid, str) else None
     rid = row.text(rid, "id", empty=False)

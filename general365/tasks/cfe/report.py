@@ -1,19 +1,8 @@
-"""CFE-Bench's report tables (reporting.tables.Table values, so the shared machinery renders
-them as Markdown, CSV and on the page), beside the paper's published figures.
-
-- `cfe_accuracy`: Variable and Question Accuracy by subset (text, multimodal, text +
-  multimodal: the paper's Tables 2 and 3), the user's runs and the paper's rows together;
-- `cfe_runs`: per-run Question Accuracy, pass@1, pass@N, avg@N (questions) and the
-  Variable Accuracy avg@N;
-- `cfe_subjects`: by subject, where the rows name one (the release does not);
-- `cfe_variables`: variable-level statuses by variable type (numeric, formula, other) and
-  by the method that decided them.
-
-`CFE_REPORT` is the report kind the Benchmark seam hands the shared report (reporting/kinds.py):
-these tables first (`--published full`, the default, puts the paper's rows in
-`cfe_accuracy`; `none` leaves them out), then the shared status, runs and token tables,
-which read the same graded rows (a CFE row's `status` is its question's: the leaderboard's
-accuracy is Question Accuracy).
+"""CFE-Bench's report tables (reporting.tables.Table values, rendered by the shared
+machinery) beside the paper's published figures: `cfe_accuracy`, `cfe_runs`,
+`cfe_subjects`, `cfe_variables` (docs/cfe-bench.md, "Report"). `CFE_REPORT` is the report
+kind the Benchmark seam hands the shared report (reporting/kinds.py): these tables first,
+then the shared ones, which read the same rows (a CFE row's `status` is its question's).
 """
 
 from __future__ import annotations

@@ -1,22 +1,5 @@
-"""What a response states for each variable: its final `name = value` lines, else its boxes.
-
-Read from the final-answer region (after the reasoning, as for General365: a reasoning
-block never closed has none). The rules (docs/cfe-bench.md):
-
-1. Lines. A line (or a `;`-separated part of one) `NAME = VALUE` names a variable when NAME,
-   normalized, is the variable's name normalized: case, spaces, `_`, `-`, braces,
-   backslashes, math delimiters, bold and `\\text{}` wrappers do not count, and Greek
-   letters match their LaTeX names (`ω` = `\\omega`). So `**Genome size** = ...`,
-   `$genome\\_size = ...$`, `- GENOME-SIZE: ...` all name `genome_size`. `:` is read like `=`
-   when no `=` follows the name. The LAST such line of each variable counts (the final
-   lines are at the end; earlier ones are working). `\\boxed{name = value}` counts as a line.
-2. Boxes. For the variables no line names, the region's unlabelled `\\boxed{}` contents in
-   order: with as many boxes as those variables (or more: the last ones), box k is the k-th
-   of them; one box whose top-level commas or semicolons split it into exactly that many
-   parts gives the parts in order. Fewer boxes than variables: which box is which cannot be
-   told, so none is read.
-3. A value is the text after `=`, with a trailing period, wrapping `$...$`, bold and
-   `\\boxed{}` removed; its reading (number, formula) is the grader's business.
+"""What a response states for each variable: its final `name = value` lines, else its boxes,
+read from the final-answer region. The rules are docs/cfe-bench.md's "Reading the values".
 """
 
 from __future__ import annotations

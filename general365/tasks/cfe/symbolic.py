@@ -1,21 +1,7 @@
 """Formula equivalence, run in the grading pool's workers (grading/pool.py kills a worker
-past its time limit: sympy can hang on `9^{9^{9^{9}}}` or a deep nest of brackets).
-
-A `FormulaTask` is the gold side of a pool task; the pool calls its `grade_in_worker`
-with the answer's text. The rules (docs/cfe-bench.md):
-
-1. Both sides are read by math-verify (`parse`), the parser General365's rule grader uses,
-   as LaTeX, with its unit stripping off (it would delete the `m g t` of `p + m g t`).
-   An assignment (`H_y = ...`, `r(t) = ...`) stands for its right-hand side.
-2. A gold with no free symbols is a number: the answer must evaluate to a number within
-   the relative tolerance (`\\frac{5}{33}` vs `0.1515`).
-3. Otherwise math-verify's `verify` decides; where it says no, the two are also compared
-   numerically at random points for their common symbols (sympy's simplification misses
-   some identities), and equal to 1e-9 at every point counts as equivalent.
-4. math-verify folds the case of symbols (`T` and `t` are one symbol to it), so an answer
-   whose letters differ from the gold's only in case (`e^{-t}` for `e^{-T}`) is wrong.
-
-A side the parser cannot read gives UNGRADED (the rule cannot decide: the judge's case).
+past its time limit: sympy can hang on `9^{9^{9^{9}}}` or a deep nest of brackets). A
+`FormulaTask` is the gold side of a pool task; the rules are docs/cfe-bench.md's
+"Formulas". A side the parser cannot read gives UNGRADED (the judge's case).
 """
 
 from __future__ import annotations

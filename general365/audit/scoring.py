@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from .. import __version__
+from ..reporting.tables import md_cell
 from ..terminal import shown
 from .labels import Label, read_labels
 from .metrics import Estimate, Scores, scores, weighted_estimate
@@ -119,12 +120,9 @@ def to_csv(a: AuditScore) -> str:
 
 
 def _md_table(first: str, rows: list[tuple[str, Scores]]) -> list[str]:
-    def esc(t: str) -> str:
-        return t.replace("|", "\\|").replace("\n", " ")
-
     out = ["| " + " | ".join((first, *HEADERS)) + " |",
            "|---|" + "---:|" * len(HEADERS)]
-    out += ["| " + " | ".join((esc(g), *_cells(s, 1))) + " |" for g, s in rows]
+    out += ["| " + " | ".join((md_cell(g), *_cells(s, 1))) + " |" for g, s in rows]
     return out + [""]
 
 
@@ -154,8 +152,7 @@ def to_markdown(a: AuditScore) -> str:
             d = _wrong_dict(lab)
             cells = [d["error"], d["model"], d["id"], str(d["run"]), d["status"],
                      d["method"] or "", d["answer_type"] or "", d["note"]]
-            out.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ")
-                                         for c in cells) + " |")
+            out.append("| " + " | ".join(md_cell(c) for c in cells) + " |")
         out.append("")
     return "\n".join(out)
 

@@ -1,18 +1,6 @@
-"""`select(DIR, decisions=FILE, per_seed=3, out=FILE)`: the final variants of each seed.
-
-1. Every decision is read and checked (file and line on error): a known (seed_id,
-   candidate), `accept` or `reject`, edited fields among question, reasoning, answer,
-   answer_type, float_round, categories, and an optional note.
-2. An accepted candidate, with its edits, must make a valid row: the schema and its gold
-   are checked again (the grader's parser), so `dataset build` will take it.
-3. Per seed, up to `per_seed` accepted candidates are chosen greedily, each time the one
-   with the best `novelty + hardness`: novelty is 1 minus its largest similarity to the
-   seed and to the variants already chosen (TF-IDF on skeletons by default, as the checks
-   and `general365 analyze`; or any embedder `analyze` takes); hardness is 1 minus its
-   solver agreement (0.5 when no solver check ran). Ties go to the lower candidate index.
-4. The rows: every seed of the folder, then its chosen variants (`<seed>-v1`, `-v2`, ...,
-   with seed_id, variant and the seed's categories unless edited). Seeds left with fewer
-   than `per_seed` are named (the paper's case for writing variants by hand).
+"""`select(DIR, decisions=FILE, per_seed=3, out=FILE)`: the final variants of each seed. The
+decisions are checked, accepted candidates checked again as dataset rows, and up to
+`per_seed` chosen greedily by novelty + hardness (docs/expand.md, section 5).
 """
 
 from __future__ import annotations
@@ -22,14 +10,15 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..errors import DataError, OptionError, UserError
+from ..errors import DataError, OptionError
 from ..fsutil import check_target, write_text
-from ..jsonl import iter_jsonl
+from ..jsonl import iter_jsonl, write
 from ..schema import Problem, parse_categories
 from ..terminal import shown
+from ..validators import is_int, option_int
 from .candidates import ExpansionCandidate
 from .checks import gold_problem, normalise
-from .collect import read_candidates, read_seeds, write_rows
+from .collect import read_candidates, read_seeds
 from .review import EDITABLE
 
 DECISIONS = ("accept", "reject")
@@ -48,8 +37,8 @@ class Decision:
 
 @dataclass
 class Chosen:
-    candidate: ExpansionCandidate
-    row: dict[str, Any]
+    candidate: ExpansionCandidate   # its fields as accepted (edits applied)
+    categories: list[str]
     novelty: float
     hardness: float
 
@@ -95,7 +84,7 @@ def read_decisions(path: str, cands: Sequence[ExpansionCandidate]
                             expected="seed_id, candidate, decision, note and edited fields "
                                      f"({', '.join(EDITABLE)})", **where)
         seed, number = row.get("seed_id"), row.get("candidate")
-        if not isinstance(seed, str) or isinstance(number, bool) or not isinstance(number, int):
+        if not isinstance(seed, str) or not is_int(number):
             raise DataError("bad seed_id or candidate", field="candidate", value=number,
                             expected="seed_id (text) and candidate (an integer)", **where)
         where["row_id"] = f"{seed}-c{number}"
@@ -146,7 +135,7 @@ def _vectors(texts: list[str], embedder: str):
     return vecs
 
 
-def pick(seed: Problem, pool: list[tuple[ExpansionCandidate, dict, list[str]]], per_seed: int,
+def pick(seed: Problem, pool: list[tuple[ExpansionCandidate, list[str]]], per_seed: int,
          vecs, index: dict[str, int]) -> list[Chosen]:
     """Greedy: the most novel and hardest first, novelty measured against the seed and what
     is already chosen."""
@@ -155,25 +144,24 @@ def pick(seed: Problem, pool: list[tuple[ExpansionCandidate, dict, list[str]]], 
     left = list(pool)
     while left and len(chosen) < per_seed:
         best = None
-        for c, fields, cats in left:
+        for c, cats in left:
             v = vecs[index[c.id]]
             novelty = 1.0 - max(float(v @ vecs[t]) for t in taken)
             rate = c.solver.rate if c.solver else None
             hardness = 0.5 if rate is None else 1.0 - rate
             key = (novelty + hardness, -c.candidate)
             if best is None or key > best[0]:
-                best = (key, c, fields, cats, novelty, hardness)
-        _, c, fields, cats, novelty, hardness = best
-        left = [x for x in left if x[0] is not c]
-        taken.append(index[c.id])
-        chosen.append(Chosen(c, {"fields": fields, "categories": cats}, novelty, hardness))
+                best = (key, Chosen(c, cats, novelty, hardness))
+        choice = best[1]
+        left = [x for x in left if x[0] is not choice.candidate]
+        taken.append(index[choice.candidate.id])
+        chosen.append(choice)
     return chosen
 
 
 def select(folder: str, *, decisions: str, per_seed: int = 3, out: str,
            embedder: str = "tfidf", overwrite: bool = False) -> Selection:
-    if isinstance(per_seed, bool) or not isinstance(per_seed, int) or per_seed < 1:
-        raise OptionError("per_seed", f"must be an integer >= 1 (got {per_seed!r})")
+    option_int("per_seed", per_seed)
     if os.path.isdir(out):
         raise OptionError("out", f"{out}: is a folder; expected the .jsonl file to write")
     check_target(out)
@@ -181,24 +169,20 @@ def select(folder: str, *, decisions: str, per_seed: int = 3, out: str,
     if os.path.exists(out) and not overwrite:
         raise OptionError("out", f"{out}: exists; pass {{overwrite}} to replace it")
     cands = read_candidates(folder)
-    seeds = read_seeds(folder)
-    if not seeds:
-        raise UserError(f"{os.path.join(folder, 'seeds.jsonl')}: not found; rerun "
-                        "`general365 expand` into this folder to write it")
+    seeds = read_seeds(folder, required=True)
     decided = read_decisions(decisions, cands)
-    accepted: dict[str, list[tuple[ExpansionCandidate, dict, list[str]]]] = {}
+    accepted: dict[str, list[tuple[ExpansionCandidate, list[str]]]] = {}
     for c in cands:
         d = decided.get((c.seed_id, c.candidate))
         if d is not None and d.decision == "accept":
-            fields, cats = final_fields(c, d, decisions)
-            c.fields = fields
-            accepted.setdefault(c.seed_id, []).append((c, fields, cats))
+            c.fields, cats = final_fields(c, d, decisions)
+            accepted.setdefault(c.seed_id, []).append((c, cats))
     texts = [s.question for s in seeds]
     index = {s.id: i for i, s in enumerate(seeds)}
     for pool in accepted.values():
-        for c, fields, _ in pool:
+        for c, _ in pool:
             index[c.id] = len(texts)
-            texts.append(fields["question"])
+            texts.append(c.get("question"))
     vecs = _vectors(texts, embedder) if any(accepted.values()) else None
     result = Selection(out=out, per_seed=per_seed, seeds=len(seeds),
                        accepted=sum(d.decision == "accept" for d in decided.values()),
@@ -212,16 +196,16 @@ def select(folder: str, *, decisions: str, per_seed: int = 3, out: str,
             result.short[s.id] = len(chosen)
         rows.append(s.to_dict())
         for n, ch in enumerate(chosen, start=1):
-            f = ch.row["fields"]
+            f = ch.candidate.fields
             rows.append({"id": f"{s.id}-v{n}", "seed_id": s.id, "variant": n,
                          "question": f["question"], "answer": f["answer"],
                          "answer_type": f["answer_type"], "float_round": f["float_round"],
-                         "categories": ch.row["categories"], "reasoning": f["reasoning"],
+                         "categories": ch.categories, "reasoning": f["reasoning"],
                          "source": f"general365 expand: candidate {ch.candidate.candidate} of "
                                    f"{s.id} ({ch.candidate.model or 'model'})"})
     folder_out = os.path.dirname(os.path.abspath(out))
     os.makedirs(folder_out, exist_ok=True)
-    write_rows(out, rows)
+    write(out, rows)
     _write_report(out, result)
     return result
 

@@ -1,17 +1,9 @@
-"""`sample`: a stratified, seeded sample of graded rows for a person to review.
-
-- Strata: (method, status, answer type) over every row with a verdict (ungraded rows have
-  none to audit). Each stratum gets one row when `n` allows (rare strata are the ones a
-  grader gets wrong: a `judge_failed` or a `timeout` must be seen), the rest of `n` goes to
-  the strata in proportion to their size (largest remainders), never more than a stratum
-  holds. With `n` smaller than the number of strata, the `n` largest strata get one each.
-- Every row where the rule and the judge disagree (cascade rows the judge turned around,
-  see rows.py) is reviewed, on top of `n`: they form their own stratum, taken whole.
-- Each row carries its weight, the number of input rows it stands for (stratum size /
-  rows drawn from it; 1 for disagreements), so that `score` can estimate the grading
-  accuracy of the whole input as well as of the reviewed rows.
-- Reproducible: the draw in each stratum uses `random.Random(f"{seed}:{stratum}")` over the
-  stratum's rows in file order, so the same files and seed give the same sample.
+"""`sample`: a stratified, seeded sample of graded rows for a person to review (docs/audit.md
+has the rules). Strata are (method, status, answer type); each gets one row first, because
+rare strata are the ones a grader gets wrong (a `judge_failed` or a `timeout` must be
+seen), then the rest of `n` by size. Every rule-judge disagreement is reviewed on top of
+`n`. Each row carries its weight (the input rows it stands for), so that `score` can
+estimate the whole input; the draw is seeded per stratum, so it is reproducible.
 """
 
 from __future__ import annotations
@@ -24,7 +16,9 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from .. import __version__
-from ..errors import OptionError, UserError
+from ..errors import UserError
+from ..jsonl import line
+from ..validators import option_int
 from .write import write_files
 from .rows import Candidate, ReviewRow, read_candidates, review_rows
 
@@ -111,8 +105,7 @@ def allocate(sizes: dict[str, int], n: int) -> dict[str, int]:
 def sample(paths: Sequence[str], n: int, *, seed: int = 0,
            names: Sequence[str] | None = None) -> AuditSample:
     """Draw the review sample from graded files (nothing is written; see `write_sample`)."""
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise OptionError("n", f"{n!r}: expected the number of rows to sample, at least 1")
+    option_int("n", n, text=f"{n!r}: expected the number of rows to sample, at least 1")
     if not paths:
         raise UserError("no graded files given; expected one or more GRADED.jsonl")
     candidates = read_candidates(paths, names)
@@ -156,7 +149,7 @@ def write_sample(s: AuditSample, out: str) -> AuditSample:
     from .page import render_page
 
     manifest = s.manifest()
-    lines = "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in s.rows)
+    lines = b"".join(line(r.to_dict()) for r in s.rows)
     files = {
         "review.jsonl": lines,
         "review.html": render_page(s.rows, manifest),
