@@ -277,9 +277,6 @@ class TransformersRunner:
         }
 
 
-# --- --engine-arg -----------------------------------------------------------------------
-
-
 # Loading arguments read as true/false whatever from_pretrained's signature says: a
 # string 'no' would reach it as a truthy value (trust_remote_code='no' turns remote code on).
 BOOLEAN_LOADING = {"trust_remote_code", "local_files_only", "use_safetensors",

@@ -191,9 +191,6 @@ class Engine:
         gc.collect()
 
 
-# --- --engine-arg -----------------------------------------------------------------------
-
-
 def vllm_engine_args(pairs: dict[str, Any]) -> dict[str, Any]:
     """`--engine-arg` values typed by the parser `vllm serve` uses (EngineArgs.add_cli_args),
     restricted to the fields of vllm.EngineArgs (what LLM(...) takes)."""
