@@ -11,11 +11,13 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &
 fi
 export VLLM_ENABLE_V1_MULTIPROCESSING=0 VLLM_CPU_KVCACHE_SPACE=1 HF_HUB_OFFLINE=1 \
        HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TOKENIZERS_PARALLELISM=false
-# Two workers, whole files to each (a file's servers and models are built once): most tests
-# wait on engines, servers and subprocesses, so two share the 2-core CI machine well.
-# PYTEST_WORKERS=0 runs in one process.
+# Two workers: most tests wait on engines, servers and subprocesses, so two share the 2-core
+# CI machine well. With --dist loadgroup, tests/support/workers.py hands out whole files,
+# except that all the files that use one engine (`vllm serve`, the in-process runners) go to
+# one worker, which starts it once; the longest units first. PYTEST_WORKERS=0 runs in one
+# process.
 workers=${PYTEST_WORKERS:-2}
 if [[ $workers == 0 ]]; then
   exec .venv/bin/python -m pytest "$@"
 fi
-exec .venv/bin/python -m pytest -n "$workers" --dist loadfile "$@"
+exec .venv/bin/python -m pytest -n "$workers" --dist loadgroup "$@"

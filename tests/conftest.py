@@ -1,5 +1,6 @@
 """Shared fixtures. Fixture modules in tests/support/ are loaded as plugins so that each
-area keeps its own (tiny model and vLLM server; fault-injecting server)."""
+area keeps its own (tiny model and vLLM server; fault-injecting server; how the work is
+shared between xdist workers). The folders are described in tests/README.md."""
 
 import os
 
@@ -11,4 +12,4 @@ os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 pytest_plugins = ["support.models", "support.servers", "support.runner_cases", "support.cfe_data",
-                  "support.browser"]
+                  "support.browser", "support.workers"]

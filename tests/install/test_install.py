@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -40,22 +41,67 @@ PY_OLDEST, PY_NEWEST, PY_REST = "3.10", "3.13", "3.11"
 
 
 @pytest.fixture(scope="module")
-def wheel() -> Path:
+def wheel(run_tmp) -> Path:
     if install.uv() is None:
         pytest.skip("uv is not installed (pip install uv; it is in the dev extra)")
-    return install.build_once().wheel
+    return install.build_once(run_tmp).wheel
 
 
-def _env(tmp_path, wheel, label, python, extras=(), lowest=False) -> install.Env:
+# Each row's environment: label -> (Python, extras, floors). A test's label is its name
+# without "test_", "_" as "-", a parameter as a suffix: test_base[3.10] is "base-3.10".
+ROWS = {
+    f"base-{PY_OLDEST}": (PY_OLDEST, (), False),
+    f"base-{PY_NEWEST}": (PY_NEWEST, (), False),
+    "judge": (PY_REST, ("judge",), False),
+    "openai": (PY_REST, ("openai",), False),
+    "transformers": (PY_REST, ("transformers",), False),
+    "plots": (PY_REST, ("plots",), False),
+    "rl": (PY_REST, ("rl",), False),
+    "analysis": (PY_REST, ("analysis",), False),
+    "demo": (PY_REST, ("transformers", "plots"), False),
+    "floors-base": (PY_OLDEST, (), True),
+    "floors-extras": (PY_REST, ("judge", "openai", "transformers", "plots"), True),
+}
+
+
+def _label(test_name: str) -> str:
+    return re.sub(r"\[(.*)\]$", r"-\1", test_name.removeprefix("test_")).replace("_", "-")
+
+
+def _make(where: Path, wheel: Path, label: str) -> install.Env | str:
+    """The row's environment, or why this machine cannot make it (the test skips)."""
+    python, extras, lowest = ROWS[label]
     exe = install.find_python(python)
     if exe is None:
-        pytest.skip(f"no Python {python} here (pyenv or python{python} on PATH)")
+        return f"no Python {python} here (pyenv or python{python} on PATH)"
     if any(re.match(r"torch\b", x) for x in install.declared(tuple(extras))) \
             and install.local_cpu_torch(
             "cp" + python.replace(".", "")) is None:
-        pytest.skip(f"no local CPU torch wheel for Python {python} (GENERAL365_TORCH_WHEELS); "
-                    "PyPI's Linux torch would pull several GB of CUDA")
-    return install.make_env(tmp_path, label, exe, wheel, tuple(extras), lowest=lowest)
+        return (f"no local CPU torch wheel for Python {python} (GENERAL365_TORCH_WHEELS); "
+                "PyPI's Linux torch would pull several GB of CUDA")
+    return install.make_env(where, label, exe, wheel, tuple(extras), lowest=lowest)
+
+
+@pytest.fixture(scope="module")
+def envs(request, wheel, tmp_path_factory):
+    """The environments of the rows this session runs, all installed at once in threads
+    from the first test on: uv mostly waits on the index and the disk, so the installs
+    overlap one another and the checks the tests run meanwhile."""
+    where = tmp_path_factory.mktemp("envs")
+    labels = [_label(item.name) for item in request.session.items
+              if item.module is request.module and _label(item.name) in ROWS]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        futures = {label: pool.submit(_make, where, wheel, label) for label in labels}
+        yield futures
+        for future in futures.values():
+            future.cancel()
+
+
+def _env(envs, request) -> install.Env:
+    made = envs[_label(request.node.name)].result()
+    if isinstance(made, str):
+        pytest.skip(made)
+    return made
 
 
 def _ok(r, what: str) -> None:
@@ -216,8 +262,8 @@ def check_demo(env: install.Env) -> None:
 # --- the rows -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("python", [PY_OLDEST, PY_NEWEST])
-def test_base(tmp_path, wheel, python):
-    env = _env(tmp_path, wheel, f"base-{python}", python)
+def test_base(envs, request, python):
+    env = _env(envs, request)
     check_base(env)
     _stops_for(env, "transformers,plots", "demo", "--out", "d")
     _stops_for(env, "judge", "grade", "x.jsonl", "--out", "g.jsonl", "--judge-model", "m")
@@ -229,43 +275,43 @@ def test_base(tmp_path, wheel, python):
     assert not (env.home / "d").exists()
 
 
-def test_judge(tmp_path, wheel, vllm_server):
-    env = _env(tmp_path, wheel, "judge", PY_REST, ["judge"])
+def test_judge(envs, request, vllm_server):
+    env = _env(envs, request)
     check_judge(env, vllm_server)
     _stops_for(env, "plots", "report", "x.jsonl", "--out", "r")
 
 
-def test_openai(tmp_path, wheel, vllm_server):
-    env = _env(tmp_path, wheel, "openai", PY_REST, ["openai"])
+def test_openai(envs, request, vllm_server):
+    env = _env(envs, request)
     check_openai(env, vllm_server)
 
 
-def test_transformers(tmp_path, wheel):
-    env = _env(tmp_path, wheel, "transformers", PY_REST, ["transformers"])
+def test_transformers(envs, request):
+    env = _env(envs, request)
     check_transformers(env)
     _stops_for(env, "plots", "demo", "--out", "d")
 
 
-def test_plots(tmp_path, wheel):
-    env = _env(tmp_path, wheel, "plots", PY_REST, ["plots"])
+def test_plots(envs, request):
+    env = _env(envs, request)
     check_plots(env)
     _stops_for(env, "transformers", "demo", "--out", "d")
 
 
-def test_rl(tmp_path, wheel):
-    env = _env(tmp_path, wheel, "rl", PY_REST, ["rl"])
+def test_rl(envs, request):
+    env = _env(envs, request)
     check_rl(env)
     _stops_for(env, "plots", "report", "x.jsonl", "--out", "r")
 
 
-def test_analysis(tmp_path, wheel):
-    env = _env(tmp_path, wheel, "analysis", PY_REST, ["analysis"])
+def test_analysis(envs, request):
+    env = _env(envs, request)
     check_analysis(env)
     _stops_for(env, "judge", "grade", "x.jsonl", "--out", "g.jsonl", "--judge-model", "m")
 
 
-def test_demo(tmp_path, wheel):
-    env = _env(tmp_path, wheel, "demo", PY_REST, ["transformers", "plots"])
+def test_demo(envs, request):
+    env = _env(envs, request)
     check_demo(env)
 
 
@@ -279,17 +325,17 @@ def _assert_at_floors(env: install.Env, lines: list[str]) -> None:
         assert _release(got) == _release(floor), f"{name}: floor {floor}, installed {got}"
 
 
-def test_floors_base(tmp_path, wheel):
+def test_floors_base(envs, request):
     # Every install_requires floor, exactly, on the oldest Python.
-    env = _env(tmp_path, wheel, "floors-base", PY_OLDEST, lowest=True)
+    env = _env(envs, request)
     _assert_at_floors(env, install.declared())
     check_base(env)
 
 
-def test_floors_extras(tmp_path, wheel, vllm_server):
+def test_floors_extras(envs, request, vllm_server):
     # Every extra's floor, exactly (the base packages as low as those extras allow).
     extras = ("judge", "openai", "transformers", "plots")
-    env = _env(tmp_path, wheel, "floors-extras", PY_REST, extras, lowest=True)
+    env = _env(envs, request)
     base = set(install.declared())
     _assert_at_floors(env, [x for x in install.declared(extras) if x not in base])
     check_judge(env, vllm_server)

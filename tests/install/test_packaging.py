@@ -26,10 +26,10 @@ SHIPPED = {"metric/general365": "general365/_shipped/metric/general365",
 
 
 @pytest.fixture(scope="module")
-def artifacts() -> install.Artifacts:
+def artifacts(run_tmp) -> install.Artifacts:
     if install.uv() is None:
         pytest.skip("uv is not installed (pip install uv; it is in the dev extra)")
-    return install.build_once()
+    return install.build_once(run_tmp)
 
 
 @pytest.fixture(scope="module")

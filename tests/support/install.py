@@ -93,20 +93,17 @@ def build(out: Path) -> Artifacts:
     return Artifacts(wheel, sdist)
 
 
-_BUILT: list[Artifacts] = []
+def build_once(run_tmp: Path) -> Artifacts:
+    """build(), once per test run (test_packaging and test_install share it): the first
+    pytest-xdist worker to ask builds into run_tmp (the `run_tmp` fixture), the others reuse."""
+    from support.models import locked
 
-
-def build_once() -> Artifacts:
-    """build(), once per test session (test_packaging and test_install share it), into a
-    temporary folder removed at exit."""
-    if not _BUILT:
-        import atexit
-        import tempfile
-
-        out = Path(tempfile.mkdtemp(prefix="general365-dist-"))
-        atexit.register(shutil.rmtree, out, True)
-        _BUILT.append(build(out))
-    return _BUILT[0]
+    with locked(run_tmp / "dist") as out:
+        wheels, sdists = list(out.glob("general365-*.whl")), list(out.glob("general365-*.tar.gz"))
+        if len(wheels) == len(sdists) == 1:
+            return Artifacts(wheels[0], sdists[0])
+        shutil.rmtree(out, ignore_errors=True)      # what a failed build left
+        return build(out)
 
 
 def declared(extras: tuple[str, ...] = ()) -> list[str]:

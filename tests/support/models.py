@@ -1,6 +1,8 @@
 """Fixtures: the tiny local model and a `vllm serve` on it (owned by the runners work).
 
-    tiny_model_dir   Path of the tiny Llama model (general365.tiny_model), built once a session.
+    run_tmp          a temporary folder every pytest-xdist worker of this run shares.
+    tiny_model_dir   Path of the tiny Llama model (general365.tiny_model), built once a run
+                     (the first worker to ask builds it, the others wait and read it).
     vllm_server      a real `vllm serve` on that model, on 127.0.0.1, started once a session:
                      .base_url ("http://127.0.0.1:PORT/v1"), .model ("tiny"), .max_model_len,
                      .model_dir, .log_tail() for failure messages.
@@ -12,6 +14,7 @@ that needs one of its own, e.g. to kill it.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import signal
 import socket
@@ -29,13 +32,36 @@ import pytest
 SERVER_MODEL_NAME = "tiny"
 SERVER_MAX_MODEL_LEN = 1024
 SERVER_START_TIMEOUT_S = float(os.environ.get("GENERAL365_VLLM_START_TIMEOUT", "240"))
+# The free port is free when we look; another process (another test run's server, an
+# engine's own rendezvous port) may take it before vllm binds it.
+PORT_TRIES = 3
 
 
 @pytest.fixture(scope="session")
-def tiny_model_dir(tmp_path_factory) -> Path:
+def run_tmp(tmp_path_factory) -> Path:
+    """A folder all pytest-xdist workers of this run share (the run's own without xdist);
+    pytest removes it with the run's other temporary folders."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextlib.contextmanager
+def locked(folder: Path) -> Iterator[Path]:
+    """Holds a lock for `folder` across the workers of the run, so that the first to come
+    makes it and the others, waiting here, find it made (the maker checks what is there)."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / f".{folder.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield folder
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(run_tmp) -> Path:
+    """Built by the first worker that asks; the model is only ever read."""
     from general365.tiny_model import build_tiny_model
 
-    return build_tiny_model(tmp_path_factory.mktemp("tiny-model") / "tiny")
+    with locked(run_tmp / "tiny-model" / "tiny") as folder:
+        return build_tiny_model(folder)     # a finished build is reused as it is
 
 
 def _free_port() -> int:
@@ -144,26 +170,33 @@ def _stop(process: subprocess.Popen) -> None:
 def serve_tiny(model_dir: Path, folder: Path, *, stats: bool = False) -> Iterator[VLLMServer]:
     """A `vllm serve` of the tiny model on a free port, ready when this yields; stopped
     (its whole process group) when the block ends, whatever happened to it meanwhile."""
-    port = _free_port()
-    log_path = folder / f"server-{port}.log"
     env = dict(os.environ)
     env.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
     env.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
     env.setdefault("HF_HUB_OFFLINE", "1")
     env.setdefault("TOKENIZERS_PARALLELISM", "false")
     env.setdefault("VLLM_NO_USAGE_STATS", "1")
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            _vllm_command(model_dir, port, stats), stdout=log, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, env=env, start_new_session=True,
+    for attempt in range(PORT_TRIES):
+        port = _free_port()
+        log_path = folder / f"server-{port}.log"
+        with open(log_path, "wb") as log:
+            process = subprocess.Popen(
+                _vllm_command(model_dir, port, stats), stdout=log, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, env=env, start_new_session=True,
+            )
+        server = VLLMServer(
+            base_url=f"http://127.0.0.1:{port}/v1", model=SERVER_MODEL_NAME,
+            max_model_len=SERVER_MAX_MODEL_LEN, model_dir=model_dir, log_path=log_path,
+            process=process,
         )
-    server = VLLMServer(
-        base_url=f"http://127.0.0.1:{port}/v1", model=SERVER_MODEL_NAME,
-        max_model_len=SERVER_MAX_MODEL_LEN, model_dir=model_dir, log_path=log_path,
-        process=process,
-    )
+        try:
+            _wait_ready(server, SERVER_START_TIMEOUT_S)
+            break
+        except BaseException:
+            _stop(process)
+            if attempt + 1 == PORT_TRIES or "Address already in use" not in server.log_tail():
+                raise
     try:
-        _wait_ready(server, SERVER_START_TIMEOUT_S)
         yield server
     finally:
         _stop(process)
