@@ -34,6 +34,7 @@ its rows) or an appender adds to (runners/store.py).
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 import zlib
@@ -347,5 +348,18 @@ def line(value: Any, default: Callable[[Any], Any] | None = None) -> bytes:
     try:
         return orjson.dumps(value, default=default, option=_LINE)
     except TypeError:   # orjson.JSONEncodeError
-        text = json.dumps(value, ensure_ascii=False, default=default, separators=(",", ":"))
+        text = json.dumps(_nulled(value), ensure_ascii=False, default=default,
+                          separators=(",", ":"))
         return (text + "\n").encode("utf-8", "replace")
+
+
+def _nulled(value: Any) -> Any:
+    """`value` with every float that is not finite as None, as orjson writes it: json
+    would write `NaN`, which no strict reader reads back."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _nulled(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_nulled(v) for v in value]
+    return value

@@ -130,6 +130,20 @@ def test_what_orjson_cannot_write_is_still_written():
     assert line({"x": float("nan")}) == b'{"x":null}\n'
 
 
+def test_a_row_orjson_cannot_write_still_has_its_nan_written_as_null():
+    # The fallback (json) wrote NaN and Infinity as such: a row with a wide integer, a lone
+    # surrogate, a non-str key or a numpy float beside a NaN was one no strict reader reads.
+    import numpy
+
+    for row, written in [({"big": 2 ** 70, "x": float("nan")},
+                          b'{"big":1180591620717411303424,"x":null}\n'),
+                         ({"t": "\ud800", "x": [float("inf")]}, b'{"t":"?","x":[null]}\n'),
+                         ({1: {"y": -float("inf")}}, b'{"1":{"y":null}}\n'),
+                         ({"x": numpy.float64("nan"), "y": numpy.float64(0.5)}, b'{"x":null,"y":0.5}\n')]:
+        assert line(row) == written
+        parse(written.decode("utf-8"))
+
+
 @pytest.mark.parametrize("value,field", [
     ("NaN", "score"), ("Infinity", "score"), ("-Infinity", "score"), ("1e999", "score"),
     ("-1e400", "score"), ("[1, {\"x\": NaN}]", "score")])
