@@ -139,7 +139,8 @@ def test_a_row_orjson_cannot_write_still_has_its_nan_written_as_null():
                           b'{"big":1180591620717411303424,"x":null}\n'),
                          ({"t": "\ud800", "x": [float("inf")]}, b'{"t":"?","x":[null]}\n'),
                          ({1: {"y": -float("inf")}}, b'{"1":{"y":null}}\n'),
-                         ({"x": numpy.float64("nan"), "y": numpy.float64(0.5)}, b'{"x":null,"y":0.5}\n')]:
+                         ({"x": numpy.float64("nan"), "y": numpy.float64(0.5)},
+                          b'{"x":null,"y":0.5}\n')]:
         assert line(row) == written
         parse(written.decode("utf-8"))
 
