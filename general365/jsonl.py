@@ -223,7 +223,7 @@ def iter_jsonl(path: str, *, errors: list[DataError] | None = None,
                 err = DataError(f"not UTF-8 text (byte {exc.start + 1} of the line)",
                                 path=path, line=n, expected="UTF-8 JSON Lines")
             else:
-                if not text.strip():
+                if not text.strip(_BLANK):
                     continue
                 try:
                     yield n, _strict(text, path, n)
@@ -300,6 +300,11 @@ def _check_same(f: Any, crcs: array, path: str) -> None:
         pass
 
 
+# A blank line holds only JSON's whitespace; str.strip() would also take a form feed, a
+# no-break space, U+2028..., and skip a line that is no JSON without a word.
+_BLANK = " \t\r\n"
+
+
 def split_lines(text: str) -> list[str]:
     """Lines as files mean them: split at \\n only. (str.splitlines also splits at U+2028,
     U+0085, form feeds..., which JSON allows raw inside strings, and would shift the line
@@ -315,7 +320,7 @@ def text_values(text: str, path: str) -> list[tuple[int, Any]]:
     whole (data/readers.read_text decodes a source file at once, for its error column and
     utf-8-sig): the same strict parse as iter_jsonl."""
     return [(n, parse(line, path=path, line=n))
-            for n, line in enumerate(split_lines(text), start=1) if line.strip()]
+            for n, line in enumerate(split_lines(text), start=1) if line.strip(_BLANK)]
 
 
 

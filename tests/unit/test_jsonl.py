@@ -5,7 +5,7 @@ import json
 import pytest
 
 from general365.errors import DataError
-from general365.jsonl import iter_jsonl, line, parse
+from general365.jsonl import iter_jsonl, line, parse, text_values
 
 
 def test_rows_with_their_line_numbers(tmp_path):
@@ -164,3 +164,16 @@ def test_nan_and_infinities_are_refused_with_their_field(tmp_path, value, field)
 def test_finite_floats_still_read_exactly():
     assert parse('{"a": 1.5, "b": -0.0, "c": 1e308, "d": 5e-324, "e": [2.5e10]}') == {
         "a": 1.5, "b": -0.0, "c": 1e308, "d": 5e-324, "e": [2.5e10]}
+
+
+@pytest.mark.parametrize("blank", ["\x0c", "\x0b", "\u00a0", "\u2028", "\x1c", "\x85", "\u3000"])
+def test_a_line_of_other_whitespace_is_no_blank_line(tmp_path, blank):
+    # JSON's whitespace is space, tab, CR and LF; str.strip() also takes these, and the line
+    # was skipped as blank: a row lost without a word.
+    p = tmp_path / "a.jsonl"
+    p.write_text('{"a": 1}\n' + blank + '\n{"a": 2}\n \t\r\n', encoding="utf-8")
+    with pytest.raises(DataError, match=r"a\.jsonl:2: not valid JSON"):
+        list(iter_jsonl(str(p)))
+    with pytest.raises(DataError, match=r"a\.jsonl:2: not valid JSON"):
+        text_values(p.read_text(encoding="utf-8"), str(p))
+
