@@ -76,6 +76,9 @@ def _strict(text: str, path: str | None, line: int | None,
     try:
         value = DECODER.decode(text)
     except json.JSONDecodeError as exc:
+        if text.startswith("\ufeff"):   # invisible in an editor: say what it is
+            raise NotJSON("the line begins with a byte-order mark (U+FEFF)",
+                          expected="UTF-8 without a BOM", **where) from None
         raise NotJSON(f"not valid JSON ({exc.msg})", expected=expected, **where) from None
     except DuplicateKey as exc:
         raise DataError(f"the key {exc.key!r} appears twice in one object",

@@ -177,3 +177,14 @@ def test_a_line_of_other_whitespace_is_no_blank_line(tmp_path, blank):
     with pytest.raises(DataError, match=r"a\.jsonl:2: not valid JSON"):
         text_values(p.read_text(encoding="utf-8"), str(p))
 
+
+def test_a_byte_order_mark_is_named(tmp_path):
+    # Invisible in an editor: "not valid JSON (Expecting value)" at line 1 left the user
+    # looking for an error they could not see.
+    p = tmp_path / "a.jsonl"
+    p.write_bytes(b'\xef\xbb\xbf{"a": 1}\n')
+    with pytest.raises(DataError, match=r"a\.jsonl:1: .*byte-order mark"):
+        list(iter_jsonl(str(p)))
+    with pytest.raises(DataError, match=r"a\.jsonl:1: .*byte-order mark"):
+        text_values(p.read_text(encoding="utf-8"), str(p))
+
