@@ -307,7 +307,8 @@ def test_judge_given_as_arguments_grades_text_and_choice(fault_server, tmp_path)
     assert all("London" not in json.dumps(r) for r in fault_server.requests)
 
 
-@pytest.mark.parametrize("prediction", [5, ["\\boxed{5}"], {"content": "\\boxed{5}"}, b"\\boxed{5}"])
+@pytest.mark.parametrize("prediction", [5, ["\\boxed{5}"], {"content": "\\boxed{5}"},
+                                        b"\\boxed{5}"])
 def test_a_prediction_that_is_not_text_is_one_clear_error(prediction):
     # evaluate's features refuse these before the metric runs; called directly, the metric's
     # logic raised a bare AttributeError ('int' object has no attribute 'rfind').
