@@ -34,6 +34,7 @@ its rows) or an appender adds to (runners/store.py).
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 import zlib
@@ -75,6 +76,9 @@ def _strict(text: str, path: str | None, line: int | None,
     try:
         value = DECODER.decode(text)
     except json.JSONDecodeError as exc:
+        if text.startswith("\ufeff"):   # invisible in an editor: say what it is
+            raise NotJSON("the line begins with a byte-order mark (U+FEFF)",
+                          expected="UTF-8 without a BOM", **where) from None
         raise NotJSON(f"not valid JSON ({exc.msg})", expected=expected, **where) from None
     except DuplicateKey as exc:
         raise DataError(f"the key {exc.key!r} appears twice in one object",
@@ -222,7 +226,7 @@ def iter_jsonl(path: str, *, errors: list[DataError] | None = None,
                 err = DataError(f"not UTF-8 text (byte {exc.start + 1} of the line)",
                                 path=path, line=n, expected="UTF-8 JSON Lines")
             else:
-                if not text.strip():
+                if not text.strip(_BLANK):
                     continue
                 try:
                     yield n, _strict(text, path, n)
@@ -299,6 +303,11 @@ def _check_same(f: Any, crcs: array, path: str) -> None:
         pass
 
 
+# A blank line holds only JSON's whitespace; str.strip() would also take a form feed, a
+# no-break space, U+2028..., and skip a line that is no JSON without a word.
+_BLANK = " \t\r\n"
+
+
 def split_lines(text: str) -> list[str]:
     """Lines as files mean them: split at \\n only. (str.splitlines also splits at U+2028,
     U+0085, form feeds..., which JSON allows raw inside strings, and would shift the line
@@ -314,7 +323,7 @@ def text_values(text: str, path: str) -> list[tuple[int, Any]]:
     whole (data/readers.read_text decodes a source file at once, for its error column and
     utf-8-sig): the same strict parse as iter_jsonl."""
     return [(n, parse(line, path=path, line=n))
-            for n, line in enumerate(split_lines(text), start=1) if line.strip()]
+            for n, line in enumerate(split_lines(text), start=1) if line.strip(_BLANK)]
 
 
 
@@ -347,5 +356,18 @@ def line(value: Any, default: Callable[[Any], Any] | None = None) -> bytes:
     try:
         return orjson.dumps(value, default=default, option=_LINE)
     except TypeError:   # orjson.JSONEncodeError
-        text = json.dumps(value, ensure_ascii=False, default=default, separators=(",", ":"))
+        text = json.dumps(_nulled(value), ensure_ascii=False, default=default,
+                          separators=(",", ":"))
         return (text + "\n").encode("utf-8", "replace")
+
+
+def _nulled(value: Any) -> Any:
+    """`value` with every float that is not finite as None, as orjson writes it: json
+    would write `NaN`, which no strict reader reads back."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _nulled(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_nulled(v) for v in value]
+    return value

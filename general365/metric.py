@@ -167,6 +167,10 @@ def compute(predictions: Sequence[str], references, answer_type: Sequence[str] |
                          ("categories", categories)):
         if column is not None and len(column) != n:
             raise UserError(f"{name} has {len(column)} items, predictions has {n}")
+    for i, prediction in enumerate(predictions):
+        if prediction is not None and not isinstance(prediction, str):
+            raise UserError(f"predictions[{i}] is a {type(prediction).__name__}; expected "
+                            "every prediction to be the model's output as a string (or None)")
     judge = _make_judge(judge)
     from .grading.engine import default_policy
 

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from ..errors import MissingExtra, OptionError, UserError
+from ..errors import DataError, MissingExtra, OptionError, UserError
 from ..extras import backend_extra, require
 from ..runners import provenance
 from ..runners.base import GenerationRequest, SamplingSettings, run_seed
@@ -96,7 +96,7 @@ def _folder_structured(out: str) -> str | None:
             extra = (sampling or {}).get("extra") if isinstance(sampling, dict) else None
             return "json_schema" if isinstance(extra, dict) and "response_format" in extra \
                 else "off"
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, DataError):   # UnicodeDecodeError is a ValueError
         return None   # a damaged file: the run store names the bad line
     return None
 

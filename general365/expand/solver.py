@@ -5,7 +5,6 @@ and `grade_file` in `DIR/solver/` (each candidate its own seed).
 
 from __future__ import annotations
 
-import json
 import os
 from collections import defaultdict
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from typing import Any, Mapping, Sequence
 from ..errors import UserError
 from ..jsonl import iter_jsonl, write
 from ..runners.session import GenerateResult
+from ..validators import is_int, loads
 from .candidates import ExpansionCandidate, Solver
 from .checks import BLOCKING
 
@@ -96,8 +96,10 @@ def previous_agreement(folder: str) -> dict[str, Solver]:
     run: Any = {}
     try:
         with open(os.path.join(folder, SOLVER_DIR, "run.json"), encoding="utf-8") as f:
-            run = json.load(f)
-    except (OSError, ValueError, RecursionError):
+            run = loads(f.read())
+    except (OSError, ValueError):   # StrictJSONError and UnicodeDecodeError are ValueErrors
         pass
     run = run if isinstance(run, dict) else {}
-    return read_agreement(graded, str(run.get("model") or "solver"), int(run.get("runs") or 0))
+    runs = run.get("runs")   # 1e999, NaN or "x" would escape int() as a bare error
+    return read_agreement(graded, str(run.get("model") or "solver"),
+                          runs if is_int(runs) and runs > 0 else 0)

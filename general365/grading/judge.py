@@ -27,7 +27,7 @@ from ..redact import Redactor, shown_url, target, url_secrets
 from ..retry import backoff_delay, retry_after_seconds
 from ..schema import Status
 from ..terminal import shown
-from ..validators import is_int, option_int, option_number
+from ..validators import StrictJSONError, is_int, loads, option_int, option_number
 from .judge_cache import CachedAnswer, JudgeCache, cache_key
 from .judge_task import (MAX_PREDICTION_CHARS, OFFICIAL_PROMPT, JudgeItem, JudgePrompt,
                          JudgeTask, TaskAnswer, truncate_prediction, verdict_task)
@@ -127,12 +127,16 @@ class Completion:
 def read_completion(data: object) -> Completion:
     """The served model id, reply text and finish reason of a chat completion body (its
     decoded JSON). Any other shape (`{}`, a list, `"choices": "x"`) is refused. A body
-    served as another content type reaches here as text, and is decoded here."""
+    served as another content type reaches here as text, and is decoded here. The raw body
+    is read strictly (validators.loads): a key twice (two `content`s, two `finish_reason`s),
+    of which a plain decoder silently keeps the last, leaves the reply ambiguous."""
     if isinstance(data, (str, bytes)):
         try:
-            data = json.loads(data)
-        except (ValueError, RecursionError):
-            raise UnreadableReply("not JSON") from None
+            data = loads(data.decode("utf-8") if isinstance(data, bytes) else data)
+        except UnicodeDecodeError:
+            raise UnreadableReply("not UTF-8") from None
+        except StrictJSONError as exc:
+            raise UnreadableReply(str(exc)) from None
     try:
         choice = data["choices"][0]               # type: ignore[index]
         text = choice["message"].get("content")
@@ -444,15 +448,16 @@ class Judge:
             self.stats.requests += 1
             try:
                 async with sem:
-                    # The SDK's public `post`: its auth and error classes; cast_to=object
-                    # hands back the decoded JSON, read strictly by read_completion, without
-                    # the typed-parameter transform and model building of `create` (most
-                    # of the client's CPU per request; docs/judge.md). wait_for bounds the
-                    # whole request: the SDK's own timeout restarts with every byte read,
-                    # so a trickling server could hold it for ever.
+                    # The SDK's public `post`: its auth and error classes; cast_to=bytes
+                    # hands back the body unparsed, read strictly by read_completion (the
+                    # SDK's decoder keeps the last of a key given twice), without the
+                    # typed-parameter transform and model building of `create` (most of
+                    # the client's CPU per request; docs/judge.md).
+                    # wait_for bounds the whole request: the SDK's own timeout restarts
+                    # with every byte read, so a trickling server could hold it for ever.
                     completion = await asyncio.wait_for(
                         client.post("/chat/completions", body={**body, "messages": msgs},
-                                    cast_to=object),
+                                    cast_to=bytes),
                         self.timeout)
                 reply = read_completion(completion)
                 served = redactor.clean_opt(reply.served_model, DETAIL_CHARS)

@@ -10,7 +10,7 @@ import os
 from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import OptionError
-from ..validators import is_finite, is_int, is_number, problem_in
+from ..validators import StrictJSONError, is_finite, is_int, is_number, loads, problem_in
 from .base import GenerationRequest, SamplingSettings, preset, run_seed
 from .endpoints import check_urls
 from .registry import check_backend
@@ -138,6 +138,10 @@ def template_kwargs(chat_template_kwargs: str | Mapping[str, Any] | None,
             raise OptionError("chat_template_kwargs",
                               f"is not valid JSON ({why}); expected an object such as "
                               '\'{"enable_thinking": true}\'') from None
+        try:   # the strict rules json.loads does not apply: a key twice, NaN
+            loads(chat_template_kwargs)
+        except StrictJSONError as exc:
+            raise OptionError("chat_template_kwargs", f"is not strict JSON ({exc})") from None
     elif chat_template_kwargs is not None:
         kwargs = chat_template_kwargs
     if not isinstance(kwargs, Mapping):

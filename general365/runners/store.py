@@ -341,9 +341,10 @@ class RunStore:
 
 
 def iter_records(path: str) -> Iterator[dict[str, Any]]:
-    """The records of a responses file (for tests and tools); skips a torn last line."""
+    """The records of a responses file (for tests and tools), read strictly as every file
+    is (jsonl.parse: a DataError naming the line); skips a torn last line."""
     with open(path, "rb") as f:
         data = f.read()
-    for raw in data[: data.rfind(b"\n") + 1].split(b"\n"):
+    for n, raw in enumerate(data[: data.rfind(b"\n") + 1].split(b"\n"), start=1):
         if raw.strip():
-            yield json.loads(raw)
+            yield parse_json(raw.decode("utf-8"), path=path, line=n)

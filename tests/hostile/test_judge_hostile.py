@@ -78,6 +78,41 @@ def test_a_reask_that_gets_one_clean_object_is_read(fault_server, tmp_path):
     assert r.status is Status.INCORRECT and r.votes == [False] and r.attempts == 2
 
 
+def _envelope(choice: str, tail: str = "") -> bytes:
+    return ('{"id": "c", "object": "chat.completion", "model": "m", "choices": [' + choice
+            + "]" + tail + "}").encode()
+
+
+FALSE, TRUE = '"{\\"accuracy\\": false}"', '"{\\"accuracy\\": true}"'
+AMBIGUOUS_BODIES = {
+    # The reply body itself, not only the verdict in it, is read strictly: a plain decoder
+    # (the SDK's) keeps the last of two keys, and each of these read as a clean `true`
+    # (the last, `true` with NaN beside it, too).
+    "content twice": _envelope('{"index": 0, "message": {"content": ' + FALSE
+                               + ', "content": ' + TRUE + '}, "finish_reason": "stop"}'),
+    "message twice": _envelope('{"index": 0, "message": {"content": ' + FALSE
+                               + '}, "message": {"content": ' + TRUE
+                               + '}, "finish_reason": "stop"}'),
+    "finish_reason twice": _envelope('{"index": 0, "message": {"content": ' + TRUE
+                                     + '}, "finish_reason": "length", "finish_reason": "stop"}'),
+    "choices twice": _envelope('{"message": {"content": ' + FALSE + '}}',
+                               ', "choices": [{"message": {"content": ' + TRUE + '}}]'),
+    "NaN in the body": _envelope('{"message": {"content": ' + TRUE + '}, "finish_reason": "stop"}',
+                                 ', "usage": {"completion_tokens": NaN}'),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(AMBIGUOUS_BODIES))
+def test_a_reply_body_that_is_not_strict_json_is_no_verdict(fault_server, tmp_path, kind):
+    body = AMBIGUOUS_BODIES[kind]
+    json.loads(body)   # a plain decoder takes it
+    fault_server.set_script(lambda req, n: Behaviour.malformed(body))
+    judge = Judge(MODEL, base_url=fault_server.base_url, cache=tmp_path / "j.sqlite")
+    [r] = judge.judge_batch([JudgeItem("Capital of Italy?", "Rome", "Milan")])
+    assert r.status is Status.JUDGE_FAILED and r.votes != [True]
+    assert "unreadable response body" in r.detail
+
+
 # --- 2. the key, wherever the server puts it ------------------------------------------
 
 # Every position of the key from well before the detail's cut to past it.

@@ -58,6 +58,12 @@ GENERATE_BAD = [
      "base_url is for backend openai"),
     ({"preset": "fast"}, ["--preset", "fast"], "unknown preset"),
     ({"chat_template_kwargs": "{nope"}, ["--chat-template-kwargs", "{nope"], "not valid JSON"),
+    # json.loads kept the last of two keys: thinking switched on by the second spelling
+    ({"chat_template_kwargs": '{"enable_thinking": false, "enable_thinking": true}'},
+     ["--chat-template-kwargs", '{"enable_thinking": false, "enable_thinking": true}'],
+     "duplicated key 'enable_thinking'"),
+    ({"chat_template_kwargs": '{"temperature": NaN}'},
+     ["--chat-template-kwargs", '{"temperature": NaN}'], "NaN or an infinity"),
     ({"limit": 0}, ["--limit", "0"], "limit must be at least 1"),
     ({"backend": "tgi"}, ["--backend", "tgi"], "unknown backend"),
     ({"benchmark": "mmlu"}, ["--benchmark", "mmlu"], "is not a benchmark"),

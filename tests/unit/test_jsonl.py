@@ -5,7 +5,7 @@ import json
 import pytest
 
 from general365.errors import DataError
-from general365.jsonl import iter_jsonl, line, parse
+from general365.jsonl import iter_jsonl, line, parse, text_values
 
 
 def test_rows_with_their_line_numbers(tmp_path):
@@ -130,6 +130,21 @@ def test_what_orjson_cannot_write_is_still_written():
     assert line({"x": float("nan")}) == b'{"x":null}\n'
 
 
+def test_a_row_orjson_cannot_write_still_has_its_nan_written_as_null():
+    # The fallback (json) wrote NaN and Infinity as such: a row with a wide integer, a lone
+    # surrogate, a non-str key or a numpy float beside a NaN was one no strict reader reads.
+    import numpy
+
+    for row, written in [({"big": 2 ** 70, "x": float("nan")},
+                          b'{"big":1180591620717411303424,"x":null}\n'),
+                         ({"t": "\ud800", "x": [float("inf")]}, b'{"t":"?","x":[null]}\n'),
+                         ({1: {"y": -float("inf")}}, b'{"1":{"y":null}}\n'),
+                         ({"x": numpy.float64("nan"), "y": numpy.float64(0.5)},
+                          b'{"x":null,"y":0.5}\n')]:
+        assert line(row) == written
+        parse(written.decode("utf-8"))
+
+
 @pytest.mark.parametrize("value,field", [
     ("NaN", "score"), ("Infinity", "score"), ("-Infinity", "score"), ("1e999", "score"),
     ("-1e400", "score"), ("[1, {\"x\": NaN}]", "score")])
@@ -149,3 +164,27 @@ def test_nan_and_infinities_are_refused_with_their_field(tmp_path, value, field)
 def test_finite_floats_still_read_exactly():
     assert parse('{"a": 1.5, "b": -0.0, "c": 1e308, "d": 5e-324, "e": [2.5e10]}') == {
         "a": 1.5, "b": -0.0, "c": 1e308, "d": 5e-324, "e": [2.5e10]}
+
+
+@pytest.mark.parametrize("blank", ["\x0c", "\x0b", "\u00a0", "\u2028", "\x1c", "\x85", "\u3000"])
+def test_a_line_of_other_whitespace_is_no_blank_line(tmp_path, blank):
+    # JSON's whitespace is space, tab, CR and LF; str.strip() also takes these, and the line
+    # was skipped as blank: a row lost without a word.
+    p = tmp_path / "a.jsonl"
+    p.write_text('{"a": 1}\n' + blank + '\n{"a": 2}\n \t\r\n', encoding="utf-8")
+    with pytest.raises(DataError, match=r"a\.jsonl:2: not valid JSON"):
+        list(iter_jsonl(str(p)))
+    with pytest.raises(DataError, match=r"a\.jsonl:2: not valid JSON"):
+        text_values(p.read_text(encoding="utf-8"), str(p))
+
+
+def test_a_byte_order_mark_is_named(tmp_path):
+    # Invisible in an editor: "not valid JSON (Expecting value)" at line 1 left the user
+    # looking for an error they could not see.
+    p = tmp_path / "a.jsonl"
+    p.write_bytes(b'\xef\xbb\xbf{"a": 1}\n')
+    with pytest.raises(DataError, match=r"a\.jsonl:1: .*byte-order mark"):
+        list(iter_jsonl(str(p)))
+    with pytest.raises(DataError, match=r"a\.jsonl:1: .*byte-order mark"):
+        text_values(p.read_text(encoding="utf-8"), str(p))
+

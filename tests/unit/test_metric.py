@@ -305,3 +305,15 @@ def test_judge_given_as_arguments_grades_text_and_choice(fault_server, tmp_path)
     # the judge saw the final-answer region, never the reasoning, and only for text rows
     assert len(fault_server.requests) == 2
     assert all("London" not in json.dumps(r) for r in fault_server.requests)
+
+
+@pytest.mark.parametrize("prediction", [5, ["\\boxed{5}"], {"content": "\\boxed{5}"},
+                                        b"\\boxed{5}"])
+def test_a_prediction_that_is_not_text_is_one_clear_error(prediction):
+    # evaluate's features refuse these before the metric runs; called directly, the metric's
+    # logic raised a bare AttributeError ('int' object has no attribute 'rfind').
+    from general365.metric import compute
+
+    with pytest.raises(general365.UserError, match=r"predictions\[1\] is a"):
+        compute(["\\boxed{5}", prediction], ["5", "5"], answer_type=["number", "number"])
+    assert compute([None], ["5"], answer_type=["number"])["status/no_answer"] == 1

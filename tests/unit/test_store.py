@@ -258,3 +258,18 @@ def test_a_folder_where_a_store_file_belongs_is_refused(tmp_path, name, expected
         store.check_paths()
     assert f"{tmp_path / name}: is a folder; {expected}" in str(err.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+
+
+def test_iter_records_reads_strictly_and_still_skips_a_torn_last_line(tmp_path):
+    # expand reads its responses.jsonl through iter_records: json.loads kept the last of
+    # two `run`s and took NaN, where every other reader refuses the line.
+    p = tmp_path / "responses.jsonl"
+    good = '{"id": "a", "run": 0, "response": "x"}\n'
+    p.write_text(good + '{"id": "b", "run": 0, "run": 1}\n', encoding="utf-8")
+    with pytest.raises(DataError, match=r"responses\.jsonl:2: the key 'run' appears twice"):
+        list(iter_records(str(p)))
+    p.write_text(good + '{"id": "b", "score": NaN}\n', encoding="utf-8")
+    with pytest.raises(DataError, match=r"responses\.jsonl:2, field 'score': NaN"):
+        list(iter_records(str(p)))
+    p.write_text(good + '{"id": "b", "ru', encoding="utf-8")
+    assert [r["id"] for r in iter_records(str(p))] == ["a"]
