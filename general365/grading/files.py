@@ -63,6 +63,9 @@ def grade_file(responses: str, out: str, grader: Any, *, progress: bool = False)
     check_out_file(out)
     if not os.path.isfile(responses):
         raise UserError(f"{responses}: no such file")
+    if os.path.exists(out) and os.path.samefile(responses, out):
+        # The graded rows would be renamed over the responses they were graded from.
+        raise OptionError("out", f"{out} is the responses file itself; expected another path for the graded rows")
 
     snapshot = Snapshot()
     checking = not getattr(grader, "uses_judge", True)

@@ -323,6 +323,20 @@ def test_out_that_is_a_folder_is_refused(tmp_path, capsys):
     assert "is a folder" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("spell", ["same", "dotted", "hard link"])
+def test_out_that_is_the_responses_file_is_refused(tmp_path, capsys, monkeypatch, spell):
+    # Graded rows written over the responses would lose them: refused before anything.
+    src = write_jsonl(tmp_path / "r.jsonl", INLINE)
+    before = src.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    out = {"same": str(src), "dotted": "./sub/../r.jsonl", "hard link": "h.jsonl"}[spell]
+    (tmp_path / "sub").mkdir()
+    if spell == "hard link":
+        os.link(src, tmp_path / "h.jsonl")
+    assert main(["grade", str(src), "--policy", "rule", "--out", out]) == 2
+    assert "--out" in capsys.readouterr().err and src.read_bytes() == before
+
+
 def test_judge_failures_exit_1_and_a_rerun_retries_them(tmp_path, capsys, fault_server):
     from support.servers import Behaviour
 
