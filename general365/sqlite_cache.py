@@ -40,24 +40,13 @@ def check_columns(db: sqlite3.Connection, table: str, columns: tuple[str, ...],
 
 
 class SqliteCache:
-    """A cache file shared by threads under one lock. A subclass names itself (`label`,
-    `application_id`, the hints its refusals give) and defines `_check` and `_set_up`."""
+    """A cache file shared by threads under one lock. A subclass defines `_check` and
+    `_set_up`; `label` names the file in messages ("judge cache"), `hints` say what to give
+    instead after a refusal and after a failure to open."""
 
-    label = ""            # how messages name the file: "judge cache"
-    application_id = 0
-    refused_hint = ""     # after a refusal: what to give instead
-    open_hint = ""        # after a failure to open
-
-    def _check(self, db: sqlite3.Connection, app: int, tables: list[str]) -> None:
-        """Raise NotOurs unless the (non-empty) `tables` of a file marked `app` (ours or
-        0) are this cache's."""
-        raise NotImplementedError
-
-    def _set_up(self, db: sqlite3.Connection) -> None:
-        raise NotImplementedError
-
-    def __init__(self, path: Path, **connect) -> None:
-        self.path = path
+    def __init__(self, path: Path, label: str, application_id: int, hints: tuple[str, str],
+                 **connect) -> None:
+        self.path, self.label, self.application_id = path, label, application_id
         self._lock = threading.Lock()
         db = None
         try:
@@ -69,13 +58,21 @@ class SqliteCache:
             db.commit()
         except NotOurs as exc:
             db.close()
-            raise UserError(f"{self.label} {self.path}: {exc}; {self.refused_hint}") from None
+            raise UserError(f"{self.label} {self.path}: {exc}; {hints[0]}") from None
         except (OSError, sqlite3.Error) as exc:
             if db is not None:
                 db.close()
             raise UserError(f"{self.label} {self.path}: cannot open ({exc}); expected a "
-                            f"writable SQLite file ({self.open_hint})") from None
+                            f"writable SQLite file ({hints[1]})") from None
         self._db = db
+
+    def _check(self, db: sqlite3.Connection, app: int, tables: list[str]) -> None:
+        """Raise NotOurs unless the (non-empty) `tables` of a file marked `app` (ours or
+        0) are this cache's."""
+        raise NotImplementedError
+
+    def _set_up(self, db: sqlite3.Connection) -> None:
+        raise NotImplementedError
 
     def _check_is_ours(self, db: sqlite3.Connection) -> None:
         """Refuse a database of another application before anything is written to it."""

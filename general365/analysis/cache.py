@@ -55,14 +55,11 @@ def text_hash(text: str) -> str:
 
 
 class EmbeddingCache(SqliteCache):
-    label = "embedding cache"
-    application_id = APPLICATION_ID
-    refused_hint = "give another --embed-cache file (or --no-embed-cache)"
-    open_hint = "or pass --no-embed-cache"
-
     def __init__(self, path: str | os.PathLike | None = None):
         super().__init__(Path(path).expanduser() if path is not None
-                         else default_path(CACHE_FILE), timeout=60)
+                         else default_path(CACHE_FILE), "embedding cache", APPLICATION_ID,
+                         ("give another --embed-cache file (or --no-embed-cache)",
+                          "or pass --no-embed-cache"), timeout=60)
 
     def _check(self, db: sqlite3.Connection, app: int, tables: list[str]) -> None:
         if tables != ["embeddings"]:   # app 0 with our one table: a cache made before the mark

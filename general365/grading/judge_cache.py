@@ -90,15 +90,12 @@ class CachedAnswer:
 class JudgeCache(SqliteCache):
     """`get`/`put` answers by key (each put committed at once); `close` when done."""
 
-    label = "judge cache"
-    application_id = APPLICATION_ID
-    refused_hint = "give another --judge-cache file (or --judge-cache none)"
-    open_hint = "or pass --no-judge-cache"
-
     def __init__(self, path: str | os.PathLike | None = None):
         # isolation_level=None: autocommit, so each INSERT is committed by itself.
         super().__init__(Path(path) if path is not None else default_cache_path(),
-                         timeout=30, isolation_level=None)
+                         "judge cache", APPLICATION_ID,
+                         ("give another --judge-cache file (or --judge-cache none)",
+                          "or pass --no-judge-cache"), timeout=30, isolation_level=None)
 
     def _check(self, db: sqlite3.Connection, app: int, tables: list[str]) -> None:
         if "verdicts" not in tables or (app == 0 and tables not in (["verdicts"],
