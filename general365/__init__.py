@@ -29,6 +29,7 @@ docs/architecture.md has the layers; each package's docstring maps its own modul
 - retry.py          the retry arithmetic of every OpenAI-compatible client
 - redact.py         API keys kept out of what is written, printed or logged
 - terminal.py       text from a file or a server made safe to print
+- sqlite_cache.py   what the judge and embedding caches share: path, opening, refusing
 - interrupts.py     Ctrl-C that wakes an asyncio event loop at once
 - extras.py         the pip extras, checked before a verb does any work
 - tiny_model.py     a tiny random Llama model and tokenizer, built locally

@@ -184,7 +184,7 @@ def _publish_options(out: str | None, *, report_to, logging_dir, hub_folder, pus
 
     names = _trackers.parse_report_to(report_to)
     if names:
-        require("report", _trackers.extras_for(names))
+        require("report", names)   # each tracker is its own pip extra
     opts: dict[str, Any] = {"trackers": names, "hub_folder": hub_folder,
                             "push_to_hub": push_to_hub,
                             "logging_dir": _trackers.check_logging_dir(logging_dir, names, out)}
@@ -254,11 +254,11 @@ def run(model: str, *, backend: str, out: str, policy: str | None = None, judge:
     `generate_options` are generate()'s; grading and the report wait for a complete
     generation (rerun the same call to resume). `report_to` ... `token_env` are report()'s
     (TensorBoard under out/tensorboard unless `logging_dir` says otherwise)."""
-    from .results.trackers import extras_for, parse_report_to
+    from .results.trackers import parse_report_to
 
     check_paths(out=out, logging_dir=logging_dir, hub_folder=hub_folder)
     trackers = parse_report_to(report_to)
-    require("run", [*backend_extra(backend), "plots", *extras_for(trackers)])
+    require("run", [*backend_extra(backend), "plots", *trackers])
     if logging_dir is None and "tensorboard" in trackers:
         logging_dir = os.path.join(out, "tensorboard")
     publish = {"report_to": report_to, "logging_dir": logging_dir, "hub_folder": hub_folder,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
-from typing import Callable
+from typing import Any, Awaitable, Callable
 
 
 def can_route_sigint() -> bool:
@@ -37,7 +37,27 @@ def route_sigint(loop: asyncio.AbstractEventLoop, on_sigint: Callable[[], None],
     return undo
 
 
-def raise_interrupt() -> None:
-    """Stops the loop's run_until_complete (asyncio lets KeyboardInterrupt out of a
-    callback)."""
-    raise KeyboardInterrupt()
+def run_until(loop: asyncio.AbstractEventLoop, awaitable: Awaitable[Any]) -> Any:
+    """`loop.run_until_complete(awaitable)`, where Ctrl-C wakes the loop at once however it
+    lands. The first Ctrl-C cancels the awaitable (its cleanups run), a second leaves the
+    loop at once; either way the caller sees KeyboardInterrupt. Routed only while the loop
+    runs: a Ctrl-C routed to a loop that is not running would never be seen."""
+    task = asyncio.ensure_future(awaitable, loop=loop)
+    interrupted = []
+
+    def on_sigint() -> None:
+        interrupted.append(True)
+        if len(interrupted) == 1 and not task.done():
+            task.cancel()
+            return
+        raise KeyboardInterrupt()   # asyncio lets it out of a callback: out of the loop now
+
+    undo = route_sigint(loop, on_sigint)
+    try:
+        return loop.run_until_complete(task)
+    except asyncio.CancelledError:
+        if interrupted:
+            raise KeyboardInterrupt() from None
+        raise
+    finally:
+        undo()

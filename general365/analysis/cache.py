@@ -18,16 +18,15 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-import threading
 from pathlib import Path
 from typing import Iterable, Mapping
 
 import numpy as np
 
 from ..errors import UserError
+from ..sqlite_cache import NotOurs, SqliteCache, check_columns, default_path
 from ..validators import is_int
 
-CACHE_ENV = "GENERAL365_CACHE_DIR"   # the folder the judge cache uses too
 CACHE_FILE = "embeddings.sqlite"
 APPLICATION_ID = 0x47334542   # "G3EB" in the SQLite header: this file is an embedding cache
 _COLUMNS = ("model", "text_hash", "dim", "vector")
@@ -43,33 +42,6 @@ CREATE TABLE IF NOT EXISTS embeddings (
 """
 
 
-class _NotAnEmbeddingCache(Exception):
-    """The file is an SQLite database, but not an embedding cache."""
-
-
-def _check_is_ours(db: sqlite3.Connection) -> None:
-    """Refuse a database of another application before anything is written to it."""
-    app = db.execute("PRAGMA application_id").fetchone()[0]
-    if app not in (0, APPLICATION_ID):
-        raise _NotAnEmbeddingCache("an SQLite database of another application "
-                                   f"(application_id {app})")
-    tables = sorted(r[0] for r in db.execute(
-        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
-        "AND name NOT LIKE 'sqlite_%'"))
-    if not tables:
-        return                                    # new (or empty): ours to initialize
-    if tables != ["embeddings"]:   # app 0 with our one table: a cache made before the mark
-        raise _NotAnEmbeddingCache("an SQLite database of something else (tables: "
-                                   f"{', '.join(tables)})")
-    info = db.execute("PRAGMA table_info(embeddings)").fetchall()
-    keyed = sorted((r[5], r[1]) for r in info if r[5])
-    if sorted(r[1] for r in info) != sorted(_COLUMNS) \
-            or [k for _, k in keyed] != ["model", "text_hash"]:
-        columns = ", ".join(r[1] for r in info) or "(none)"
-        raise _NotAnEmbeddingCache("an SQLite database whose 'embeddings' table has the "
-                                   f"columns {columns}, not an embedding cache's")
-
-
 def _vector(dim, blob) -> np.ndarray | None:
     """A stored row's vector; None for a damaged one (then a miss)."""
     if not isinstance(blob, bytes) or not is_int(dim) or dim < 1 or len(blob) != 4 * dim:
@@ -78,41 +50,25 @@ def _vector(dim, blob) -> np.ndarray | None:
     return vec if np.isfinite(vec).all() else None
 
 
-def default_cache_path() -> Path:
-    """$GENERAL365_CACHE_DIR/embeddings.sqlite, else $XDG_CACHE_HOME or ~/.cache, /general365."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV]).expanduser() / CACHE_FILE
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base).expanduser() / "general365" / CACHE_FILE
-
-
 def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-class EmbeddingCache:
+class EmbeddingCache(SqliteCache):
     def __init__(self, path: str | os.PathLike | None = None):
-        self.path = Path(path).expanduser() if path is not None else default_cache_path()
-        self._lock = threading.Lock()
-        db = None
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False)
-            _check_is_ours(db)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute(_SCHEMA)
-            db.execute(f"PRAGMA application_id={APPLICATION_ID}")
-            db.commit()
-        except _NotAnEmbeddingCache as exc:
-            db.close()
-            raise UserError(f"embedding cache {self.path}: {exc}; give another --embed-cache "
-                            "file (or --no-embed-cache)") from None
-        except (OSError, sqlite3.Error) as exc:
-            if db is not None:
-                db.close()
-            raise UserError(f"embedding cache {self.path}: cannot open ({exc}); expected a "
-                            "writable SQLite file (or pass --no-embed-cache)") from None
-        self._db = db
+        super().__init__(Path(path).expanduser() if path is not None
+                         else default_path(CACHE_FILE), "embedding cache", APPLICATION_ID,
+                         ("give another --embed-cache file (or --no-embed-cache)",
+                          "or pass --no-embed-cache"), timeout=60)
+
+    def _check(self, db: sqlite3.Connection, app: int, tables: list[str]) -> None:
+        if tables != ["embeddings"]:   # app 0 with our one table: a cache made before the mark
+            raise NotOurs(f"an SQLite database of something else (tables: {', '.join(tables)})")
+        check_columns(db, "embeddings", _COLUMNS, ["model", "text_hash"], "an embedding cache")
+
+    def _set_up(self, db: sqlite3.Connection) -> None:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(_SCHEMA)
 
     def get_many(self, model: str, hashes: Iterable[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
@@ -153,13 +109,3 @@ class EmbeddingCache:
                 return self._db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
             except sqlite3.Error as exc:
                 raise UserError(f"embedding cache {self.path}: cannot read ({exc})") from None
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-    def __enter__(self) -> "EmbeddingCache":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -14,7 +14,7 @@ import json
 from html import escape
 from typing import Any, Sequence
 
-from ..reporting.html import CSP, page  # noqa: F401 (CSP: the expansion review page's too)
+from ..reporting.html import page
 from .rows import ReviewRow
 
 # Fields left out of an exported label: the text a reviewer reads, not what is scored.
@@ -44,22 +44,29 @@ textarea.note{display:block;width:100%;box-sizing:border-box;margin-top:6px;min-
 #exported{width:100%;box-sizing:border-box;min-height:6em;font:12px monospace}
 """
 
-SCRIPT = r"""
-(function(){
-  var data=JSON.parse(document.getElementById('audit-data').textContent);
-  var rows=data.rows, manifest=data.manifest;
-  var storeKey='general365-audit:'+manifest.sample_id;
+# The helpers both review pages' scripts start with (expand's review page too), once
+# `storeKey` is set: the marks kept in localStorage, and elements filled by textContent only.
+HELPERS = r"""
   var marks={};
   try{marks=JSON.parse(localStorage.getItem(storeKey)||'{}')||{};}catch(e){marks={};}
   function save(){try{localStorage.setItem(storeKey,JSON.stringify(marks));}catch(e){}}
   function el(tag,cls,text){var e=document.createElement(tag);if(cls)e.className=cls;
     if(text!==undefined&&text!==null)e.textContent=String(text);return e;}
   function field(dl,name,value){if(value===null||value===undefined||value==='')return;
-    dl.appendChild(el('dt',null,name));dl.appendChild(el('dd',null,value));}
+    dl.appendChild(el('dt',null,name));dl.appendChild(el('dd',null,
+      typeof value==='string'?value:JSON.stringify(value)));}
   function fold(parent,title,text,open){if(text===null||text===undefined)return;
     var d=el('details');if(open)d.open=true;d.appendChild(el('summary',null,title));
-    d.appendChild(el('pre',null,text));parent.appendChild(d);}
-  var main=document.getElementById('items');
+    d.appendChild(el('pre',null,typeof text==='string'?text:JSON.stringify(text)));
+    parent.appendChild(d);}
+"""
+
+SCRIPT = r"""
+(function(){
+  var data=JSON.parse(document.getElementById('audit-data').textContent);
+  var rows=data.rows, manifest=data.manifest;
+  var storeKey='general365-audit:'+manifest.sample_id;
+""" + HELPERS + r"""  var main=document.getElementById('items');
   rows.forEach(function(r){
     var s=el('section','item');s.id='item-'+r.item;s.setAttribute('data-item',r.item);
     s.setAttribute('data-disagreement',r.disagreement?'1':'0');

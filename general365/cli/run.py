@@ -45,10 +45,10 @@ def main(args: argparse.Namespace) -> int:
     from .. import api
 
     if args.judge_model:   # every extra the run needs, named in one line before any work
-        from ..results.trackers import extras_for, parse_report_to
+        from ..results.trackers import parse_report_to
 
         require("run", [*backend_extra(args.backend), "judge", "plots",
-                        *extras_for(parse_report_to(args.report_to))])
+                        *parse_report_to(args.report_to)])
     judge = judge_flags.make_judge("run", args)
     result = api.run(args.model, policy=args.policy, judge=judge,
                      grade_workers=args.grade_workers, grade_timeout=args.grade_timeout,

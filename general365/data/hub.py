@@ -244,11 +244,17 @@ def push_folder(folder: str | Path, repo: str, *, private: bool = False,
 
         require_hub_for_upload(str(folder), repo)
         api = HfApi(token=token)
+    return upload_dataset(api, repo, str(folder), private=private,
+                          commit_message=f"Upload General365 dataset folder ({len(files)} "
+                                         "data files)")
+
+
+def upload_dataset(api: Any, repo: str, folder: str, *, private: bool, **upload: Any) -> str:
+    """Create the Hub dataset repo `repo` if needed and upload `folder` to it (`upload`:
+    upload_folder's other arguments); its URL. A network or Hub refusal is one line."""
     try:
         api.create_repo(repo_id=repo, repo_type="dataset", private=private, exist_ok=True)
-        api.upload_folder(repo_id=repo, repo_type="dataset", folder_path=str(folder),
-                          commit_message=f"Upload General365 dataset folder ({len(files)} data "
-                                         "files)")
+        api.upload_folder(repo_id=repo, repo_type="dataset", folder_path=folder, **upload)
     except Exception as exc:
         if not is_hub_error(exc):
             raise

@@ -1,5 +1,7 @@
 """The review page's style and script (review.py builds the page around them)."""
 
+from ..audit.page import HELPERS
+
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;
 max-width:1200px;padding:0 16px 80px;color:#1d1d1f;background:#fff}
@@ -34,18 +36,7 @@ SCRIPT = r"""
 (function(){
   var data=JSON.parse(document.getElementById('review-data').textContent);
   var m=data.manifest, storeKey='general365-expand:'+m.folder;
-  var marks={};
-  try{marks=JSON.parse(localStorage.getItem(storeKey)||'{}')||{};}catch(e){marks={};}
-  function save(){try{localStorage.setItem(storeKey,JSON.stringify(marks));}catch(e){}}
-  function el(tag,cls,text){var e=document.createElement(tag);if(cls)e.className=cls;
-    if(text!==undefined&&text!==null)e.textContent=String(text);return e;}
-  function field(dl,name,value){if(value===null||value===undefined||value==='')return;
-    dl.appendChild(el('dt',null,name));dl.appendChild(el('dd',null,
-      typeof value==='string'?value:JSON.stringify(value)));}
-  function fold(parent,title,text,open){if(text===null||text===undefined||text==='')return;
-    var d=el('details');if(open)d.open=true;d.appendChild(el('summary',null,title));
-    d.appendChild(el('pre',null,typeof text==='string'?text:JSON.stringify(text)));
-    parent.appendChild(d);}
+""" + HELPERS + r"""  function foldNonEmpty(parent,title,text,open){if(text!=='')fold(parent,title,text,open);}
   function keyOf(c){return c.seed_id+'\u0000'+c.candidate;}
   function shown(v){return v===null||v===undefined?'':(Array.isArray(v)?v.join(', '):String(v));}
   var cands=[], main=document.getElementById('families');
@@ -57,7 +48,7 @@ SCRIPT = r"""
     var sd=el('div','seed'), dl=el('dl');
     field(dl,'Answer',s.answer+(s.float_round?'  (float_round '+s.float_round+')':''));
     sd.appendChild(dl);sd.appendChild(el('pre','question',s.question));
-    fold(sd,'Seed reasoning',s.reasoning,false);sec.appendChild(sd);
+    foldNonEmpty(sd,'Seed reasoning',s.reasoning,false);sec.appendChild(sd);
     f.candidates.forEach(function(c){
       var i=cands.length;cands.push(c);
       var a=el('article','cand');a.id='cand-'+i;a.setAttribute('data-item',i);
@@ -81,7 +72,8 @@ SCRIPT = r"""
         ' graded answers match the gold'+(c.solver.ungraded_reason?' ('+c.solver.ungraded_reason+')':''));
       a.appendChild(d);
       if(c.question!==null&&c.question!==undefined)a.appendChild(el('pre','question',shown(c.question)));
-      fold(a,'Reasoning',c.reasoning,false);fold(a,'The model\'s reply (it did not parse)',c.reply,true);
+      foldNonEmpty(a,'Reasoning',c.reasoning,false);
+      foldNonEmpty(a,'The model\'s reply (it did not parse)',c.reply,true);
       var fs=el('fieldset','decide');fs.appendChild(el('legend',null,'Decision'));
       ['accept','reject'].forEach(function(v){var lab=el('label'),inp=document.createElement('input');
         inp.type='radio';inp.name='decide-'+i;inp.value=v;inp.className='decide-'+v;

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Sequence
 
 from ..errors import MissingExtra, OptionError, UserError
-from ..interrupts import can_route_sigint, route_sigint
+from ..interrupts import can_route_sigint, run_until
 from ..redact import Redactor, shown_url, target, url_secrets
 from ..retry import backoff_delay, retry_after_seconds
 from ..schema import Status
@@ -162,35 +162,13 @@ def run_blocking(make: Callable[[], Awaitable[Any]], *, name: str) -> Any:
 
 
 def _run_interruptible(make: Callable[[], Awaitable[Any]]) -> Any:
-    """`asyncio.run(make())`, where Ctrl-C wakes the loop at once however it lands
-    (general365.interrupts). The first Ctrl-C cancels the batch (every answer already
-    decided is in the cache); the caller sees KeyboardInterrupt, as with asyncio.run."""
+    """`asyncio.run(make())`, where Ctrl-C wakes the loop at once (interrupts.run_until).
+    The first Ctrl-C cancels the batch (every answer already decided is in the cache); the
+    caller sees KeyboardInterrupt, as with asyncio.run."""
     if not can_route_sigint():
         return asyncio.run(make())
-    interrupted = []
-
-    async def main() -> Any:
-        task = asyncio.current_task()
-
-        def on_sigint() -> None:
-            interrupted.append(True)
-            if len(interrupted) == 1 and not task.done():
-                task.cancel()
-                return
-            raise KeyboardInterrupt()   # a second Ctrl-C: out of the loop now
-
-        undo = route_sigint(asyncio.get_running_loop(), on_sigint, allowed=True)
-        try:
-            return await make()
-        finally:
-            undo()
-
-    try:
-        return asyncio.run(main())
-    except asyncio.CancelledError:
-        if interrupted:
-            raise KeyboardInterrupt() from None
-        raise
+    with asyncio.Runner() as runner:   # what asyncio.run does, but the SIGINT routing ours
+        return run_until(runner.get_loop(), make())
 
 
 async def gather_all(aws: Sequence[Awaitable[Any]]) -> list[Any]:

@@ -15,15 +15,14 @@ import hashlib
 import json
 import os
 import sqlite3
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from ..sqlite_cache import NotOurs, SqliteCache, check_columns, default_path
 
-CACHE_ENV = "GENERAL365_CACHE_DIR"
 CACHE_FILE = "judge.sqlite"
 
 APPLICATION_ID = 0x47333635   # "G365" in the SQLite header: this file is a judge cache
@@ -64,38 +63,9 @@ _INSERT = {t: f"INSERT OR REPLACE INTO {t} ({', '.join(c)}) VALUES ({', '.join('
            for t, c in _COLUMNS.items()}
 
 
-class _NotOurs(Exception):
-    """The file is an SQLite database, but not a judge cache."""
-
-
-def _check_is_ours(db: sqlite3.Connection) -> None:
-    """Refuse a database of another application before anything is written to it."""
-    app = db.execute("PRAGMA application_id").fetchone()[0]
-    if app not in (0, APPLICATION_ID):
-        raise _NotOurs(f"an SQLite database of another application (application_id {app})")
-    tables = sorted(r[0] for r in db.execute(
-        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
-        "AND name NOT LIKE 'sqlite_%'"))
-    if not tables:
-        return                                    # new (or empty): ours to initialize
-    if "verdicts" not in tables or (app == 0 and tables not in (["verdicts"],
-                                                                 ["answers", "verdicts"])):
-        # app 0 with exactly our tables: a cache written before the file was marked.
-        raise _NotOurs(f"an SQLite database of something else (tables: {', '.join(tables)})")
-    for table in (t for t in _COLUMNS if t in tables):
-        info = db.execute(f"PRAGMA table_info({table})").fetchall()
-        if sorted(r[1] for r in info) != sorted(_COLUMNS[table]) \
-                or [r[1] for r in info if r[5]] != ["key"]:
-            raise _NotOurs(f"an SQLite database whose '{table}' table has the columns "
-                           f"{', '.join(r[1] for r in info) or '(none)'}, not a judge cache's")
-
-
 def default_cache_path() -> Path:
     """$GENERAL365_CACHE_DIR/judge.sqlite, else $XDG_CACHE_HOME or ~/.cache, /general365."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV]).expanduser() / CACHE_FILE
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base).expanduser() / "general365" / CACHE_FILE
+    return default_path(CACHE_FILE)
 
 
 def cache_key(*parts: Any) -> str:
@@ -117,38 +87,33 @@ class CachedAnswer:
     raw: str | None
 
 
-class JudgeCache:
+class JudgeCache(SqliteCache):
     """`get`/`put` answers by key (each put committed at once); `close` when done."""
 
     def __init__(self, path: str | os.PathLike | None = None):
-        self.path = Path(path) if path is not None else default_cache_path()
-        self._lock = threading.Lock()
-        db = None
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # isolation_level=None: autocommit, so each INSERT is committed by itself.
-            db = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False,
-                                 isolation_level=None)
-            _check_is_ours(db)
-            # WAL lets two grading processes share one cache file without "database locked";
-            # NORMAL syncs at checkpoints, not at every commit (~0.2 ms instead of ~10 ms
-            # per verdict): a killed process loses nothing, a power cut may lose the last
-            # verdicts but never corrupts the file.
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute(_SCHEMA)
-            db.execute(_ANSWERS)
-            db.execute(f"PRAGMA application_id={APPLICATION_ID}")
-        except _NotOurs as exc:
-            db.close()
-            raise UserError(f"judge cache {self.path}: {exc}; give another --judge-cache "
-                            f"file (or --judge-cache none)") from None
-        except (OSError, sqlite3.Error) as exc:
-            if db is not None:
-                db.close()
-            raise UserError(f"judge cache {self.path}: cannot open ({exc}); "
-                            f"expected a writable SQLite file (or pass --no-judge-cache)") from None
-        self._db = db
+        # isolation_level=None: autocommit, so each INSERT is committed by itself.
+        super().__init__(Path(path) if path is not None else default_cache_path(),
+                         "judge cache", APPLICATION_ID,
+                         ("give another --judge-cache file (or --judge-cache none)",
+                          "or pass --no-judge-cache"), timeout=30, isolation_level=None)
+
+    def _check(self, db: sqlite3.Connection, app: int, tables: list[str]) -> None:
+        if "verdicts" not in tables or (app == 0 and tables not in (["verdicts"],
+                                                                     ["answers", "verdicts"])):
+            # app 0 with exactly our tables: a cache written before the file was marked.
+            raise NotOurs(f"an SQLite database of something else (tables: {', '.join(tables)})")
+        for table in (t for t in _COLUMNS if t in tables):
+            check_columns(db, table, _COLUMNS[table], ["key"], "a judge cache")
+
+    def _set_up(self, db: sqlite3.Connection) -> None:
+        # WAL lets two grading processes share one cache file without "database locked";
+        # NORMAL syncs at checkpoints, not at every commit (~0.2 ms instead of ~10 ms
+        # per verdict): a killed process loses nothing, a power cut may lose the last
+        # verdicts but never corrupts the file.
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute(_SCHEMA)
+        db.execute(_ANSWERS)
 
     def _run(self, sql: str, args: tuple = ()) -> list[tuple]:
         with self._lock:
@@ -188,13 +153,3 @@ class JudgeCache:
 
     def __len__(self) -> int:
         return self._run("SELECT COUNT(*) FROM verdicts")[0][0]
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-    def __enter__(self) -> "JudgeCache":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -176,15 +176,25 @@ def seed_variant_table(models: Sequence[ModelSummary]) -> Table:
                                              "rewritten problems that share its seed_id.")
 
 
+def per_run_columns(lead: list[Column], n: int, each: str, tail: Sequence[str]) -> list[Column]:
+    """`lead`, a percentage column for each of `n` runs ("Run 1" + `each`, ...), then the
+    percentage columns named `tail`."""
+    return (lead + [Column(f"Run {i + 1}{each}", PCT) for i in range(n)]
+            + [Column(name, PCT) for name in tail])
+
+
+def per_run(values: list[Any], n: int) -> list[Any]:
+    """A value a run, padded with blanks to `n` runs."""
+    return values + [None] * (n - len(values))
+
+
 def stability_table(models: Sequence[ModelSummary]) -> Table:
     """The paper's Table 3: each run's accuracy, their mean and Delta = max - min; with
     avg@N and pass@N over problems for the user's runs."""
     n = max([s.stability.n for s in models if s.stability] +
             [len(s.published_runs.runs) for s in models if s.published_runs] + [1])
-    cols = ([Column("Model"), Column("Source"), Column("Runs", INT)]
-            + [Column(f"Run {i + 1}", PCT) for i in range(n)]
-            + [Column("Mean", PCT), Column("Delta (max-min)", PCT), Column("avg@N", PCT),
-               Column("pass@N", PCT)])
+    cols = per_run_columns([Column("Model"), Column("Source"), Column("Runs", INT)], n, "",
+                           ["Mean", "Delta (max-min)", "avg@N", "pass@N"])
     t = Table("stability", "Run-to-run stability", cols,
               note="Delta = max - min of the runs' accuracies (the paper's Appendix D). "
                    "avg@N: mean over problems of the share of runs correct; pass@N: share "
@@ -194,13 +204,12 @@ def stability_table(models: Sequence[ModelSummary]) -> Table:
         if s.stability is not None:
             st = s.stability
             accs = [tl.accuracy for _, tl in sorted(st.runs.items())]
-            t.rows.append([s.name, _source(s), st.n] + accs + [None] * (n - len(accs))
+            t.rows.append([s.name, _source(s), st.n] + per_run(accs, n)
                           + [st.mean, st.delta, st.avg_at_n, st.pass_at_n])
         elif s.published_runs is not None:
             pr = s.published_runs
             accs = list(pr.runs)
-            t.rows.append([s.name, "paper (full, Table 3)", len(accs)] + accs
-                          + [None] * (n - len(accs))
+            t.rows.append([s.name, "paper (full, Table 3)", len(accs)] + per_run(accs, n)
                           + [sum(accs) / len(accs), pr.delta, None, None])
     return t
 

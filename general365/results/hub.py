@@ -198,15 +198,7 @@ def push_folder(folder: str, repo: str, *, files: Sequence[str], private: bool =
 
         require_hub(repo)
         api = HfApi(token=token)
-    from ..data.hub import is_hub_error
+    from ..data.hub import upload_dataset
 
-    try:
-        api.create_repo(repo_id=repo, repo_type="dataset", private=private, exist_ok=True)
-        api.upload_folder(repo_id=repo, repo_type="dataset", folder_path=folder,
-                          allow_patterns=list(files),
+    return upload_dataset(api, repo, folder, private=private, allow_patterns=list(files),
                           commit_message=f"Add general365 results ({len(files) - 1} files)")
-    except Exception as exc:
-        if not is_hub_error(exc):
-            raise
-        raise UserError(f"upload to {repo} failed: {exc}") from None
-    return f"https://huggingface.co/datasets/{repo}"

@@ -14,7 +14,7 @@ import importlib
 import os
 import re
 import sys
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 from ..errors import OptionError, UserError
 from ..redact import shown_urls
@@ -46,11 +46,6 @@ def parse_report_to(value: str | Sequence[str] | None) -> list[str]:
     if "all" in names:
         return list(TRACKERS)
     return [t for t in TRACKERS if t in names]
-
-
-def extras_for(trackers: Iterable[str]) -> list[str]:
-    """The pip extras the trackers need (each tracker is its own extra)."""
-    return [t for t in trackers]
 
 
 def check_logging_dir(logging_dir: str | None, trackers: Sequence[str],

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Iterable, Iterator, TypeVar
 
 from ..errors import MissingExtra, OptionError, UserError
-from ..interrupts import raise_interrupt, route_sigint
+from ..interrupts import run_until
 from ..redact import Redactor, shown_url, target, url_secrets
 from ..retry import backoff_delay, retry_after_seconds
 from ..terminal import shown
@@ -273,7 +273,7 @@ class OpenAIRunner:
             # caller (a store append) takes microseconds, so in-flight requests barely stall.
             for _ in range(len(requests)):
                 waiting = loop.create_task(done.get())
-                result = _run_interruptibly(loop, waiting)
+                result = run_until(loop, waiting)
                 if isinstance(result, Exception):
                     raise result
                 yield result
@@ -396,14 +396,3 @@ class OpenAIRunner:
 
 async def _close_all(clients: Iterable[Any]) -> None:
     await asyncio.gather(*(c.close() for c in clients))
-
-
-def _run_interruptibly(loop: asyncio.AbstractEventLoop, waiting: Any) -> Any:
-    """loop.run_until_complete(waiting), a Ctrl-C waking the loop at once (interrupts.py).
-    Routed only while the loop runs: a Ctrl-C routed to a loop that is not running (the
-    generator suspended in its caller) would never be seen."""
-    undo = route_sigint(loop, raise_interrupt)
-    try:
-        return loop.run_until_complete(waiting)
-    finally:
-        undo()

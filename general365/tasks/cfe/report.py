@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from ...reporting.kinds import ReportKind, shared_tables
 from ...reporting.load import ModelRuns
-from ...reporting.tables import INT, PCT, Column, Table
+from ...reporting.tables import INT, PCT, Column, Table, per_run, per_run_columns
 from ...schema import Status
 from .graded_rows import CFEModel, from_model_runs
 from .measures import accuracy, by_key, run_stats, variable_tallies
@@ -94,10 +94,8 @@ def accuracy_table(models: Sequence[CFEModel], *, with_published: bool = True) -
 
 def runs_table(models: Sequence[CFEModel]) -> Table:
     n = max([run_stats(m.rows).runs for m in models] + [1])
-    cols = ([Column("Model"), Column("Runs", INT)]
-            + [Column(f"Run {i + 1} QA", PCT) for i in range(n)]
-            + [Column("pass@1", PCT), Column("pass@N", PCT), Column("avg@N", PCT),
-               Column("Variable avg@N", PCT)])
+    cols = per_run_columns([Column("Model"), Column("Runs", INT)], n, " QA",
+                           ["pass@1", "pass@N", "avg@N", "Variable avg@N"])
     t = Table("cfe_runs", "CFE-Bench over runs", cols,
               note="Run k QA: Question Accuracy of run k. pass@k: unbiased estimate, over "
                    "questions, that at least one of k runs is right; avg@N: mean over "
@@ -106,7 +104,7 @@ def runs_table(models: Sequence[CFEModel]) -> Table:
     for m in models:
         s = run_stats(m.rows)
         accs = [a.question_accuracy for a in s.per_run.values()]
-        t.rows.append([m.name, s.runs] + accs + [None] * (n - len(accs))
+        t.rows.append([m.name, s.runs] + per_run(accs, n)
                       + [s.pass_at.get(1), s.pass_at.get(s.runs), s.avg_at_n,
                          s.variable_avg_at_n])
     return t
