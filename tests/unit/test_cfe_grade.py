@@ -252,7 +252,7 @@ def test_rule_policy_leaves_words_ungraded_and_coverage_shows_it():
     [g] = grade([(Response("u1", 0, "genome_size = 6250 kbp\nspecies = E. coli"),
                   unit_problem())], policy="rule")
     assert [v.status for v in g.variables] == [Status.CORRECT, Status.UNGRADED]
-    assert g.status is Status.UNGRADED and g.score == 1.0 and g.graded == 1
+    assert g.status is Status.UNGRADED and g.score == 1.0 and g.graded_variables == 1
     rec = g.record()
     assert [p["status"] for p in rec["parts"]] == ["correct", "ungraded"]
     assert rec["score"] == 1.0 and rec["status"] == "ungraded"

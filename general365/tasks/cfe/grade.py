@@ -33,6 +33,7 @@ from ...grading.rule import RuleResult
 from ...schema import Graded, Method, Response, Status, Verdict
 from ...validators import option_number
 from .stated import Stated, response_region
+from .graded_rows import VariableTally
 from .records import BENCHMARK, MAX_TOLERANCE, CFEProblem, Variable
 from .judge_prompt import CFE_JUDGE_PROMPT, judge_question
 from .quantity import DEFAULT_TOLERANCE
@@ -93,7 +94,7 @@ def question_status(statuses: Sequence[Status]) -> Status:
 
 
 @dataclass
-class CFEGraded:
+class CFEGraded(VariableTally):
     """One graded response: the response, its problem, a verdict per variable."""
 
     response: Response
@@ -109,19 +110,6 @@ class CFEGraded:
     @property
     def correct(self) -> bool:
         return self.status is Status.CORRECT
-
-    @property
-    def graded(self) -> int:
-        return sum(v.status is not Status.UNGRADED for v in self.variables)
-
-    @property
-    def right(self) -> int:
-        return sum(v.correct for v in self.variables)
-
-    @property
-    def score(self) -> float | None:
-        """The Variable score: share of graded variables that are right (None: none graded)."""
-        return self.right / self.graded if self.graded else None
 
     @property
     def method(self) -> str | None:

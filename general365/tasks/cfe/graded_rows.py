@@ -16,6 +16,27 @@ from ...schema import Graded, Status
 MODALITIES = ("text", "mm")
 
 
+class VariableTally:
+    """The Variable score of a question, from its `variables` (each with a `status`): for
+    a row being graded (grade.CFEGraded) and one read back (CFERow) alike."""
+
+    variables: Sequence
+
+    @property
+    def graded_variables(self) -> int:
+        return sum(v.status is not Status.UNGRADED for v in self.variables)
+
+    @property
+    def correct_variables(self) -> int:
+        return sum(v.status is Status.CORRECT for v in self.variables)
+
+    @property
+    def score(self) -> float | None:
+        """The share of graded variables that are right (None: none graded)."""
+        g = self.graded_variables
+        return self.correct_variables / g if g else None
+
+
 @dataclass(frozen=True)
 class VariableRow:
     name: str
@@ -29,7 +50,7 @@ class VariableRow:
 
 
 @dataclass(frozen=True)
-class CFERow:
+class CFERow(VariableTally):
     id: str
     run: int
     model: str
@@ -43,19 +64,6 @@ class CFERow:
     @property
     def correct(self) -> bool:
         return self.status is Status.CORRECT
-
-    @property
-    def graded_variables(self) -> int:
-        return sum(v.status is not Status.UNGRADED for v in self.variables)
-
-    @property
-    def correct_variables(self) -> int:
-        return sum(v.correct for v in self.variables)
-
-    @property
-    def score(self) -> float | None:
-        g = self.graded_variables
-        return self.correct_variables / g if g else None
 
 
 @dataclass
