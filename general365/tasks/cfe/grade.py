@@ -33,7 +33,7 @@ from ...grading.rule import RuleResult
 from ...schema import Graded, Method, Response, Status, Verdict
 from ...validators import option_number
 from .stated import Stated, response_region
-from .graded_rows import VariableTally
+from .graded_rows import VariableScore, question_status
 from .records import BENCHMARK, MAX_TOLERANCE, CFEProblem, Variable
 from .judge_prompt import CFE_JUDGE_PROMPT, judge_question
 from .quantity import DEFAULT_TOLERANCE
@@ -75,26 +75,8 @@ class VariableVerdict:
         return d
 
 
-def question_status(statuses: Sequence[Status]) -> Status:
-    """One question's status from its variables': correct when all are; incorrect when one
-    is incorrect, or some (not all) are unstated; no_answer when none is stated; else the
-    first failure (judge_failed, timeout); ungraded when the rest are correct and some
-    could not be graded."""
-    s = list(statuses)
-    if s and all(x is Status.CORRECT for x in s):
-        return Status.CORRECT
-    if Status.INCORRECT in s:
-        return Status.INCORRECT
-    if Status.NO_ANSWER in s:
-        return Status.NO_ANSWER if all(x is Status.NO_ANSWER for x in s) else Status.INCORRECT
-    for failure in (Status.JUDGE_FAILED, Status.TIMEOUT):
-        if failure in s:
-            return failure
-    return Status.UNGRADED
-
-
 @dataclass
-class CFEGraded(VariableTally):
+class CFEGraded(VariableScore):
     """One graded response: the response, its problem, a verdict per variable."""
 
     response: Response

@@ -1,7 +1,8 @@
-"""CFE-Bench graded rows, read for the report: the shared reader's rows (reporting/load.py:
-schema.Graded, every field checked, grouped by model, duplicates refused) with each row's
-`parts` (one verdict per variable), modality and subject checked here, one DataError
-naming file:line, id and field.
+"""CFE-Bench graded rows: the Variable score and the question status that the grader and
+the report share (VariableScore, question_status), and the rows read back for the report:
+the shared reader's rows (reporting/load.py: schema.Graded, every field checked, grouped by
+model, duplicates refused) with each row's `parts` (one verdict per variable), modality and
+subject checked here, one DataError naming file:line, id and field.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ...schema import Graded, Status
 MODALITIES = ("text", "mm")
 
 
-class VariableTally:
+class VariableScore:
     """The Variable score of a question, from its `variables` (each with a `status`): for
     a row being graded (grade.CFEGraded) and one read back (CFERow) alike."""
 
@@ -37,6 +38,24 @@ class VariableTally:
         return self.correct_variables / g if g else None
 
 
+def question_status(statuses: Sequence[Status]) -> Status:
+    """One question's status from its variables': correct when all are; incorrect when one
+    is incorrect, or some (not all) are unstated; no_answer when none is stated; else the
+    first failure (judge_failed, timeout); ungraded when the rest are correct and some
+    could not be graded."""
+    s = list(statuses)
+    if s and all(x is Status.CORRECT for x in s):
+        return Status.CORRECT
+    if Status.INCORRECT in s:
+        return Status.INCORRECT
+    if Status.NO_ANSWER in s:
+        return Status.NO_ANSWER if all(x is Status.NO_ANSWER for x in s) else Status.INCORRECT
+    for failure in (Status.JUDGE_FAILED, Status.TIMEOUT):
+        if failure in s:
+            return failure
+    return Status.UNGRADED
+
+
 @dataclass(frozen=True)
 class VariableRow:
     name: str
@@ -50,7 +69,7 @@ class VariableRow:
 
 
 @dataclass(frozen=True)
-class CFERow(VariableTally):
+class CFERow(VariableScore):
     id: str
     run: int
     model: str
@@ -91,8 +110,6 @@ def cfe_row(row: Graded) -> CFERow:
         method = v.get("method")
         variables.append(VariableRow(v["name"], vtype if isinstance(vtype, str) else "?",
                                      status, method if isinstance(method, str) else None))
-    from .grade import question_status
-
     expected = question_status([v.status for v in variables])
     if expected is not row.status:
         raise DataError("contradicts the parts' statuses", field="status",
