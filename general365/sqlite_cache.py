@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from abc import ABC, abstractmethod
 from pathlib import Path
 
 from .errors import UserError
@@ -39,7 +40,7 @@ def check_columns(db: sqlite3.Connection, table: str, columns: tuple[str, ...],
                       f"{', '.join(r[1] for r in info) or '(none)'}, not {what}'s")
 
 
-class SqliteCache:
+class SqliteCache(ABC):
     """A cache file shared by threads under one lock. A subclass defines `_check` and
     `_set_up`; `label` names the file in messages ("judge cache"), `hints` say what to give
     instead after a refusal and after a failure to open."""
@@ -66,13 +67,14 @@ class SqliteCache:
                             f"writable SQLite file ({hints[1]})") from None
         self._db = db
 
+    @abstractmethod
     def _check(self, db: sqlite3.Connection, app: int, tables: list[str]) -> None:
         """Raise NotOurs unless the (non-empty) `tables` of a file marked `app` (ours or
         0) are this cache's."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _set_up(self, db: sqlite3.Connection) -> None:
-        raise NotImplementedError
+        """Create this cache's tables in a new file (a no-op where they exist)."""
 
     def _check_is_ours(self, db: sqlite3.Connection) -> None:
         """Refuse a database of another application before anything is written to it."""
