@@ -1,8 +1,6 @@
-"""Imported once in the pool's fork server (pool_server.py): builds math-verify's LaTeX parser
-there (and what number answers need of sympy), so every worker forked from it (and every
-replacement after a timeout) starts warm. Sympy's inequality and set machinery, which only
-interval answers need and which costs as much again, is built on request (`warm_intervals`,
-asked by the pool before its first interval item; workers forked before that are replaced)."""
+"""Imported once in the pool's fork server: builds math-verify's LaTeX parser (and what
+number answers need of sympy) before the forks, so every worker starts warm. Interval
+machinery, as costly again, is built on request (`warm_intervals`)."""
 
 from __future__ import annotations
 

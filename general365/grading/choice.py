@@ -1,16 +1,7 @@
-"""The deterministic option-letter grader for `single_choice` and `multiple_choice`.
-
-A candidate names option letters when, once its wrapping is gone (`\\boxed`, `\\text{}`,
-`$`, Markdown bold, "Option"/"Options"/"Choice"), it is nothing but capital letters and
-separators: `B`, `B, D`, `B and D`, `(B)(D)`, `BD`, `B/D`, or one letter followed by its
-option's text (`B. 42`, `(B) Paris`). Lowercase letters a-j count the same when the list is
-all lowercase (`c`, `(c)`, `b and d`, `(c) Paris`): every candidate comes after an explicit
-cue (a box or "Answer:"), and the paper's judge reads `Answer: c` as C. Runs of lowercase
-letters (`bd`) are words, not letters. Correct means all and only the gold letters, in any
-order. A candidate that is an option's full text, or a sentence, names no letter: the
-grader answers INCORRECT with the reason (which says which letters the sentence mentions),
-and in the cascade the judge may still rescue it.
-"""
+"""The deterministic option-letter grader for `single_choice` and `multiple_choice`: a
+candidate names letters when, unwrapped, it is only letters and separators (`B, D`, `(B)(D)`,
+`BD`, `b and d`) or one letter and its option's text (`B. 42`). Correct means all and only
+the gold letters; a sentence names no letter (INCORRECT, with the reason)."""
 
 from __future__ import annotations
 
@@ -43,8 +34,7 @@ def normalize(text: str) -> str:
         return ""
 
 
-# Words that, in the text after an option letter, take the letter back or hedge it:
-# `B (or C)`, `B. is wrong`, `(B) is false; the answer is C`.
+# Words after an option letter that take it back or hedge it: `B (or C)`, `B. is wrong`.
 _OPTION_TEXT_STOP = re.compile(
     r"\b(?:or|nor|not|no|wrong|false|incorrect|untrue|maybe|perhaps|possibly|probably|unless|"
     r"except|either|neither|but|is|are|isn't|aren't|answer|option|choice)\b", re.IGNORECASE)
@@ -91,8 +81,7 @@ def letters(candidate: str | None) -> frozenset[str] | None:
 
 
 def _letter_list(s: str, piece_re: re.Pattern = _PIECE_RE) -> frozenset[str] | None:
-    """`B, D`, `B and D`, `(B)(D)`, `[B] [D]`: every piece a single (bracketed) letter of
-    `piece_re` (capitals; or lowercase a-j, never mixed with capitals)."""
+    """`B, D`, `(B)(D)`, `[B] [D]`: every piece one (bracketed) letter of `piece_re`."""
     s = s.replace(")(", ") (").replace("][", "] [")
     found = []
     for piece in _SPLIT_RE.split(s):
@@ -126,14 +115,12 @@ class ChoiceResult:
     detail: str | None = None
 
 
-# A capital A-J standing alone in a sentence: `C, though D is also plausible`. "A" and "I"
-# followed by a lowercase word are the article and the pronoun ("A cat", "I think").
+# A capital A-J standing alone in a sentence: `C, though D is also plausible`.
 _MENTION_RE = re.compile(r"(?<![A-Za-z0-9\\])([A-J])(?![A-Za-z0-9'])")
 
 
 def no_letter_reason(candidate: str) -> str:
-    """Why a candidate names no option: a sentence that mentions letters says which, so a
-    hedge between two options reads as one ("C, though D is also plausible")."""
+    """Why a candidate names no option (which letters a sentence mentions, if any)."""
     s = normalize(candidate[:400])
     mentioned = list(dict.fromkeys(m.group(1) for m in _MENTION_RE.finditer(s)
                                    if not (m.group(1) in "AI" and _article(s, m.end()))))

@@ -1,22 +1,7 @@
-"""The one grading loop. Every grader runs on it: General365's and qa's (hybrid.py),
-CFE-Bench's (tasks/cfe/grade.py), the metric's and the rewards'.
-
-A benchmark adds only its own part, a hook (`rows`) with `desc` (the progress bar's
-label), `chunk_size`, `judge_needed` (what a policy asks the judge for), `judge_prompt`
-(its own, or None) and `chunk(pairs, policy)`: a chunk of (response, problem) pairs
-planned, with
-- `tasks`: what only the rule pool can decide (math-verify, CFE-Bench's reading);
-- `ruled(verdicts)`: the pool's verdicts handed back; it returns the next round's tasks
-  (CFE-Bench compares formulas once its reading is done), none when done;
-- `questions()` then `judged(answers)`: the judge's items, asked in one batch per chunk;
-- `rows()`: the graded rows, in input order.
-
-While the pool grades one chunk's tasks (each distinct task once, under a hard time
-limit; pool.py), on a helper thread that only waits on the workers, this thread reads and
-plans the next: two chunks in flight, up to MAX_IN_FLIGHT while the oldest still waits
-for the pool (its server's start: seconds, more on a busy machine). So a stream of any
-length grades in flat memory, and every cache is a bounded `Memo`.
-"""
+"""The one grading loop. Every grader runs on it (General365's and qa's in hybrid.py,
+CFE-Bench's, the metric's, the rewards'); a benchmark adds only its hook (`Grader`'s `rows`).
+While the pool grades one chunk, this thread reads and plans the next (up to MAX_IN_FLIGHT
+chunks), so a stream of any length grades in flat memory; every cache is a bounded `Memo`."""
 
 from __future__ import annotations
 
@@ -42,9 +27,8 @@ _MISSING = object()
 
 
 class Memo(dict):
-    """A bounded memory, the grader's one kind of cache: past `size` entries it starts
-    afresh, so a stream of ever new keys keeps memory flat, and what it held is only
-    computed again."""
+    """A bounded cache: past `size` entries it starts afresh (memory stays flat; what it
+    held is only computed again)."""
 
     def __init__(self, size: int):
         super().__init__()
@@ -66,8 +50,7 @@ class Memo(dict):
 
 
 def default_policy(policy: str | None, judge) -> str:
-    """No policy named: the paper's grading when there is a judge, else the judge-free
-    `rule` (the same default for the Python API, the metric and the command line)."""
+    """No policy named: `paper` with a judge, else `rule` (API, metric and CLI alike)."""
     if policy is not None:
         return policy
     return "paper" if judge is not None else "rule"
@@ -106,8 +89,6 @@ def check_timeout(timeout) -> None:
 
 @dataclass
 class Judged:
-    """A judge's answer to one item, as a graded row keeps it."""
-
     status: Status   # CORRECT, INCORRECT or JUDGE_FAILED
     detail: str | None
     record: dict[str, Any]
@@ -144,11 +125,13 @@ class _InFlight:
 
 
 class Grader:
-    """A benchmark's grader under one policy and judge: what `Benchmark.grader` returns.
-    `pairing` makes every check before grading (pairing.py), `grade` yields the graded rows
-    in input order, `close` ends it. Its pool verdicts are kept (`memory`) for its life:
-    the runs of a problem, and a group's generations in RL, mostly give the same few
-    answers."""
+    """A benchmark's grader under one policy and judge (what `Benchmark.grader` returns). Its
+    pool verdicts are kept (`memory`): the runs of a problem mostly give the same answers.
+
+    The hook (`rows`) has `desc` (the progress bar's label), `chunk_size`, `judge_needed`,
+    `judge_prompt` (its own, or None) and `chunk(pairs, policy)`, a planned chunk with
+    `tasks` (for the pool), `ruled(verdicts)` (the next round's tasks, none when done),
+    `questions()` then `judged(answers)` (one judge batch per chunk) and `rows()`."""
 
     def __init__(self, rows: Any, pairing: Pairing | None = None, *,
                  policy: str | None = None, judge=None, workers: int | None = None,
@@ -167,8 +150,7 @@ class Grader:
     def grade(self, responses: Iterable, *, path: str | None = None, checked: bool = False,
               progress: bool = False, **options) -> Iterator:
         """Each response (a Response or its dict) paired with its problem, then graded.
-        `checked=True`: a first pass over the same rows with the same pairing already made
-        the checks (grade_file)."""
+        `checked=True`: a first pass already made the checks (grade_file)."""
         def pairs() -> Iterator[tuple[Response, Any]]:
             for n, r in enumerate(responses, start=1):
                 line = n if path is not None else None
@@ -196,9 +178,8 @@ class Grader:
                                                  and not window[0].ready())):
                     rows = list(islice(pairs, size))
                     if progress and bar is None:
-                        # Drawn once the first chunk is read (and so checked, where the
-                        # reading checks): a bad line there is then one error line, not a
-                        # bar and an error.
+                        # drawn once the first chunk is read (and checked): a bad line
+                        # there is one error line, not a bar and an error
                         from tqdm import tqdm
 
                         bar = tqdm(total=total, unit="resp", desc=self.rows.desc,
@@ -228,8 +209,8 @@ class Grader:
 
     def _send(self, chunk: Any, window: deque, helper: ThreadPoolExecutor,
               pool: RulePool | None) -> _InFlight:
-        """Each distinct task goes to the pool once: many responses to one problem give the
-        same answer (a task already sent for a chunk in the window comes from its results)."""
+        """Each distinct task goes to the pool once (one sent for a chunk in the window
+        comes from its results)."""
         in_window = set().union(*(e.sent for e in window)) if window else set()
         known, sent = self._known(chunk.tasks)
         waits = {t for t in sent if t in in_window}

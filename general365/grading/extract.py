@@ -1,15 +1,7 @@
-"""The final-answer region and the candidate answer (docs/grading.md, steps 1 and 2).
-
-Step 1: after the last reasoning close marker (markers.final_part: the one list the
-runners use too); a reasoning block opened and never closed has no final answer.
-Step 2: the last `\\boxed{...}` (or `\\fbox{...}`, `\\boxed 5`) as a reader sees it (an
-HTML comment or a LaTeX `%` comment hides what it holds); an empty or unclosed last box
-states nothing, and an earlier box never stands in for it. Else, of all explicit statements
-("Final answer: X", "The answer is X", "**Answer:** X"...), the last one whose X is usable
-for the answer type. A hedge or a retraction right after the answer (`12 (or maybe 13)`,
-`\\boxed{12}. No wait, it's 13.`) stays with it, so the reader sees an answer that is not
-one value (docs/grading.md).
-"""
+"""The final-answer region and the candidate answer (docs/grading.md, steps 1 and 2): after
+the last reasoning close marker, the last `\\boxed{...}` as a reader sees it, else the last
+usable final-answer statement, else a bare answer. A hedge or a retraction right after the
+answer stays with it, so the reader sees an answer that is not one value."""
 
 from __future__ import annotations
 
@@ -30,8 +22,7 @@ OPEN_BOX = "the final \\boxed{ is never closed: no answer is stated"
 
 @dataclass(frozen=True)
 class Extraction:
-    """What grading reads from one response. `region` is None when the reasoning block
-    was never closed; `candidate` is None when the region states no answer."""
+    """`region` None: the reasoning block never closed; `candidate` None: no answer stated."""
 
     region: str | None
     candidate: str | None
@@ -42,14 +33,11 @@ class Extraction:
         if self.region is None:
             return NO_REGION
         if self.candidate is None:
-            if self.source == "open_box":
-                return OPEN_BOX
-            return EMPTY_BOX if self.source == "empty_box" else NO_CANDIDATE
+            return {"open_box": OPEN_BOX, "empty_box": EMPTY_BOX}.get(self.source, NO_CANDIDATE)
         return None
 
 
-def final_region(text: str) -> str | None:
-    return final_part(text)
+final_region = final_part
 
 
 MAX_BOX_TRIES = 16
@@ -73,8 +61,8 @@ def braced(text: str, start: int) -> str | None:
 
 
 def last_boxed(region: str) -> str | None:
-    """The content of the last `\\boxed{...}` in `region`, or None when there is none or
-    the last one is empty or never closed (an earlier box does not stand in for it)."""
+    """The content of the last `\\boxed{...}`, or None when there is none or it is empty or
+    unclosed (an earlier box does not stand in for it)."""
     found = _last_box(region)
     if found is None or found[0] in ("", None):
         return None
@@ -82,9 +70,8 @@ def last_boxed(region: str) -> str | None:
 
 
 def _last_box(region: str) -> tuple[str | None, int, int] | None:
-    """(content, start, end) of the last box: content None when it is never closed, ""
-    when it is blank; None when the region has no box. A box inside another box is part of
-    the outer one's content (`\\boxed{\\text{not }\\boxed{12}}` holds `not 12`)."""
+    """(content, start, end) of the last box (content None: unclosed, "": blank), or None.
+    A box inside another is part of the outer one's content."""
     matches = list(_BOX_RE.finditer(region))[-MAX_BOX_TRIES:]
     for n in range(len(matches) - 1, -1, -1):
         m = matches[n]
@@ -125,9 +112,8 @@ _DIGITS = re.compile(r"\d+")
 
 
 def _another_answer(region: str, end: int, content: str) -> str:
-    """Another answer stated after the last box (`\\boxed{12} ... The final answer is 13.`,
-    `\\boxed{12}. So 13.`, `\\boxed{B} ... The correct option is C.`): the response gives
-    two answers. Numbers are compared as written; option letters as letters."""
+    """Another answer stated after the last box (`\\boxed{12}. So 13.`): the response gives
+    two. Numbers are compared as written; option letters as letters."""
     from .choice import letters
 
     after = region[end:end + TRAILING]
@@ -158,9 +144,8 @@ _REDEFINES = re.compile(r"\\(?:(?:re)?newcommand|providecommand|def|edef|gdef|xd
                         r"DeclareMathOperator|DeclareRobustCommand|renewenvironment)(?![A-Za-z])")
 
 
-# Explicit final-answer statements, in the forms models actually write. Only the statement
-# itself is matched here (no answer group, nothing that can backtrack): the candidate is
-# read after it by plain string scanning (`_candidate_after`).
+# Explicit final-answer statements; only the statement is matched (nothing can backtrack),
+# the candidate is read after it by plain string scanning (`_candidate_after`).
 _B = r"(?:\*\*|__)?"
 _VERB = r"(?:is|are|will\s+be|would\s+be|should\s+be|must\s+be)"
 _STATEMENT_RE = re.compile(
@@ -193,9 +178,8 @@ def statement_candidates(region: str) -> list[str]:
 
 
 def last_statement(region: str, usable: Callable[[str], bool] | None = None) -> str | None:
-    """The candidate of the last statement that is usable for the answer type (`usable`,
-    default: non-empty); when none is usable, the last one (so the grader says why it is
-    wrong rather than "no answer")."""
+    """The candidate of the last statement usable for the answer type; when none is, the
+    last one (so the grader says why it is wrong rather than "no answer")."""
     found = statement_candidates(region)
     if not found:
         return None
@@ -263,8 +247,7 @@ def _find_closing(text: str, right: str, start: int) -> int:
 
 
 def _with_hedge(candidate: str, text: str, end: int) -> str:
-    """The candidate with the hedge or retraction that follows it, if one does (so the
-    reader sees `12 (or maybe 13)`, not `12`: hedges.py)."""
+    """The candidate with the hedge or retraction that follows it, if one does (hedges.py)."""
     if not candidate:
         return candidate
     hedge = hedge_after(text, end, candidate)
@@ -273,15 +256,13 @@ def _with_hedge(candidate: str, text: str, end: int) -> str:
 
 def extract(text: str, usable: Callable[[str], bool] | None = None,
             labels: frozenset[str] = frozenset()) -> Extraction:
-    """Steps 1 and 2. `usable(candidate)` says whether a statement's candidate could be an
-    answer of the problem's type (see `usable_for`); boxes are taken as they are. `labels`:
+    """Steps 1 and 2. `usable`: see `usable_for` (boxes are taken as they are). `labels`:
     the question's words, which may follow a box (`\\boxed{12} hexominoes`)."""
     region = final_region(text)
     if region is None:
         return Extraction(None, None)
     if "\\" in region and _REDEFINES.search(region):
-        # `\\renewcommand{\\boxed}[1]{13}\\boxed{12}` shows 13: what a redefined macro
-        # shows is not read, so the answer is unreadable (never the box's text)
+        # `\\renewcommand{\\boxed}[1]{13}\\boxed{12}` shows 13: unreadable, never the box's text
         return Extraction(region, "\\hidden (the response redefines macros)", "boxed")
     shown = visible(region)
     box = _last_box(shown)
@@ -310,9 +291,8 @@ _SIGN_OFF = re.compile(r"^(?:(?:so|therefore|thus|hence|ans)\b|\u2234|=)[ \t:,=]
 
 
 def _bare_answer(region: str, usable: Callable[[str], bool] | None) -> str | None:
-    """A final part that is nothing but the answer (`B, C and E only`, `$12$`): one short
-    line that is usable for the answer type, as a careful grader reads it. Never for text
-    answers (any line would do) and never for more than one line."""
+    """A final part that is nothing but the answer (`$12$`): one short usable line, never
+    for text answers (any line would do)."""
     s = region.strip()
     if usable is None or not s or "\n" in s or len(s) > MAX_BARE:
         return None
@@ -332,9 +312,8 @@ _VAR_RE = re.compile(
 
 
 def _looks_like_value(x: str) -> bool:
-    """A number or interval candidate starts like one: a digit, a sign, math (`$`, `\\`,
-    brackets), `x = ...` / `x \\in ...` / `x < ...`, or a hedge before a value. Prose that
-    mentions a number later ("consistent with step 3") does not."""
+    """A number or interval candidate starts like one (a digit, a sign, math, `x = ...`, a
+    hedge before a value); prose that mentions a number later does not."""
     x = x.lstrip()
     if not x:
         return False
@@ -345,9 +324,8 @@ def _looks_like_value(x: str) -> bool:
 
 
 def usable_for(answer_type) -> Callable[[str], bool] | None:
-    """Whether a statement's candidate could answer a problem of this type: a number or an
-    interval starts like a value (`_looks_like_value`), a choice names option letters; any
-    non-empty text answers a text problem. Cheap and linear, as it runs in the parent."""
+    """Whether a statement's candidate could answer a problem of this type (None: any
+    non-empty text, for text problems). Cheap and linear: it runs in the parent."""
     from ..schema import AnswerType
     from .choice import letters
 

@@ -1,19 +1,7 @@
-"""Grade a responses file into a graded file: the file-to-file form of grading
-(`general365.grade_file`, and `general365 grade` on the command line).
-
-The responses file is read line by line, never whole, and always the same way (strictly:
-jsonl.iter_jsonl, recording a Snapshot). Every line is checked (strict JSON, fields, one
-response per (id, run), a problem for each id, each gold parses) and a bad line stops the
-grade with nothing written. What is graded is one version of the file, never two spliced:
-a file rewritten in place or cut short while it is read stops the grade (FileChanged), and
-rows appended meanwhile are fine. Where grading asks a judge (it costs money), the file is
-read twice: the first read checks every line, so a bad line stops the grade before any
-judge call is paid for; the second rereads exactly the lines the first read, each checked
-against it before it is used. Where it asks none (the rule policy), each line is checked
-and graded from one read. Graded rows are written as they come (jsonl.line), to a
-temporary file locked by this process, fsynced and renamed over the output at the end
-(fsutil.atomic_write).
-"""
+"""Grade a responses file into a graded file (`general365.grade_file`, `general365 grade`).
+Every line is checked before any judge call is paid for (a first read), one version of the
+file is graded (jsonl.Snapshot: a file rewritten meanwhile stops the grade), and the graded
+rows go to a temporary renamed over the output at the end (fsutil.atomic_write)."""
 
 from __future__ import annotations
 

@@ -1,21 +1,12 @@
-"""Hedges and retractions around a stated answer: what a careful grader reads as "this is
-not my answer", or "this or something else".
-
-The answer stays what the box or the statement holds; when the text around it hedges or
-takes it back, that text is kept with the candidate (`hedged`), so the reader, which reads
-only whole answers, grades it incorrect (`12 or 13` is two values, `not 12` no value).
-Three places are read: right before the answer on its line (`not \\boxed{12}`), right
-after it (`\\boxed{12} (or maybe 13)`, `\\boxed{12}?`, `\\boxed{12} is wrong`), and the
-rest of the final part after it, where a later sentence may retract it (`\\boxed{12}.
-Actually, it is 13.`) or state another answer.
-"""
+"""Hedges and retractions around a stated answer (`not \\boxed{12}`, `\\boxed{12} (or maybe
+13)`, `\\boxed{12}. Actually, it is 13.`): that text is kept with the candidate, so the
+reader, which reads only whole answers, grades it incorrect."""
 
 from __future__ import annotations
 
 import re
 
-# Right after the answer, on its line: a hedge, an alternative, a question, a negation, a
-# relation to another value, in English or in the languages models answer in.
+# Right after the answer, on its line: a hedge, an alternative, a question, a negation...
 _AFTER_SKIP = r"^[ \t$*_)\].,;:!\u2014\u2013\-\"'`\[{<]*"
 _HEDGE_WORDS = (r"or(?!,?\s+(?:equivalently|simply|in\s+other\s+words|written|expressed|as\s+a\s+"
                 r"(?:decimal|fraction|percent(?:age)?)))|maybe|perhaps|possibly|probably|"
@@ -34,8 +25,7 @@ _RIGHT_AFTER = re.compile(
     "[\u6216\u4e5f\u8bb8\u5927\u7ea6\u5de6\u53f3\u5427\u3084\u307e\u305f\u306f\ub610\ub294]|"
     "\u4e0d\u786e\u5b9a)",
     re.IGNORECASE)
-# A remark in brackets right after the answer that doubts it or gives another value:
-# `(13?)`, `(13)`, `(wrong)`, `(low confidence)`, `(tentative)`.
+# A remark in brackets after the answer that doubts it: `(13?)`, `(wrong)`, `(tentative)`.
 _DOUBT = re.compile(
     r"[?\uff1f\u00b1]|\b(?:x|wrong|incorrect|false|invalid|not|no|or|maybe|perhaps|possibly|"
     r"probably|guess|unsure|uncertain|unverified|doubt\w*|tentative|rough|ballpark|approx\w*|"
@@ -52,8 +42,8 @@ _ROUNDING_NOTE = re.compile(
     r"tenth|hundredth|thousandth|cent|dollar|unit|degree|minute|second)|\brounded\b|"
     r"\bexact(?:ly)?\b|\bin\s+(?:simplest|lowest)\s+(?:form|terms)\b|\bsimplified\b",
     re.IGNORECASE)
-# A later sentence that takes the answer back. (No two adjacent parts here can match the
-# same run of characters: the search stays linear on any text.)
+# A later sentence that takes the answer back (no two adjacent parts match the same run of
+# characters: the search stays linear).
 _RETRACTION = re.compile(
     r"(?:^|[.!?;:\u3002\uff01\uff1f]|\n)[ \t*_#>(\[]*(?:or\s|not\s|\u274c|\u2717|\u2718|actually|wait|hmm+|nope|no\s*[,:;!.]|"
     r"correction|on\s+(?:second\s+thought|reflection)|upon\s+reflection|re-?check\w*|"
@@ -92,13 +82,9 @@ _MODULUS = re.compile(r"\\[pb]?mod\s*\{?\s*\d+\s*\}?|\(\s*mod\s*\d+\s*\)", re.IG
 
 def hedge_after(region: str, end: int, answer: str = "", box: bool = False,
                 labels: frozenset[str] = frozenset()) -> str:
-    """The text after an answer that ends at `end` when it hedges or retracts the
-    answer (module docstring), else "". After a box (`box`), its line may hold only what a
-    reader takes as a close (`_quiet_tail`: punctuation, units, `is the answer`, a
-    rounding note, a modulus, a check mark, an explanation that names no other value);
-    anything else beside the box (`\\boxed{12} lol`, `\\boxed{12} (old)`) keeps it from
-    being a committed answer. A statement's own line may go on to explain itself (`The
-    answer is 7, since 3+4=7`). Bounded: the first TRAILING_WINDOW characters that show."""
+    """The text after an answer that ends at `end` when it hedges or retracts it, else "".
+    After a box, its line may hold only a close (`_quiet_tail`); a statement's line may go on
+    to explain itself. Bounded: the first TRAILING_WINDOW characters that show."""
     tail = region[end:end + 8 * TRAILING_WINDOW]
     if not tail.strip(_NOTHING):
         return ""   # the answer ends the response: the common case, nothing to read
@@ -155,10 +141,9 @@ _WORD = re.compile(r"[A-Za-z\u00b0\u00b5\u03a9][A-Za-z'\-]*(?:\^-?\d)?")
 
 
 def _quiet_tail(line: str, labels: frozenset[str]) -> bool:
-    """Whether what follows a box on its line only closes it: punctuation; a check mark;
-    units or labels (`cm`, `apples`); `is the (final) answer`; a rounding note or a modulus;
-    or an explanation (`which`, `since`, `so`...) with no doubt in it. Anything else
-    (`lol`, `(old)`, `I believe`, an emoji) is not a close."""
+    """Whether what follows a box on its line only closes it: punctuation, a check mark,
+    units or labels, `is the answer`, a rounding note, a modulus, or an explanation with no
+    doubt in it (`lol`, `(old)`, `I believe` are not)."""
     from ..answers import words
 
     rest = _CHECK.sub(" ", _MODULUS.sub(" ", _ROUNDING_NOTE.sub(" ", line))).strip()
@@ -178,12 +163,11 @@ def _quiet_tail(line: str, labels: frozenset[str]) -> bool:
 
 
 def negated_before(region: str, start: int) -> str:
-    """The words right before an answer starting at `start` that negate it or offer it as
-    an alternative (`not \\boxed{12}`, `13 or \\boxed{12}`), else ""."""
+    """The words right before an answer that negate it or offer it as an alternative
+    (`not \\boxed{12}`, `13 or \\boxed{12}`), else ""."""
     line_start = region.rfind("\n", 0, start) + 1
     before = region[max(line_start, start - 120):start]
-    # the negation stands right before the answer: the last two words hold it (plain
-    # string tests; a regex searched from every position cost 10 us a box)
+    # the last two words hold the negation (string tests: a regex cost 10 us a box)
     core = before.rstrip(" \t$([*_:,\\").lower()
     last = core.split()[-2:]
     if not last:

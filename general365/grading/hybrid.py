@@ -1,17 +1,7 @@
-"""General365's grading (qa's too): its part of the grading loop (engine.py), under a policy
-that says which grader decides which answer type.
-
-- `paper`: the paper's grading. Rule (math-verify) for number/interval, the LLM judge for
-  single_choice, multiple_choice and text.
-- `cascade`: the rule grader first (the option-letter grader for choice answers), then the
-  judge for every row the rule did not find correct; the judge's verdict is final.
-- `rule`: no judge. Choice answers by the option-letter grader; text answers `ungraded`
-  (left out of accuracy; the summary reports the coverage).
-
-Each chunk's plain answers are graded in this process (the answer reader's fast path), the
-rest in the worker pool under a hard time limit, then the judge gets the chunk's judged
-rows in one batch.
-"""
+"""General365's grading (qa's too): its hook on the grading loop (engine.py), under a policy
+that says which grader decides each answer type: `paper` (rule for number/interval, the judge
+for the rest), `cascade` (rule or option letters first, the judge for what they did not find
+correct) or `rule` (no judge: text answers are `ungraded`). docs/grading.md has the contract."""
 
 from __future__ import annotations
 
@@ -58,10 +48,8 @@ def grade_iter(responses: Iterable, problems=None, *, policy: str | None = None,
 
 
 class General365Rows:
-    """The hook: a chunk of rows planned (engine.Rows), and what the rows of a grader share:
-    each problem's gold parsed once (keyed by the gold itself, so inline golds repeated on
-    every response of a problem are parsed once too), and the fast path's verdicts (the
-    runs of a problem mostly give the same few answers)."""
+    """The hook (engine.Grader), and what a grader's chunks share: each gold parsed once
+    (keyed by the gold itself, so a repeated inline gold too) and the fast path's verdicts."""
 
     desc = "grading"
     chunk_size = CHUNK_SIZE
@@ -99,12 +87,9 @@ def _parse(p: Problem, question: str | None) -> GoldAnswer:
 
 
 class HybridGrader(Grader):
-    """General365's grader under one policy and judge, for one stream of responses: pairs
-    each response with its problem (every check, see pairing.py), then grades. What
-    `general365 grade` drives through the Benchmark seam; `grade()` above is the same
-    grader for a list in memory. `prewarm`: start the pool's server at the first number or
-    interval problem the checks meet (grade_file's first pass), so that its imports
-    overlap the checks, not the grading."""
+    """General365's grader under one policy and judge (`general365 grade`'s, through the
+    Benchmark seam). `prewarm`: start the pool's server at the first number or interval
+    problem the checks meet, so that its imports overlap the checks, not the grading."""
 
     def __init__(self, problems=None, *, policy: str | None = None, judge=None,
                  workers: int | None = None, timeout: float = DEFAULT_TIMEOUT,
@@ -138,14 +123,12 @@ def problem_lookup(problems) -> Mapping[str, Problem] | None:
 
 def make_pairing(lookup: Mapping[str, Problem] | None, rows: General365Rows,
                  dataset: str | None = None) -> Pairing:
-    """General365's checks before grading: inline golds, agreement with the dataset, and
-    each number/interval gold parsed (once, into `rows`)."""
+    """General365's checks before grading; each number/interval gold parsed once, into `rows`."""
     def prepare(p: Problem) -> None:
         if p.answer_type.is_rule_graded:
             rows.gold(p)
 
-    # Every run of a problem carries the same inline gold: built (and checked) once per
-    # distinct set of inline fields, not once per row and pass.
+    # every run of a problem carries the same inline gold: built and checked once
     built = Memo(5_000)
 
     def from_inline(r: Response, *, path=None, line=None) -> Problem | None:
@@ -162,10 +145,8 @@ def make_pairing(lookup: Mapping[str, Problem] | None, rows: General365Rows,
 
 
 def _inline_key(r: Response) -> tuple:
-    """The response's id and inline fields as a key, each value with its type (`1`, `1.0`
-    and `true` never share a key: they do not check alike). A list (categories) is keyed by
-    its items: a valid one holds strings, which equal no other type. Unhashable when a value
-    is not plain JSON."""
+    """The response's id and inline fields, each value with its type (`1`, `1.0` and `true`
+    do not check alike); unhashable when a value is not plain JSON."""
     return (r.id, tuple((k, type(v), tuple(v) if type(v) is list else v)
                         for k, v in r.inline.items()))
 
@@ -204,16 +185,14 @@ class _Chunk:
         if t.is_rule_graded:
             gold = hook.gold(prob)
             if ex.region is None or ex.candidate is None:
-                self._verdict(i, Status.NO_ANSWER, Method.RULE, ex.detail)
-                self._maybe_cascade(i)
+                self._ruled(i, Status.NO_ANSWER, Method.RULE, ex.detail)
                 return
             fast = hook.fast_verdict(gold, ex.candidate)
             if fast is None:
                 self.rule_rows.append(i)
                 self.tasks.append(RuleTask(gold, ex.candidate))
             else:
-                self._verdict(i, fast.status, Method.RULE, fast.detail)
-                self._maybe_cascade(i)
+                self._ruled(i, fast.status, Method.RULE, fast.detail)
             return
         if ex.region is None:  # never ask the judge about reasoning that was cut off
             method = Method.CHOICE if (t.is_choice and self.policy != "paper") else None
@@ -231,8 +210,7 @@ class _Chunk:
                 return
             res = choice.grade_choice(gold_letters, ex.candidate,
                                       single=t is AnswerType.SINGLE_CHOICE)
-            self._verdict(i, res.status, Method.CHOICE, res.detail)
-            self._maybe_cascade(i)
+            self._ruled(i, res.status, Method.CHOICE, res.detail)
             return
         if self.policy == "rule":
             self._verdict(i, Status.UNGRADED, None,
@@ -240,18 +218,17 @@ class _Chunk:
             return
         self.judge_rows.append(i)
 
-    def _maybe_cascade(self, i: int) -> None:
-        # The cascade asks the judge about every row the rule did not find correct, except
-        # where there is nothing to ask about (a cut-off reasoning block).
+    def _ruled(self, i: int, status: Status, method: Method, detail: str | None) -> None:
+        """A rule (or option-letter) verdict. The cascade asks the judge about every row the
+        rule did not find correct, except a cut-off reasoning block (nothing to ask about)."""
+        self._verdict(i, status, method, detail)
         if (self.policy == "cascade" and not self.verdicts[i].correct
                 and self.extractions[i].region is not None):
             self.judge_rows.append(i)
 
     def ruled(self, found) -> list:
         for i, task in zip(self.rule_rows, self.tasks):
-            res = found[task]
-            self._verdict(i, res.status, Method.RULE, res.detail)
-            self._maybe_cascade(i)
+            self._ruled(i, found[task].status, Method.RULE, found[task].detail)
         return []
 
     def questions(self) -> list:

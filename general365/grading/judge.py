@@ -1,13 +1,7 @@
-"""The LLM judge client: any JudgeTask (judge_task.py) through any OpenAI-compatible API.
-
-One batch path serves every task, `Judge.ask(task, items)`; `judge_batch(items)` is the
-verdict asked through it. The failure policy is the client's own, not the SDK's: transport
-failures (429, 5xx, connection errors, timeouts of the whole request) are retried with
-backoff, unusable replies re-asked, each a bounded number of times per vote; past that the
-item has failed, never answered. Each answer is committed to the cache (judge_cache.py) as
-it is decided. Server text is kept only with the API key masked, then cut. docs/judge.md
-gives the whole policy.
-"""
+"""The LLM judge client: any JudgeTask (judge_task.py) through any OpenAI-compatible API, one
+batch path for every task (`Judge.ask`; `judge_batch` is the verdict). Transport failures are
+retried with backoff and unusable replies re-asked, each a bounded number of times; each
+answer is cached as it is decided; server text is kept only with the key masked (docs/judge.md)."""
 
 from __future__ import annotations
 
@@ -36,19 +30,14 @@ log = logging.getLogger(__name__)
 
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 STRUCTURED_MODES = ("json_schema", "vllm")
-# A re-ask shows the judge its unusable reply; a runaway reply (a model that emitted
-# whitespace to its token limit) is cut, or the re-ask itself would overflow the context.
-REASK_ECHO_CHARS = 1000
-# Finish reasons of a reply that was cut, not finished: never read as an answer.
-CUT_REASONS = ("length", "content_filter")
-# Server text kept in an error detail (graded.jsonl's `detail`, log lines), after scrubbing.
-DETAIL_CHARS = 200
+REASK_ECHO_CHARS = 1000   # of an unusable reply echoed in a re-ask (a runaway one is cut)
+CUT_REASONS = ("length", "content_filter")   # a reply cut short: never read as an answer
+DETAIL_CHARS = 200   # of server text kept in an error detail, after scrubbing
 
 
 def check_judge_options(*, model, base_url=None, concurrency=16, timeout=60.0, votes=1,
                         max_tokens=None, structured=None) -> None:
-    """Every judge option, checked once, here, for the API and the command line alike (the
-    CLI spells `judge_votes` as --judge-votes; see errors.OptionError)."""
+    """Every judge option, checked once, for the API and the command line alike."""
     from urllib.parse import urlparse
 
     if not isinstance(model, str) or not model.strip():
@@ -74,8 +63,6 @@ def check_judge_options(*, model, base_url=None, concurrency=16, timeout=60.0, v
 
 @dataclass
 class JudgeResult:
-    """A verdict, as `judge_batch` returns it."""
-
     status: Status            # CORRECT, INCORRECT or JUDGE_FAILED
     model: str                # the judge model as requested
     raw: str | None           # the accepted reply (k > 1: a JSON list of the replies)
@@ -93,8 +80,6 @@ class JudgeResult:
 
 @dataclass
 class JudgeStats:
-    """Counters over the Judge's life: what the failure policy did."""
-
     requests: int = 0
     retries: int = 0       # transport failures that were retried
     reasks: int = 0        # unusable replies that were asked again
@@ -112,24 +97,20 @@ class _Vote:
 
 
 class UnreadableReply(ValueError):
-    """A response body that is not a chat completion."""
+    pass
 
 
 @dataclass(frozen=True)
 class Completion:
-    """What the judge reads of a chat completion."""
-
     served_model: str | None
     text: str | None
     finish_reason: str | None
 
 
 def read_completion(data: object) -> Completion:
-    """The served model id, reply text and finish reason of a chat completion body (its
-    decoded JSON). Any other shape (`{}`, a list, `"choices": "x"`) is refused. A body
-    served as another content type reaches here as text, and is decoded here. The raw body
-    is read strictly (validators.loads): a key twice (two `content`s, two `finish_reason`s),
-    of which a plain decoder silently keeps the last, leaves the reply ambiguous."""
+    """The served model id, reply text and finish reason of a chat completion body (decoded
+    JSON, or text decoded here strictly: a key twice leaves the reply ambiguous). Any other
+    shape is refused (UnreadableReply)."""
     if isinstance(data, (str, bytes)):
         try:
             data = loads(data.decode("utf-8") if isinstance(data, bytes) else data)
@@ -151,8 +132,8 @@ def read_completion(data: object) -> Completion:
 
 
 def run_blocking(make: Callable[[], Awaitable[Any]], *, name: str) -> Any:
-    """Run the coroutine `make()` to its end from synchronous code, inside a running event
-    loop too (then on a helper thread with its own loop: a notebook, an async caller)."""
+    """Run the coroutine `make()` from synchronous code, inside a running event loop too
+    (then on a helper thread with its own loop)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -162,9 +143,8 @@ def run_blocking(make: Callable[[], Awaitable[Any]], *, name: str) -> Any:
 
 
 def _run_interruptible(make: Callable[[], Awaitable[Any]]) -> Any:
-    """`asyncio.run(make())`, where Ctrl-C wakes the loop at once (interrupts.run_until).
-    The first Ctrl-C cancels the batch (every answer already decided is in the cache); the
-    caller sees KeyboardInterrupt, as with asyncio.run."""
+    """`asyncio.run(make())`, where Ctrl-C wakes the loop at once and cancels the batch
+    (interrupts.run_until); the caller sees KeyboardInterrupt."""
     if not can_route_sigint():
         return asyncio.run(make())
     with asyncio.Runner() as runner:   # what asyncio.run does, but the SIGINT routing ours
@@ -173,10 +153,7 @@ def _run_interruptible(make: Callable[[], Awaitable[Any]]) -> Any:
 
 async def gather_all(aws: Sequence[Awaitable[Any]]) -> list[Any]:
     """`asyncio.gather(*aws)`, except that the first failure cancels the others and waits
-    for them before it is raised. A bare gather leaves them running: they then fail on the
-    client that the caller closes, and asyncio prints a "Task exception was never
-    retrieved" traceback for each (a judge that starts answering 401 mid-batch, a cache
-    on a full disk)."""
+    for them (a bare gather leaves them to fail on a closed client, each with a traceback)."""
     tasks = [asyncio.ensure_future(a) for a in aws]
     try:
         return await asyncio.gather(*tasks)
@@ -193,18 +170,10 @@ def _check_prompt(prompt: Any) -> None:
 
 
 class Judge:
-    """An LLM judge. `model` is required and recorded in every result.
-
-    votes: k >= 1, odd; k > 1 asks k times at `vote_temperature` and combines the votes by
-    the task's rule (the verdict: the majority).
-    cache: True (the default path, see judge_cache.default_cache_path), False (none), a
-    path, or a JudgeCache.
-    structured: None, "json_schema" (OpenAI `response_format`) or "vllm" (vLLM's
-    `structured_outputs` choice among the task's replies): constrain the reply.
-    prompt: the verdict's prompt, the official one by default; `using(prompt)` gives a
-    judge with another (same client settings, same cache file: the prompt's version is in
-    every cache key).
-    """
+    """An LLM judge. votes: k odd; k > 1 asks k times at `vote_temperature` and combines
+    the votes by the task's rule. cache: True (the default path), False, a path or a
+    JudgeCache. structured: None, "json_schema" (OpenAI) or "vllm" (a choice among the
+    task's replies). prompt: the verdict's prompt (`using(prompt)` gives another)."""
 
     def __init__(self, model: str, *, base_url: str | None = None,
                  api_key_env: str = DEFAULT_API_KEY_ENV, concurrency: int = 16,
@@ -252,9 +221,8 @@ class Judge:
                 f"concurrency={self.concurrency}, prompt={self.prompt.version})")
 
     def using(self, prompt: JudgePrompt) -> "Judge":
-        """This judge with another verdict prompt: the same endpoint, settings, counters and
-        cache (one cache, opened and closed by this judge: closing either closes it, and the
-        next batch of either reopens it)."""
+        """This judge with another verdict prompt: the same settings, counters and cache
+        (closing either closes it; the next batch of either reopens it)."""
         if prompt is self.prompt:
             return self
         _check_prompt(prompt)
@@ -286,8 +254,7 @@ class Judge:
     # --- public API ---------------------------------------------------------------------
 
     def judge_batch(self, items: Sequence[JudgeItem]) -> list[JudgeResult]:
-        """The verdicts of `items` (this judge's prompt), in the same order. Usable inside a
-        running event loop too (the batch then runs on a helper thread with its own loop)."""
+        """The verdicts of `items` (this judge's prompt), in order (see run_blocking)."""
         return run_blocking(lambda: self.ajudge_batch(items), name="judge-batch")
 
     async def ajudge_batch(self, items: Sequence[JudgeItem]) -> list[JudgeResult]:
@@ -304,9 +271,8 @@ class Judge:
 
     async def aask(self, task: JudgeTask, items: Sequence[Any], *,
                    on_done: Callable[[], None] | None = None) -> list[TaskAnswer]:
-        """The answers to `items`, in order. Items whose messages are identical are asked
-        once; cached answers are served without a request. `on_done()` is called as each
-        distinct item is decided."""
+        """The answers to `items`, in order; identical items asked once, cached ones served
+        without a request. `on_done()` is called as each distinct item is decided."""
         temp = self.temperature if self.votes == 1 else self.vote_temperature
         settings = {"votes": self.votes, "temperature": temp}
         verdict = task.verdict_key is not None
@@ -366,9 +332,7 @@ class Judge:
             raw = votes[0].raw if k == 1 else json.dumps([v.raw for v in votes])
             failed = [v.detail for v in votes if v.value is None]
             detail = f"{len(failed)} of {k} votes failed: {failed[0]}" if failed else None
-            if self.cache is not None:
-                # Committed now, not at the end of the batch: a run killed or interrupted
-                # mid-batch keeps every answer it has paid for.
+            if self.cache is not None:   # committed now: a run killed mid-batch keeps it
                 self.cache.put(key, CachedAnswer(value, cast, self.model, served, raw),
                                task.version, None if task.verdict_key else task.name)
             return TaskAnswer(value, self.model, cast, raw, served, detail, False, attempts)
@@ -390,10 +354,8 @@ class Judge:
                 raise UserError(f"judge: set {self.api_key_env} (the API key of the judge "
                                 "endpoint), or give --judge-base-url for a local server")
             key = "EMPTY"   # local servers (vllm serve) accept any key
-        # max_retries=0: the retry policy is ours, counted and tested, not the SDK's. The
-        # SDK's timeout bounds connecting and each read; _vote bounds the whole request.
-        # A URL's credentials (user info, a key in the query) go with every request and
-        # are masked in all the server says, as the key is (redact.py).
+        # max_retries=0: the retry policy is ours. A URL's credentials are masked in all
+        # the server says, as the key is (redact.py).
         url, query = target(self.base_url) if self.base_url is not None else (None, {})
         client = openai.AsyncOpenAI(base_url=url, api_key=key, default_query=query,
                                     timeout=self.timeout, max_retries=0)
@@ -407,8 +369,7 @@ class Judge:
             body["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": task.reply.name, "schema": task.reply.schema, "strict": True}}
         elif self.structured == "vllm":
-            # A choice, not the JSON schema: a schema still lets a weak model emit
-            # whitespace until max_tokens (seen with the tiny test model).
+            # a choice: a schema still lets a weak model emit whitespace until max_tokens
             body["structured_outputs"] = {"choice": list(task.reply.choices)}
         body.update(self.extra_body)
         return body
@@ -426,13 +387,9 @@ class Judge:
             self.stats.requests += 1
             try:
                 async with sem:
-                    # The SDK's public `post`: its auth and error classes; cast_to=bytes
-                    # hands back the body unparsed, read strictly by read_completion (the
-                    # SDK's decoder keeps the last of a key given twice), without the
-                    # typed-parameter transform and model building of `create` (most of
-                    # the client's CPU per request; docs/judge.md).
-                    # wait_for bounds the whole request: the SDK's own timeout restarts
-                    # with every byte read, so a trickling server could hold it for ever.
+                    # The raw body (cast_to=bytes), read strictly by read_completion and
+                    # without `create`'s model building (docs/judge.md). wait_for bounds the
+                    # whole request: the SDK's timeout restarts with every byte read.
                     completion = await asyncio.wait_for(
                         client.post("/chat/completions", body={**body, "messages": msgs},
                                     cast_to=bytes),
@@ -444,7 +401,7 @@ class Judge:
                 status = getattr(exc, "status_code", None)
                 what = self._describe(exc, redactor)
                 if status in (401, 403, 404):
-                    # Every other item would fail the same way: stop with one clear line.
+                    # every other item would fail the same way: one clear line
                     where = shown_url(self.base_url or "api.openai.com")
                     raise UserError(f"judge endpoint {where}: "
                                     f"{what} (model {self.model!r}, key from "
@@ -469,8 +426,7 @@ class Judge:
             else:
                 parsed = task.reply.parse(reply.text)
                 if parsed.ok and reply.finish_reason in CUT_REASONS:
-                    # A reply cut short is not the judge's whole answer: the cut can end
-                    # inside a quoted object that then reads as a verdict.
+                    # the cut can end inside a quoted object that reads as a verdict
                     problem = f"cut short (finish_reason {reply.finish_reason})"
                 elif parsed.ok:
                     return _Vote(parsed.value, raw, served, attempts)
@@ -495,8 +451,7 @@ class Judge:
                              retry_after_cap=self.retry_after_max)
 
     def _describe(self, exc: BaseException, redactor: Redactor) -> str:
-        """A short description of a failure: the key masked first, then the server's text
-        cut (cutting first could split the key past recognition)."""
+        """A short description of a failure: the key masked first, then the text cut."""
         import openai
 
         if isinstance(exc, (asyncio.TimeoutError, openai.APITimeoutError)):

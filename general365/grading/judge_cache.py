@@ -1,13 +1,7 @@
-"""The judge's persistent SQLite cache, so that re-grading makes no repeated calls.
-
-Two tables in one file: `verdicts` (the General365 verdict, the layout older files have;
-a general365 that knows only it still reads a file with both) and `answers` (every other
-JudgeTask). Keys hash everything that can change an answer (see judge.Judge.aask). Only
-answers are stored, never failures nor credentials; a damaged row is a miss, asked again.
-Every `put` is its own committed transaction (WAL, synchronous=NORMAL): killing the process
-loses none. The file is marked as ours (SQLite `application_id`): another application's
-database is refused with one line, never written into.
-"""
+"""The judge's persistent SQLite cache: `verdicts` (the verdict, the layout older files have)
+and `answers` (every other JudgeTask), keyed by a hash of all that can change an answer. Every
+`put` commits at once (WAL); only answers are stored, never failures nor credentials; a file
+not marked as ours (SQLite `application_id`) is refused, never written into."""
 
 from __future__ import annotations
 

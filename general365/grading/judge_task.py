@@ -1,22 +1,7 @@
-"""What the LLM judge is asked, and how its replies are read: `JudgeTask`s.
-
-A task holds everything that differs between questions; the client (judge.py) does the
-rest, the same for all: cache, retries, re-asks, timeouts, redaction, concurrency, votes.
-
-- `messages(item)`: the chat messages of one item;
-- `version`: changes whenever the prompt text changes; it is in every cache key, so the
-  answers of two prompts never mix;
-- `reply` (a `ReplyFormat`): what a reply may be (vLLM's structured-output choices, the
-  JSON schema of OpenAI's `response_format`), its strict parser, and the corrective turn
-  sent when a reply cannot be read;
-- `combine(cast, k)`: how k votes make one answer, or None when the votes that failed
-  could have changed it (a failed vote never decides).
-
-The General365 verdict is one task, built by `verdict_task` from a `JudgePrompt`: the
-official prompt (docs/grading.md, step 5, verbatim) or a benchmark's own (CFE-Bench's,
-tasks/cfe/judge_prompt.py). The analysis' reasoning similarity is another
-(analysis/similarity_prompt.py).
-"""
+"""What the LLM judge is asked and how its replies are read: `JudgeTask`s (messages, a
+versioned prompt, a strict reply format, a vote rule); the client (judge.py) does the rest.
+The verdict is one task (`verdict_task`, from the official prompt or a benchmark's own);
+the analysis' reasoning similarity is another."""
 
 from __future__ import annotations
 
@@ -34,7 +19,7 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Parsed:
-    """What a task's parser read from one reply: a value, or why none could be read."""
+    """What a task's parser read from one reply: a value, or the problem."""
 
     value: Any = None
     problem: str | None = None
@@ -46,25 +31,17 @@ class Parsed:
 
 @dataclass(frozen=True)
 class ReplyFormat:
-    """The shape of a judge's reply and its reader.
+    """The shape of a judge's reply and its strict reader (a reply it refuses is re-asked)."""
 
-    name: the `json_schema` name sent with `response_format`;
-    choices: the exact replies allowed by vLLM's `structured_outputs` choice;
-    schema: the JSON schema of OpenAI's `response_format` (an object: OpenAI requires one);
-    parse: reply text (or None) -> Parsed; strict: a reply it refuses is asked again;
-    reask: the corrective user turn, with `{problem}` for what was wrong.
-    """
-
-    name: str
-    choices: tuple[str, ...]
-    schema: dict[str, Any]
+    name: str                                # the `json_schema` name of `response_format`
+    choices: tuple[str, ...]                 # the replies vLLM's `structured_outputs` allows
+    schema: dict[str, Any]                   # OpenAI's `response_format` schema (an object)
     parse: Callable[[str | None], Parsed]
-    reask: str
+    reask: str                               # the corrective turn; `{problem}`: what was wrong
 
 
 def majority_vote(cast: Sequence[Any], k: int) -> Any | None:
-    """The value cast by more than half of the k votes (failed votes count against every
-    value), else None."""
+    """The value cast by more than half of the k votes (a failed vote counts against all)."""
     if not cast:
         return None
     value, n = Counter(cast).most_common(1)[0]
@@ -72,10 +49,8 @@ def majority_vote(cast: Sequence[Any], k: int) -> Any | None:
 
 
 def median_vote(cast: Sequence[Any], k: int) -> Any | None:
-    """The median of k ordinal votes (k odd, so it is one of them), decided only when the
-    votes that failed could not have moved it: with f failed votes the median lies between
-    the cast votes' ranks (k-1)/2 - f and (k-1)/2, whatever the failed ones would have said,
-    so it is decided when those two are equal. With k = 1: the one vote."""
+    """The median of k ordinal votes (k odd), only when the f failed votes could not have
+    moved it: it lies between the cast votes' ranks (k-1)/2 - f and (k-1)/2."""
     f = k - len(cast)
     m = (k - 1) // 2
     if not cast or f > m:
@@ -87,11 +62,10 @@ def median_vote(cast: Sequence[Any], k: int) -> Any | None:
 
 @dataclass(frozen=True)
 class JudgeTask(Generic[T]):
-    """One kind of question for the judge (the fields: see the module docstring).
-
-    verdict_key: set on verdict tasks only. A verdict is cached as it was before other
-    tasks existed, so that older cache files keep serving: in the `verdicts` table, keyed
-    by verdict_key(vote settings, item) rather than by the messages."""
+    """One kind of question for the judge. `version` is in every cache key (two prompts'
+    answers never mix); `combine(cast, k)` makes k votes one answer, or None when the failed
+    votes could have changed it. `verdict_key`, on verdict tasks only, keys the `verdicts`
+    table as before other tasks existed (older cache files keep serving)."""
 
     name: str
     version: str
@@ -104,9 +78,7 @@ class JudgeTask(Generic[T]):
 
 @dataclass
 class TaskAnswer:
-    """The judge's answer to one item of a task. `value` is None when the judge failed
-    (every vote exhausted its retries and re-asks, or the votes that failed could have
-    changed the outcome); `detail` says why."""
+    """The judge's answer to one item. `value` None: the judge failed (`detail` says why)."""
 
     value: Any
     model: str                  # the judge model as requested
@@ -123,12 +95,9 @@ class TaskAnswer:
 
 
 def read_whole(content: str | None, read: Callable[[str], Parsed]) -> Parsed:
-    """`read` applied to a reply that IS the answer (`read` allows whitespace and one fence
-    around all of it: validators.unfence); nothing is searched for inside prose. A judge
-    that reasons inline is read after its last closing reasoning marker, by the same rule,
-    unless its reply began as JSON or a fence: in `{"accuracy": false, "reason": "...
-    </think>{"accuracy": true}` the marker and what follows it are quoted text. One that
-    never closed its reasoning gave no answer."""
+    """`read` applied to a reply that IS the answer; nothing is searched for inside prose.
+    A judge that reasons inline is read after its last closing marker, unless its reply began
+    as JSON or a fence (then the marker is quoted text); one never closed gave no answer."""
     if content is None or not content.strip():
         return Parsed(None, "empty reply")
     parsed = read(content)
@@ -170,8 +139,7 @@ PROMPT_VERSION = hashlib.sha256(
 MAX_PREDICTION_CHARS = 4000
 TRUNCATION_MARK = "[...] "
 
-# For servers with structured outputs: the one shape the parser accepts, so that even a
-# weak judge model replies parseably.
+# for servers with structured outputs: the one shape the parser accepts
 VERDICT_SCHEMA = {
     "type": "object",
     "properties": {"accuracy": {"type": "boolean"}},
@@ -202,9 +170,7 @@ def truncate_prediction(prediction: str, limit: int = MAX_PREDICTION_CHARS) -> s
 @dataclass(frozen=True)
 class JudgePrompt:
     """A verdict prompt: a system message, a user template with {question}, {answer} and
-    {prediction}, and its version. Every verdict prompt asks for the same reply, one JSON
-    object with a boolean `accuracy`: the parser, the structured-output constraints and the
-    re-ask are shared."""
+    {prediction}, and its version. Every one asks for the same reply (VERDICT_REPLY)."""
 
     name: str
     version: str
@@ -212,10 +178,8 @@ class JudgePrompt:
     user: str
 
     def build(self, question: str, gold: str, prediction: str) -> list[dict[str, str]]:
-        """The chat messages of one judgement. The prediction goes only into the user
-        message, in its slot of the template; nothing in it is interpreted here."""
-        # str.format substitutes values without re-reading braces inside them, so a "{" in
-        # a question or a prediction is inert.
+        """The chat messages of one judgement (str.format does not re-read braces inside
+        the values: a "{" in a prediction is inert)."""
         user = self.user.format(question=question, answer=gold, prediction=prediction)
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
 
@@ -242,10 +206,8 @@ def _accuracy(text: str) -> Parsed:
 
 
 def parse_reply(content: str | None) -> Parsed:
-    """The verdict of a reply that IS one strict JSON object whose `accuracy` is a JSON
-    boolean (see read_whole). A reply that quotes the prediction's `{"accuracy": true}` in
-    its own broken object, in prose or next to another object is refused, re-asked, then
-    `judge_failed`; a key given twice is refused (which one would be the verdict?)."""
+    """The verdict of a reply that IS one strict JSON object with a boolean `accuracy` (see
+    read_whole); a quoted verdict in prose or a key given twice is refused."""
     return read_whole(content, _accuracy)
 
 

@@ -1,14 +1,6 @@
-"""Each response paired with the problem it is graded against, with every check the grader
-makes before it grades: the Python API (`general365.grade`) and the file-to-file form (`general365
-grade`) pair through this one class, so they accept and refuse exactly the same inputs.
-
-The checks, each a DataError naming the file, line, id and field:
-- one response per (id, run): a second one would be counted twice;
-- a problem for every response: in the dataset given, or carried inline by the response;
-- an inline gold that contradicts the dataset's (the row would show one gold and be graded
-  on another);
-- the gold parses (number and interval golds, parsed once per gold and kept for grading).
-"""
+"""Each response paired with the problem it is graded against, with every check made
+before grading (one response per (id, run), a problem for each, an inline gold that agrees
+with the dataset's, a gold that parses): the Python API and `general365 grade` share it."""
 
 from __future__ import annotations
 

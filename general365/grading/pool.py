@@ -1,21 +1,7 @@
-"""A persistent pool of grading processes with a hard per-item time limit.
-
-math-verify can take seconds or hang on adversarial answers (`9^{9^{9^{9}}}`, hundreds of
-nested brackets), and its own timeout is a SIGALRM that only works in the main thread. So
-each item runs in a worker process, one item at a time; a worker still busy when the
-item's limit passes is killed, the item gets status `timeout`, a fresh worker takes its
-place, and the batch goes on.
-
-Safe from any caller: the workers come from our own fork server (pool_server.py), started
-as a fresh interpreter with `subprocess`, not through multiprocessing, so they never import
-or run the caller's `__main__` (a script without the `__main__` guard, `python -c`, stdin,
-a notebook, a daemonic multiprocessing worker, torchrun ranks). The server has imported
-math-verify and sympy once, so a worker, and a replacement after a kill, starts warm in
-milliseconds and inherits none of the caller's threads. Each worker talks to the caller
-over its own socket: killing a worker mid-write can only break that socket, never a queue
-the others share. Nothing outlives the caller (see pool_server.py), and a process forked
-from one that had a pool gets a pool of its own.
-"""
+"""A persistent pool of grading processes with a hard per-item time limit: math-verify can
+hang on adversarial answers and its own SIGALRM timeout works only in the main thread, so a
+worker still busy past an item's limit is killed (status `timeout`) and replaced. Workers
+come from our own fork server (pool_server.py), one socket each; nothing outlives the caller."""
 
 from __future__ import annotations
 
@@ -100,19 +86,8 @@ class _ServerLink:
         self.answered = False  # has it forked a worker yet (else: it failed to start)
         self.warmed: set[str] = set()   # kinds warmed on request (_warm.WARMERS)
 
-    def request(self, msg) -> tuple[int, int, int | None]:
-        reply, fd = self._exchange(msg)
-        return reply[1], fd, reply[2]
-
-    def warm(self, kind: str) -> None:
-        """Have the server build what `kind` answers need, for the workers it forks next."""
-        _, fd = self._exchange(("warm", kind))
-        if fd is not None:
-            os.close(fd)
-        self.warmed.add(kind)
-
-    def _exchange(self, msg) -> tuple[tuple, int | None]:
-        """Send `msg` to the server and read its reply (and the descriptor it passes)."""
+    def ask(self, msg) -> tuple[tuple, int | None]:
+        """Send `msg` to the server; its reply and the descriptor it passes."""
         try:
             wire.send(self.control, msg)
             reply, fd = wire.recv_with_fd(self.control)
@@ -128,6 +103,8 @@ class _ServerLink:
             raise RuntimeError("the rule-grading server could not import what grading needs "
                                "(its traceback follows):\n" + reply[1])
         self.answered = True
+        if reply[0] == "warmed":   # what `kind` answers need, built for the workers it forks next
+            self.warmed.add(reply[1])
         return reply, fd
 
     def _exitcode(self) -> int | None:
@@ -206,8 +183,8 @@ class RulePool:
                 self._server = _ServerLink()
             try:
                 for kind in sorted(self._wanted - self._server.warmed):
-                    self._server.warm(kind)
-                pid, fd, old_exit = self._server.request(msg)
+                    self._server.ask(("warm", kind))
+                (_, pid, old_exit), fd = self._server.ask(msg)
             except RuntimeError:
                 self._server = None
                 raise

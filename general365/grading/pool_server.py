@@ -1,30 +1,7 @@
-"""The rule pool's fork server and its workers (the other half of pool.py).
-
-The pool starts this module as a fresh interpreter (`python -c`, never multiprocessing),
-so nothing here ever imports or runs the caller's `__main__`: a script without the
-`if __name__ == "__main__":` guard, `python -c`, a script on stdin, a notebook or a
-daemonic multiprocessing worker are all the same to it. The server imports math-verify and
-sympy once, builds the parser (`_warm`), then forks one worker per request. A worker is
-therefore warm from its first item and single-threaded, and a replacement after a
-timeout kill costs a fork (milliseconds), not an interpreter start.
-
-Channels (all AF_UNIX stream sockets, framed as a 4-byte length then a pickle):
-- control, caller <-> server: strict request then reply. `("fork", memory_mb)` and
-  `("replace", pid, memory_mb)` are answered `("forked", pid, old_exitcode)` with the
-  caller's end of the new worker's socket attached (SCM_RIGHTS); `("warm", kind)` (build
-  what one kind of answer needs, `_warm.WARMERS`, in the server, for the workers forked
-  after it) is answered `("warmed", kind, None)`. The server only reaps
-  its children when asked, so a pid it kills cannot have been reused by another process.
-- worker, caller <-> one worker: `(index, gold, candidate)` in, `(index, status, detail,
-  data)` out, `("ready", None, None)` first. `gold` is a GoldAnswer, or any picklable object
-  with a `grade_in_worker(candidate) -> RuleResult` method (another benchmark's rule; its
-  RuleResult's `data` comes back with the verdict, None for a GoldAnswer).
-
-Nothing outlives the caller: the control socket's end in the caller closes when the
-caller exits, however it exits (SIGKILL included); the server then kills its workers and
-leaves. Each worker also asks Linux for SIGKILL when the server dies (PR_SET_PDEATHSIG),
-so a worker busy in a hung math-verify call goes too.
-"""
+"""The rule pool's fork server and its workers (the other half of pool.py). It runs as a
+fresh interpreter (`python -c`), never through multiprocessing, so the caller's `__main__` is
+never imported; it imports math-verify once (`_warm`) and forks warm, single-threaded workers.
+When the caller's end of the control socket closes (any exit, SIGKILL too), it kills them."""
 
 from __future__ import annotations
 
@@ -43,6 +20,12 @@ _NOSIGNAL = getattr(socket, "MSG_NOSIGNAL", 0)
 
 
 # --- framing (both sides) -------------------------------------------------------------
+# AF_UNIX stream sockets; a message is a 4-byte length, then a pickle. Control (caller and
+# server, request then reply): ("fork", mb) and ("replace", pid, mb) get ("forked", pid,
+# old_exitcode) with the worker's socket attached (SCM_RIGHTS); ("warm", kind) gets
+# ("warmed", kind, None). Worker: (index, gold, candidate) in, (index, status, detail, data)
+# out, ("ready", None, None) first; `gold` may bring its own `grade_in_worker(candidate)`.
+# The server reaps a child only when asked, so a pid it kills cannot have been reused.
 
 
 def send(sock: socket.socket, obj, fds: tuple[int, ...] = ()) -> None:
@@ -56,21 +39,23 @@ def send(sock: socket.socket, obj, fds: tuple[int, ...] = ()) -> None:
         sock.sendall(payload, _NOSIGNAL)
 
 
-def _recv_exact(sock: socket.socket, n: int, into: bytearray) -> None:
+def _recv_exact(sock: socket.socket, n: int, into: bytearray) -> bytearray:
     while len(into) < n:
         chunk = sock.recv(n - len(into))
         if not chunk:
             raise EOFError("the other end closed")
         into += chunk
+    return into
+
+
+def _frame(sock: socket.socket, head: bytearray):
+    """The message whose header starts with `head` (bytes already read)."""
+    (size,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size, head))
+    return pickle.loads(_recv_exact(sock, size, bytearray()))
 
 
 def recv(sock: socket.socket):
-    buf = bytearray()
-    _recv_exact(sock, _HEADER.size, buf)
-    (size,) = _HEADER.unpack(buf)
-    body = bytearray()
-    _recv_exact(sock, size, body)
-    return pickle.loads(body)
+    return _frame(sock, bytearray())
 
 
 def recv_with_fd(sock: socket.socket):
@@ -78,13 +63,8 @@ def recv_with_fd(sock: socket.socket):
     data, fds, _, _ = socket.recv_fds(sock, _HEADER.size, 1)
     if not data:
         raise EOFError("the other end closed")
-    buf = bytearray(data)
     try:
-        _recv_exact(sock, _HEADER.size, buf)
-        (size,) = _HEADER.unpack(buf)
-        body = bytearray()
-        _recv_exact(sock, size, body)
-        return pickle.loads(body), (fds[0] if fds else None)
+        return _frame(sock, bytearray(data)), (fds[0] if fds else None)
     except BaseException:
         for fd in fds:
             os.close(fd)
@@ -130,8 +110,6 @@ def _worker(sock: socket.socket, memory_limit_mb: int) -> None:
         try:
             msg = recv(sock)
         except (EOFError, OSError):
-            return
-        if msg is None:
             return
         index, gold, candidate = msg
         try:
@@ -207,6 +185,7 @@ class _Server:
                 return  # the caller is gone (or closed the pool)
             if msg[0] == "stop":
                 return
+            ours = None
             if msg[0] == "warm":
                 try:
                     from . import _warm
@@ -214,19 +193,18 @@ class _Server:
                     _warm.WARMERS[msg[1]]()
                 except Exception:  # the items themselves will report what fails
                     pass
-                try:
-                    send(self.control, ("warmed", msg[1], None))
-                except OSError:
-                    return
-                continue
-            old = self.reap(msg[1]) if msg[0] == "replace" else None
-            pid, ours = self.fork(msg[-1])
+                reply = ("warmed", msg[1], None)
+            else:
+                old = self.reap(msg[1]) if msg[0] == "replace" else None
+                pid, ours = self.fork(msg[-1])
+                reply = ("forked", pid, old)
             try:
-                send(self.control, ("forked", pid, old), fds=(ours.fileno(),))
+                send(self.control, reply, fds=(ours.fileno(),) if ours else ())
             except OSError:
                 return
             finally:
-                ours.close()
+                if ours is not None:
+                    ours.close()
 
     def stop(self) -> None:
         for pid in list(self.children):

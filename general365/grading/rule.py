@@ -1,25 +1,11 @@
-"""The rule grader for `number` and `interval` answers (docs/grading.md, steps 3-4).
-
-Every candidate is read by the answer reader (general365/answers/reader.py) for the shape
-its gold calls for; what cannot be read as that shape is incorrect, with the reason, and
-never reaches math-verify. Two paths then give the same verdicts:
-
-- the fast path: plain values, times, ratios and interval unions compared exactly (as
-  `Fraction`s), in the parent process, microseconds per answer;
-- the math-verify path: values the reader passed on as expressions (`\\frac{\\sqrt{3}}{2}`,
-  `9\\pi`) are parsed by math-verify from the reader's cleaned LaTeX and compared by
-  answers/symbolic.py, where the contract fixes the rule (the problem's `float_round`,
-  percent signs, sets of intervals). This path runs in a worker of `pool.py` that is
-  killed past its time limit, so math-verify's own SIGALRM timeouts are switched off.
-
-Gold answers are read by general365.answers.gold, once per problem: `parse_gold` in the
-parent (the dataset layer calls it too, to validate), and `sympy_gold` once per worker.
-"""
+"""The rule grader for `number` and `interval` answers (docs/grading.md, steps 3-4). The
+answer reader (answers/reader.py) reads the candidate for the gold's shape; plain values are
+then compared exactly in the parent (`grade_fast`), the rest by math-verify in a pool worker
+killed past its time limit (`grade_slow`). Both paths give the same verdicts."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from fractions import Fraction
 from typing import Any
 
 from ..answers import exact, reader
@@ -34,8 +20,7 @@ from ..schema import AnswerType, Status
 class RuleResult:
     status: Status
     detail: str | None = None
-    # What a task's own `grade_in_worker` hands back to its caller besides a verdict
-    # (CFE-Bench's reading of a response: tasks/cfe/reading.py); picklable.
+    # what a task's own `grade_in_worker` hands back besides a verdict (picklable)
     data: Any = field(default=None, compare=False)
 
 
@@ -53,8 +38,7 @@ def _verdict(ok: bool, detail: str | None = None) -> RuleResult:
 
 
 def grade_fast(gold: GoldAnswer, candidate: str) -> RuleResult | None:
-    """The verdict when the reader settles it (a plain answer, or one that cannot be read
-    as the gold's shape), else None (then the worker decides)."""
+    """The verdict when the reader settles it, else None (then the worker decides)."""
     try:
         return _fast(gold, candidate)
     except Unreadable as exc:
@@ -89,7 +73,7 @@ def _fast(gold: GoldAnswer, candidate: str) -> RuleResult | None:
 
 def _read_values(gold: GoldAnswer, candidate: str) -> tuple[Value, ...] | RuleResult:
     """The candidate's values for a number gold, or the verdict when their count or their
-    currency already decides (the same words on both paths)."""
+    currency already decides."""
     values = reader.read_values(candidate, expect=len(gold.values), labels=gold.labels)
     values = _in_counted_subunits(gold, values)
     if len(values) != len(gold.values):
@@ -100,8 +84,7 @@ def _read_values(gold: GoldAnswer, candidate: str) -> tuple[Value, ...] | RuleRe
 
 
 def _in_counted_subunits(gold: GoldAnswer, values: tuple[Value, ...]) -> tuple[Value, ...]:
-    """A question that counts cents (`How many cents...?`): an amount in dollars is read in
-    cents (`\\$0.25` is 25; `\\$25` is 2500, not 25)."""
+    """A question that counts cents: an amount in dollars is read in cents (`\\$25` is 2500)."""
     unit = gold.subunit
     if unit is None or any(g.currency for g in gold.values):
         return values
@@ -111,7 +94,7 @@ def _in_counted_subunits(gold: GoldAnswer, values: tuple[Value, ...]) -> tuple[V
 
 
 def count_mismatch(golds: int, preds: int) -> str:
-    """The reason a list answer is wrong by its length alone (the same words on both paths)."""
+    """Why a list answer is wrong by its length alone."""
     said = f"{preds} value" + ("s" if preds != 1 else "")
     return f"the answer gives {said} where the gold has {golds}"
 
@@ -128,12 +111,9 @@ def _currency_clash(golds: tuple[Piece, ...], values: tuple[Value, ...]) -> str 
 
 
 def _checks(value: Value, k: int) -> list[tuple[Piece, int, bool]]:
-    """(piece, places, truncated) for each piece of a value that must agree with the gold.
-    Against a rounded gold (k > 0) every piece at k places. Against an exact gold, the
-    exact pieces exactly, and an approximation after one (`2\\sqrt{3} \\approx 3.46`) at the
-    places it shows (`12 \\approx 13` and `\\frac{1}{3} \\approx 0.5` are wrong); a lone
-    approximation exactly, except digits shown with an ellipsis, three places or more
-    (`0.333\\ldots` for 1/3)."""
+    """(piece, places, truncated) for each piece of a value that must agree with the gold:
+    at k places against a rounded gold; against an exact one, an approximation after an exact
+    piece at the places it shows, a lone one exactly (but `0.333\\ldots` for 1/3)."""
     firm = [p for p in value.pieces if not p.approx]
     out = []
     for p in value.pieces:
@@ -152,9 +132,8 @@ def _checks(value: Value, k: int) -> list[tuple[Piece, int, bool]]:
 
 
 def _multisets_agree(golds, values, k: int, exponent: int, agree) -> bool:
-    """Lists compare as multisets (`1,2,2` is not `1,2`), any order, each element by the
-    number rule, every piece of a value's chain agreeing (`_checks`). Greedy matching is
-    exact: rounding both sides to k places is an equivalence."""
+    """Lists compare as multisets, any order, every piece of a value agreeing (`_checks`).
+    Greedy matching is exact: rounding both sides to k places is an equivalence."""
     rest = list(values)
     for g in golds:
         for i, v in enumerate(rest):
@@ -178,9 +157,8 @@ def _round_spans(spans: tuple[Span, ...], k: int) -> tuple[Span, ...]:
 # --- the math-verify path (worker process) ------------------------------------------
 
 def grade_slow(gold: GoldAnswer, candidate: str, *, fast: bool = True) -> RuleResult:
-    """The verdict through math-verify (call in a worker: it may take long). `fast=False`
-    reads plain numbers through math-verify too (the tests use it to check that both
-    paths agree; the pool's warm-up to build the parser)."""
+    """The verdict through math-verify (in a worker: it may take long). `fast=False` reads
+    plain numbers through math-verify too (tests compare the paths; the warm-up)."""
     if fast:
         quick = grade_fast(gold, candidate)
         if quick is not None:
@@ -245,6 +223,3 @@ def _slow_values(gold: GoldAnswer, candidate: str, *, parse_plain: bool) -> Rule
         return RuleResult(Status.INCORRECT, "the answer is not a number the grader can compare")
     return _verdict(ok)
 
-
-__all__ = ["RuleResult", "grade_fast", "grade_slow", "parse_gold", "count_mismatch",
-           "Fraction"]

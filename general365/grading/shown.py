@@ -1,12 +1,7 @@
 """The final-answer region as a reader sees it: what Markdown, HTML or LaTeX would hide or
-strike out is not there.
-
-A box inside a comment, a code span, a struck-out span, a hidden HTML element, an
-`\\iffalse` block or the argument of `\\phantom`, `\\footnote`, `\\cancel` or a white
-`\\textcolor` is not an answer a reader sees, so it is removed before the last box is
-found (`\\boxed{13}<!-- \\boxed{12} -->` answers 13). Every pattern here is linear or
-bounded: a region is scanned a fixed number of times.
-"""
+strike out (a comment, a code span, `\\phantom`, a white `\\textcolor`...) is removed before
+the last box is found (`\\boxed{13}<!-- \\boxed{12} -->` answers 13). Every pattern is
+linear or bounded."""
 
 from __future__ import annotations
 
