@@ -144,8 +144,7 @@ def _article(s: str, end: int) -> bool:
     return word not in _LETTER_FOLLOWERS
 
 
-def gold_letters(answer: str) -> frozenset[str] | None:
-    return letters(answer)
+gold_letters = letters
 
 
 def grade_choice(gold: frozenset[str], candidate: str | None, *, single: bool) -> ChoiceResult:

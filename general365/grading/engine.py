@@ -46,9 +46,6 @@ class Memo(dict):
         return self.put(key, make()) if value is _MISSING else value
 
 
-# --- options ----------------------------------------------------------------------------
-
-
 def default_policy(policy: str | None, judge) -> str:
     """No policy named: `paper` with a judge, else `rule` (API, metric and CLI alike)."""
     if policy is not None:
@@ -84,9 +81,6 @@ def check_timeout(timeout) -> None:
                   text=f"must be a positive number of seconds (got {timeout!r})")
 
 
-# --- the judge --------------------------------------------------------------------------
-
-
 @dataclass
 class Judged:
     status: Status   # CORRECT, INCORRECT or JUDGE_FAILED
@@ -107,9 +101,6 @@ def ask(judge, items: list) -> list[Judged]:
             "model": res.model, "raw": res.raw, "votes": list(res.votes)}
         out.append(Judged(status, res.detail, record))
     return out
-
-
-# --- the loop ---------------------------------------------------------------------------
 
 
 @dataclass

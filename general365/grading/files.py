@@ -19,8 +19,6 @@ from .summary import GradeSummary
 
 @dataclass
 class GradeResult:
-    """What one grade of a file did."""
-
     responses: str
     out: str
     count: int
@@ -45,9 +43,8 @@ def check_out_file(out: str) -> None:
 
 
 def grade_file(responses: str, out: str, grader: Any, *, progress: bool = False) -> GradeResult:
-    """Grade `responses` into `out` with `grader` (a benchmark's grader: `pairing` for the
-    checks, `grade(stream, path=, checked=, progress=)` for the verdicts, `policy`, and
-    `uses_judge`: False when grading asks no judge, so costs nothing but time)."""
+    """Grade `responses` into `out` with a benchmark's `grader` (engine.Grader's `pairing`,
+    `grade`, `policy` and `uses_judge`: False when grading costs nothing but time)."""
     check_out_file(out)
     if not os.path.isfile(responses):
         raise UserError(f"{responses}: no such file")
@@ -57,14 +54,11 @@ def grade_file(responses: str, out: str, grader: Any, *, progress: bool = False)
 
     snapshot = Snapshot()
     checking = not getattr(grader, "uses_judge", True)
-    if checking:
-        # Nothing to pay for: each line is checked as it is read and graded from that one
-        # read (a bad line still stops the grade, and nothing is written).
+    if checking:   # nothing to pay for: each line checked and graded from one read
         count = _count_rows(responses) if progress else None
         lines = iter_jsonl(responses, snapshot=snapshot)
     else:
-        # Read 1: every line checked before anything is graded or written, so a bad line
-        # stops the grade before any judge call is paid for.
+        # read 1: every line checked before any judge call is paid for
         count = 0
         for n, d in iter_jsonl(responses, snapshot=snapshot):
             grader.pairing.pair(Response.from_dict(d, path=responses, line=n),
@@ -72,7 +66,7 @@ def grade_file(responses: str, out: str, grader: Any, *, progress: bool = False)
             count += 1
         if count == 0:
             raise UserError(f"{responses}: no responses in the file")
-        # Read 2: exactly those lines (or FileChanged at the first that differs).
+        # read 2: exactly those lines (or FileChanged at the first that differs)
         lines = iter_jsonl(responses, expect=snapshot)
 
     out_path = Path(out)
@@ -81,8 +75,6 @@ def grade_file(responses: str, out: str, grader: Any, *, progress: bool = False)
     graded = 0
     done = False
     try:
-        # Rows go to a temporary beside the output as they come; it is fsynced and renamed
-        # over the output at the end (a killed grade's temporary is removed by the next).
         with atomic_write(str(out_path), what="the graded file") as writer:
             def stream() -> Iterator[Response]:
                 for n, d in lines:
@@ -112,7 +104,7 @@ def grade_file(responses: str, out: str, grader: Any, *, progress: bool = False)
 
 
 def _count_rows(path: str) -> int:
-    """The non-blank lines of `path` (for the progress bar's total): a quick read."""
+    """The non-blank lines of `path` (the progress bar's total)."""
     with open(path, "rb", buffering=READ_BUFFER) as f:
         return sum(not raw.isspace() for raw in f)
 
@@ -129,8 +121,7 @@ def _make_folders(folder: Path) -> list[Path]:
 
 
 def _remove_empty(folders: list[Path]) -> None:
-    """Take back the folders _make_folders made, deepest first, where still empty: a grade
-    that stopped leaves nothing behind."""
+    """Take back the folders _make_folders made, deepest first, where still empty."""
     for folder in reversed(folders):
         try:
             folder.rmdir()
@@ -139,7 +130,7 @@ def _remove_empty(folders: list[Path]) -> None:
 
 
 class _Sized:
-    """An iterator that knows its length (for the progress bar), read lazily."""
+    """An iterator that knows its length (for the progress bar)."""
 
     def __init__(self, it, n: int):
         self._it, self._n = it, n

@@ -109,9 +109,6 @@ class HybridGrader(Grader):
             self.pairing.prepare = prepare
 
 
-# --- inputs -------------------------------------------------------------------------
-
-
 def problem_lookup(problems) -> Mapping[str, Problem] | None:
     if problems is None:
         return None
@@ -149,9 +146,6 @@ def _inline_key(r: Response) -> tuple:
     do not check alike); unhashable when a value is not plain JSON."""
     return (r.id, tuple((k, type(v), tuple(v) if type(v) is list else v)
                         for k, v in r.inline.items()))
-
-
-# --- one chunk ----------------------------------------------------------------------
 
 
 class _Chunk:

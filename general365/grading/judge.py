@@ -132,23 +132,18 @@ def read_completion(data: object) -> Completion:
 
 
 def run_blocking(make: Callable[[], Awaitable[Any]], *, name: str) -> Any:
-    """Run the coroutine `make()` from synchronous code, inside a running event loop too
-    (then on a helper thread with its own loop)."""
+    """Run the coroutine `make()` from synchronous code, where Ctrl-C wakes the loop at once
+    and cancels the batch (interrupts.run_until; the caller sees KeyboardInterrupt). Inside
+    a running event loop, on a helper thread with its own loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return _run_interruptible(make)
+        if not can_route_sigint():
+            return asyncio.run(make())
+        with asyncio.Runner() as runner:   # what asyncio.run does, but the SIGINT routing ours
+            return run_until(runner.get_loop(), make())
     with ThreadPoolExecutor(1, thread_name_prefix=name) as pool:   # its error re-raised here
         return pool.submit(lambda: asyncio.run(make())).result()
-
-
-def _run_interruptible(make: Callable[[], Awaitable[Any]]) -> Any:
-    """`asyncio.run(make())`, where Ctrl-C wakes the loop at once and cancels the batch
-    (interrupts.run_until); the caller sees KeyboardInterrupt."""
-    if not can_route_sigint():
-        return asyncio.run(make())
-    with asyncio.Runner() as runner:   # what asyncio.run does, but the SIGINT routing ours
-        return run_until(runner.get_loop(), make())
 
 
 async def gather_all(aws: Sequence[Awaitable[Any]]) -> list[Any]:
@@ -251,8 +246,6 @@ class Judge:
                 self._cache_spec = self._cache_spec.path
             self._cache = None
 
-    # --- public API ---------------------------------------------------------------------
-
     def judge_batch(self, items: Sequence[JudgeItem]) -> list[JudgeResult]:
         """The verdicts of `items` (this judge's prompt), in order (see run_blocking)."""
         return run_blocking(lambda: self.ajudge_batch(items), name="judge-batch")
@@ -315,8 +308,6 @@ class Judge:
             done.update(zip((key for key, _ in todo), answers))
         # a copy per item: two items asked once share no mutable answer
         return [replace(done[key], votes=list(done[key].votes)) for key, _ in keyed]
-
-    # --- internals ----------------------------------------------------------------------
 
     async def _ask_one(self, task: JudgeTask, client, redactor: Redactor,
                        sem: asyncio.Semaphore, key: str, messages: list[dict[str, str]],
@@ -433,7 +424,7 @@ class Judge:
                 else:
                     problem = parsed.problem or "unusable reply"
                 if raw:
-                    # A corrective follow-up turn; the judged item is unchanged.
+                    # a corrective follow-up turn; the judged item is unchanged
                     msgs = list(messages) + [
                         {"role": "assistant", "content": redactor.clean(raw.strip(),
                                                                         REASK_ECHO_CHARS)},

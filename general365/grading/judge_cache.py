@@ -48,7 +48,7 @@ CREATE TABLE IF NOT EXISTS answers (
 
 
 def _columns(schema: str) -> tuple[str, ...]:
-    """The columns of a CREATE TABLE above (one a line): written once, in the schema."""
+    """The columns of a CREATE TABLE above (one a line)."""
     return tuple(line.split()[0] for line in schema.strip().splitlines()[1:-1])
 
 
@@ -63,16 +63,14 @@ def default_cache_path() -> Path:
 
 
 def cache_key(*parts: Any) -> str:
-    """The hash of `parts` (JSON of the list, not a plain join: ("a|b", "c") and
-    ("a", "b|c") must differ)."""
+    """The hash of `parts` (JSON of the list, not a plain join: ("a|b", "c") differs)."""
     blob = json.dumps(list(parts), ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
 class CachedAnswer:
-    """An answer as cached: `value` (a verdict's bool, another task's JSON value) and the
-    votes cast."""
+    """`value`: a verdict's bool, or another task's JSON value."""
 
     value: Any
     votes: list[Any]
@@ -82,10 +80,8 @@ class CachedAnswer:
 
 
 class JudgeCache(SqliteCache):
-    """`get`/`put` answers by key (each put committed at once); `close` when done."""
-
     def __init__(self, path: str | os.PathLike | None = None):
-        # isolation_level=None: autocommit, so each INSERT is committed by itself.
+        # isolation_level=None: autocommit, so each INSERT is committed by itself
         super().__init__(Path(path) if path is not None else default_cache_path(),
                          "judge cache", APPLICATION_ID,
                          ("give another --judge-cache file (or --judge-cache none)",
@@ -100,10 +96,8 @@ class JudgeCache(SqliteCache):
             check_columns(db, table, _COLUMNS[table], ["key"], "a judge cache")
 
     def _set_up(self, db: sqlite3.Connection) -> None:
-        # WAL lets two grading processes share one cache file without "database locked";
-        # NORMAL syncs at checkpoints, not at every commit (~0.2 ms instead of ~10 ms
-        # per verdict): a killed process loses nothing, a power cut may lose the last
-        # verdicts but never corrupts the file.
+        # WAL: two grading processes share one file. NORMAL syncs at checkpoints (~0.2 ms,
+        # not ~10 ms, a verdict): a power cut may lose the last verdicts, never the file.
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute(_SCHEMA)

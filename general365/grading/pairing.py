@@ -9,14 +9,13 @@ from typing import Any, Callable, Mapping
 from ..errors import DataError
 from ..schema import Problem, Response
 
-FromInline = Callable[..., Any]          # (response, path=, line=) -> problem | None
-Agrees = Callable[..., None]             # (response, problem, path=, line=) -> None or raise
-Prepare = Callable[[Any], None]          # (problem) -> None, or raise DataError
-
-
 class Pairing:
-    def __init__(self, lookup: Mapping[str, Any] | None, *, from_inline: FromInline,
-                 agrees: Agrees, prepare: Prepare, dataset: str | None = None):
+    """`from_inline(response, path=, line=)`: its inline problem or None; `agrees(response,
+    problem, path=, line=)` and `prepare(problem)`: raise DataError when a check fails."""
+
+    def __init__(self, lookup: Mapping[str, Any] | None, *, from_inline: Callable[..., Any],
+                 agrees: Callable[..., None], prepare: Callable[[Any], None],
+                 dataset: str | None = None):
         self.lookup = lookup
         self.from_inline = from_inline
         self.agrees = agrees
@@ -27,8 +26,8 @@ class Pairing:
 
     def pair(self, resp: Response, *, path: str | None = None, line: int | None = None,
              check: bool = True) -> Any:
-        """The problem `resp` is graded against. `check=False` skips the checks that a first
-        pass over the same rows already made (grade's second pass)."""
+        """The problem `resp` is graded against. `check=False`: a first pass over the same
+        rows already made the checks."""
         if check:
             self._n += 1
             at = line if line is not None else self._n
@@ -67,8 +66,7 @@ class Pairing:
 
 def inline_agrees(resp: Response, prob: Problem, *, path: str | None = None,
                   line: int | None = None) -> None:
-    """General365: a response that carries its gold inline and is graded against a dataset
-    must carry the dataset's gold."""
+    """A response graded against a dataset carries the dataset's gold, if any inline."""
     theirs = prob.to_dict()
     for key in ("answer", "answer_type", "float_round"):
         if key in resp.inline and str(resp.inline[key]).strip() != str(theirs[key]).strip():

@@ -34,17 +34,16 @@ class RuleTask:
     candidate: str
 
 
+@dataclass(eq=False)
 class _Worker:
-    def __init__(self, pid: int, fd: int, old_exitcode: int | None = None,
-                 warm: frozenset[str] = frozenset()):
-        self.pid = pid
-        self.warm = warm  # the kinds its server had warmed when it forked it
-        self.old_exitcode = old_exitcode  # of the worker it replaces
-        self.sock = socket.socket(fileno=fd)
-        self.index: int | None = None   # the item in flight
-        self.deadline = 0.0
-        self.ready = False
-        self.done = 0  # items it has graded
+    pid: int
+    sock: socket.socket
+    old_exitcode: int | None   # of the worker it replaces
+    warm: frozenset[str]       # the kinds its server had warmed when it forked it
+    index: int | None = None   # the item in flight
+    deadline: float = 0.0
+    ready: bool = False
+    done: int = 0              # items it has graded
 
     def fileno(self) -> int:
         return self.sock.fileno()
@@ -120,8 +119,7 @@ class _ServerLink:
 
     def close(self) -> None:
         if not self.answered:
-            # Started ahead of need (RulePool.prewarm) and never asked for a worker: it has
-            # none to wind down, and it would read "stop" only once its imports are done.
+            # prewarmed, never asked: it would read "stop" only once its imports are done
             self.abandon()
             return
         try:
@@ -142,9 +140,8 @@ class _ServerLink:
 
 
 def _bootstrap(fd: int) -> str:
-    # The server resolves imports as this process does: the directory that holds this very
-    # general365 (an editable or uninstalled checkout too), then this process's sys.path
-    # ('' made absolute), so it grades with the same math-verify and sympy.
+    # The server imports as this process does: this very general365 first, then this
+    # process's sys.path ('' made absolute), so it grades with the same math-verify.
     import general365
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(general365.__file__)))
@@ -166,15 +163,12 @@ class RulePool:
         self._server: _ServerLink | None = None
         self._workers: list[_Worker] = []
         self._lock = threading.Lock()  # one map at a time (the shared pool may be reached from threads)
-        self._owner = os.getpid()
         self._failed_starts = 0
         self._interrupted = False
         self.replaced = 0  # workers killed and replaced (timeouts, crashes)
         self.graded = 0    # items sent to the workers
         self._wanted: set[str] = set()   # kinds its items have needed warm (_warm.WARMERS)
         _POOLS.add(self)
-
-    # --- workers ------------------------------------------------------------------------
 
     def _request(self, msg) -> _Worker:
         """Ask the server for a worker; a server that died is started again once."""
@@ -199,12 +193,11 @@ class RulePool:
                 if msg[0] == "replace":  # the new server does not know the old worker
                     msg = ("fork", self.memory_limit_mb)
                 continue
-            return _Worker(pid, fd, old_exit, frozenset(self._server.warmed))
+            return _Worker(pid, socket.socket(fileno=fd), old_exit,
+                           frozenset(self._server.warmed))
         raise AssertionError("unreachable")
 
     def _ensure_started(self) -> None:
-        if self._owner != os.getpid():
-            self._forget()
         while len(self._workers) < self.size:
             self._workers.append(self._request(("fork", self.memory_limit_mb)))
 
@@ -219,18 +212,15 @@ class RulePool:
         return new.old_exitcode
 
     def prewarm(self) -> None:
-        """Start the fork server now, without waiting for it: its imports (math-verify,
-        sympy: seconds) then run beside the caller's own work, and the first `map` finds it
-        ready. Never blocks: a pool already started or mapping is left as it is."""
-        if self._owner != os.getpid() or not self._lock.acquire(blocking=False):
+        """Start the fork server now, without waiting for it: its imports then run beside the
+        caller's own work. Never blocks: a pool already started or mapping is left as it is."""
+        if not self._lock.acquire(blocking=False):
             return
         try:
             if self._server is None:
                 self._server = _ServerLink()
         finally:
             self._lock.release()
-
-    # --- grading ------------------------------------------------------------------------
 
     def map(self, tasks: Sequence[RuleTask], timeout: float = DEFAULT_TIMEOUT) -> list[RuleResult]:
         if not tasks:
@@ -245,23 +235,20 @@ class RulePool:
         # (a benchmark's own gold, CFE-Bench's formula, has no answer_type: nothing to warm)
             self._wanted.add("interval")
         self._ensure_started()
-        # A worker forked before its server warmed a kind these items need is replaced by
-        # one forked after (the server warms on the first request that follows).
+        # a worker forked before its server warmed a kind these items need is replaced
         for w in [w for w in self._workers if self._wanted - w.warm]:
             self._replace(w, failed=False)
         if self._interrupted:
-            # The last map ended early (Ctrl-C, an error): a worker may still be grading
-            # its item, or a message may be half read. Fresh workers, so no stale answer
-            # lands on this batch.
+            # the last map ended early (Ctrl-C, an error): fresh workers, so that no stale
+            # or half-read answer lands on this batch
             for w in list(self._workers):
                 self._replace(w)
         self._interrupted = True
         self.graded += len(tasks)
         pending = deque(range(len(tasks)))
         while pending or any(w.index is not None for w in self._workers):
-            # Seasoned workers first: a fresh fork's first item is slower (its pages are
-            # still shared copy-on-write, its gold cache empty), so after a kill the next
-            # item goes to a worker that has graded before, when one is free.
+            # seasoned workers first: a fresh fork's first item is slower (copy-on-write
+            # pages, an empty gold cache)
             for w in sorted(self._workers, key=lambda w: w.done == 0):
                 if w.index is None and pending:
                     i = pending.popleft()
@@ -307,39 +294,33 @@ class RulePool:
             results[index] = RuleResult(
                 Status.TIMEOUT, f"the grading process died (exit code {code})")
 
-    # --- life ---------------------------------------------------------------------------
-
     def pids(self) -> list[int]:
-        return [w.pid for w in self._workers] if self._owner == os.getpid() else []
+        return [w.pid for w in self._workers]
 
     @property
     def server_pid(self) -> int | None:
         return self._server.proc.pid if self._server is not None else None
 
     def close(self) -> None:
-        if self._owner != os.getpid():
-            self._forget()
-            return
-        for w in self._workers:
-            w.sock.close()
-        self._workers = []
-        self._interrupted = False
+        self._drop_workers()
         if self._server is not None:
             self._server.close()
             self._server = None
 
     def _forget(self) -> None:
-        """After a fork: this process is not the one the workers serve. Close our copies of
-        the sockets (so the parent's exit still ends its server) and start afresh."""
-        for w in self._workers:
-            w.sock.close()
-        self._workers = []
+        """In a forked child (every pool, by the at-fork hook below): close our copies of the
+        sockets, so the parent's exit still ends its server, and start afresh."""
+        self._drop_workers()
         if self._server is not None:
             self._server.forget()
             self._server = None
         self._lock = threading.Lock()
-        self._owner = os.getpid()
         self._failed_starts = 0
+
+    def _drop_workers(self) -> None:
+        for w in self._workers:
+            w.sock.close()
+        self._workers = []
         self._interrupted = False
 
     def __enter__(self) -> "RulePool":
@@ -362,8 +343,8 @@ _SHARED_LOCK = threading.Lock()
 
 
 def shared_pool(workers: int | None = None) -> RulePool:
-    """A pool kept for the life of the process (the `evaluate` metric and repeated
-    `grade()` calls reuse its warm workers); closed at exit. A forked child gets its own."""
+    """A pool kept (warm) for the life of the process; closed at exit. A forked child gets
+    its own."""
     size = max(1, workers or _cpu_count())
     with _SHARED_LOCK:
         pool = _SHARED.get(size)

@@ -71,17 +71,12 @@ def recv_with_fd(sock: socket.socket):
         raise
 
 
-# --- the worker (a forked child of the server) ----------------------------------------
-
-
 def _grade_one(gold, candidate: str) -> tuple[str, str | None, Any]:
     from ..schema import Status
     from .rule import grade_slow
 
     try:
-        # A task may bring its own comparison (CFE-Bench's formulas and units,
-        # tasks/cfe/symbolic.py): anything picklable with `grade_in_worker(candidate)`
-        # returning a RuleResult runs here under the same time and memory limits.
+        # a task's own comparison (CFE-Bench's formulas) runs under the same limits
         own = getattr(gold, "grade_in_worker", None)
         res = own(candidate) if own is not None else grade_slow(gold, candidate)
         return res.status.value, res.detail, res.data
@@ -115,15 +110,11 @@ def _worker(sock: socket.socket, memory_limit_mb: int) -> None:
         try:
             status, detail, data = _grade_one(gold, candidate)
         except MemoryError:
-            # A resource limit, like the time limit: reported as a timeout, and this
-            # worker, whose heap may be in any state, ends (the caller replaces it).
+            # reported as a timeout; this worker, its heap in any state, ends (and is replaced)
             send(sock, (index, Status.TIMEOUT.value,
                         f"the rule grader passed its {memory_limit_mb} MiB memory limit"))
             return
         send(sock, (index, status, detail, data))
-
-
-# --- the server -------------------------------------------------------------------------
 
 
 def _die_with_server(server_pid: int) -> None:

@@ -34,9 +34,6 @@ def _verdict(ok: bool, detail: str | None = None) -> RuleResult:
     return RuleResult(Status.INCORRECT, detail) if detail else _INCORRECT
 
 
-# --- the fast path (parent process) -------------------------------------------------
-
-
 def grade_fast(gold: GoldAnswer, candidate: str) -> RuleResult | None:
     """The verdict when the reader settles it, else None (then the worker decides)."""
     try:
@@ -153,8 +150,6 @@ def _round_spans(spans: tuple[Span, ...], k: int) -> tuple[Span, ...]:
         (None if s.lo is None else r(s.lo, k), s.lo_closed,
          None if s.hi is None else r(s.hi, k), s.hi_closed) for s in spans)
 
-
-# --- the math-verify path (worker process) ------------------------------------------
 
 def grade_slow(gold: GoldAnswer, candidate: str, *, fast: bool = True) -> RuleResult:
     """The verdict through math-verify (in a worker: it may take long). `fast=False` reads

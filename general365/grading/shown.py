@@ -12,8 +12,7 @@ from ..answers.surface import group_close, group_end
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _FENCED = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
-# (Tags and bodies are bounded: `[^>]*` tried from every `<` of a text without `>` was
-# quadratic.)
+# (tags and bodies are bounded: `[^>]*` from every `<` of a text without `>` is quadratic)
 _STRUCK = re.compile(r"~~(?=\S)[^\n~]{0,2000}?(?<=\S)~~|<(s|del|strike)\b[^>]{0,300}>"
                      r".{0,20000}?(?:</\1\s*>|\Z)", re.DOTALL | re.IGNORECASE)
 _HIDDEN_HTML = re.compile(
@@ -32,10 +31,8 @@ _HIDING = re.compile(r"\\(?:[hv]?phantom|smash|footnote|marginpar|label|sout|st|
                      r"colorbox\s*\{\s*white\s*\}\s*\{[^{}]*\}|textcolor\s*\{\s*#?f{3,6}\s*\})"
                      r"(?![A-Za-z])\s*(?=\{)", re.IGNORECASE)
 _WHITE = re.compile(r"\\color\s*\{\s*(?:white|#?f{3,6})\s*\}", re.IGNORECASE)
-# What can hide text: HTML (`<`), code, strike-through, comments and the LaTeX commands
-# above; every pattern below starts with one of these, so a region without them is shown
-# as it is. Plain `in` tests and one regex anchored on a backslash: a region is scanned a
-# few times at C speed (a regex alternation of the cues cost 10 us on 650 characters).
+# What can hide text: a region without one of these cues is shown as it is (plain `in`
+# tests and one regex anchored on a backslash: a regex of all the cues cost 10 us).
 _HIDING_COMMAND = re.compile(r"\\(?:iffalse|begin\s*\{comment|verb|[hv]?phantom|smash|footnote|"
                              r"marginpar|label|sout|st|xout|[bx]?cancel|hide|textcolor|colorbox|color)"
                              r"(?![A-Za-z])")
@@ -69,13 +66,13 @@ def _code_without_boxes(m: re.Match) -> str:
 
 def _without_hidden_arguments(region: str) -> str:
     """The argument of each hiding macro, and what a white `\\color` colours (to the end
-    of its group), replaced by HIDDEN."""
+    of its brace group or math span: `{\\color{white} \\boxed{12}}`), replaced by HIDDEN."""
     for m in reversed(list(_HIDING.finditer(region))[-MAX_HIDING:]):
         end = group_end(region, m.end())
         region = region[:m.start()] + HIDDEN + (region[end:] if end > 0 else "")
     for m in reversed(list(_WHITE.finditer(region))[-MAX_HIDING:]):
-        end = _group_close(region, m.end())
-        region = region[:m.start()] + HIDDEN + region[end:]
+        end = group_close(region, m.end(), "$")
+        region = region[:m.start()] + HIDDEN + (region[end:] if end >= 0 else "")
     return region
 
 
@@ -83,9 +80,3 @@ def _without_hidden_arguments(region: str) -> str:
 # refuses it), while a box elsewhere is unaffected.
 HIDDEN = " \\hidden "
 
-
-def _group_close(text: str, start: int) -> int:
-    """Where the brace group that holds position `start` closes, or its math span ends
-    (`$`), or the text ends: `{\\color{white} \\boxed{12}}` colours up to its `}`."""
-    end = group_close(text, start, "$")
-    return len(text) if end < 0 else end

@@ -35,8 +35,7 @@ class GradeSummary:
     by_type: dict[str, VerdictCounts] = field(default_factory=dict)
     by_category: dict[str, VerdictCounts] = field(default_factory=dict)
     methods: Counter = field(default_factory=Counter)
-    # Rows graded in parts (CFE-Bench's variables): each part's status, and each row's
-    # score (the share of its graded parts right), whose mean is CFE's Variable Accuracy.
+    # rows graded in parts (CFE-Bench's variables): each part's status, and the rows' score
     part_statuses: Counter = field(default_factory=Counter)
     score_sum: float = 0.0
     scored: int = 0
@@ -96,8 +95,8 @@ class GradeSummary:
             "total": self.overall.total, "graded": self.overall.graded,
             "correct": self.overall.correct, "accuracy": self.accuracy,
             "coverage": self.coverage, "statuses": self.counts,
-            "by_answer_type": {k: vars(t) | {"accuracy": t.accuracy} for k, t in self.by_type.items()},
-            "by_category": {k: vars(t) | {"accuracy": t.accuracy} for k, t in self.by_category.items()},
+            "by_answer_type": _tallies(self.by_type),
+            "by_category": _tallies(self.by_category),
         }
         if self.part_statuses:
             d["parts"] = {"statuses": {s.value: self.part_statuses.get(s.value, 0)
@@ -124,3 +123,7 @@ class GradeSummary:
         for name, t in self.by_category.items():
             lines.append(f"  {name:<28} {pct(t.accuracy):>6} ({t.correct}/{t.graded})")
         return "\n".join(lines)
+
+
+def _tallies(counts: dict[str, VerdictCounts]) -> dict[str, dict]:
+    return {k: vars(t) | {"accuracy": t.accuracy} for k, t in counts.items()}
