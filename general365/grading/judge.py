@@ -35,32 +35,6 @@ CUT_REASONS = ("length", "content_filter")   # a reply cut short: never read as 
 DETAIL_CHARS = 200   # of server text kept in an error detail, after scrubbing
 
 
-def check_judge_options(*, model, base_url=None, concurrency=16, timeout=60.0, votes=1,
-                        max_tokens=None, structured=None) -> None:
-    """Every judge option, checked once, for the API and the command line alike."""
-    from urllib.parse import urlparse
-
-    if not isinstance(model, str) or not model.strip():
-        raise OptionError("judge_model", "is required: the judge's model name (e.g. gpt-4.1)")
-    if not is_int(votes) or votes < 1 or votes % 2 == 0:
-        raise OptionError("judge_votes", f"must be an odd number >= 1 (got {votes!r}); an even "
-                                         "number of votes can tie")
-    option_int("judge_concurrency", concurrency, text=f"must be at least 1 (got {concurrency!r})")
-    option_number("judge_timeout", timeout, low=0, low_open=True,
-                  text=f"must be a positive number of seconds (got {timeout!r})")
-    if max_tokens is not None:
-        option_int("judge_max_tokens", max_tokens, text=f"must be at least 1 (got {max_tokens!r})")
-    if structured not in (None, *STRUCTURED_MODES):
-        raise OptionError("judge_structured", f"must be one of {', '.join(STRUCTURED_MODES)} "
-                                              f"or none (got {structured!r})")
-    if base_url is not None:
-        url = urlparse(base_url) if isinstance(base_url, str) else None
-        if url is None or url.scheme not in ("http", "https") or not url.netloc:
-            shown = shown_url(base_url) if isinstance(base_url, str) else base_url
-            raise OptionError("judge_base_url", f"{shown!r} is not a URL; expected e.g. "
-                                                "http://127.0.0.1:8000/v1")
-
-
 @dataclass
 class JudgeResult:
     status: Status            # CORRECT, INCORRECT or JUDGE_FAILED
@@ -181,9 +155,30 @@ class Judge:
                  backoff_base: float = 0.5, backoff_max: float = 30.0,
                  retry_after_max: float = 120.0, extra_body: dict | None = None,
                  prompt: JudgePrompt = OFFICIAL_PROMPT):
-        check_judge_options(model=model, base_url=base_url, concurrency=concurrency,
-                            timeout=timeout, votes=votes, max_tokens=max_tokens,
-                            structured=structured)
+        from urllib.parse import urlparse
+
+        # every option checked here, for the API and the command line alike
+        if not isinstance(model, str) or not model.strip():
+            raise OptionError("judge_model", "is required: the judge's model name (e.g. gpt-4.1)")
+        if not is_int(votes) or votes < 1 or votes % 2 == 0:
+            raise OptionError("judge_votes", f"must be an odd number >= 1 (got {votes!r}); an even "
+                                             "number of votes can tie")
+        option_int("judge_concurrency", concurrency,
+                   text=f"must be at least 1 (got {concurrency!r})")
+        option_number("judge_timeout", timeout, low=0, low_open=True,
+                      text=f"must be a positive number of seconds (got {timeout!r})")
+        if max_tokens is not None:
+            option_int("judge_max_tokens", max_tokens,
+                       text=f"must be at least 1 (got {max_tokens!r})")
+        if structured not in (None, *STRUCTURED_MODES):
+            raise OptionError("judge_structured", f"must be one of {', '.join(STRUCTURED_MODES)} "
+                                                  f"or none (got {structured!r})")
+        if base_url is not None:
+            url = urlparse(base_url) if isinstance(base_url, str) else None
+            if url is None or url.scheme not in ("http", "https") or not url.netloc:
+                shown = shown_url(base_url) if isinstance(base_url, str) else base_url
+                raise OptionError("judge_base_url", f"{shown!r} is not a URL; expected e.g. "
+                                                    "http://127.0.0.1:8000/v1")
         self.model = model
         self.base_url = base_url
         self.api_key_env = api_key_env
