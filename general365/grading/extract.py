@@ -64,9 +64,7 @@ def last_boxed(region: str) -> str | None:
     """The content of the last `\\boxed{...}`, or None when there is none or it is empty or
     unclosed (an earlier box does not stand in for it)."""
     found = _last_box(region)
-    if found is None or found[0] in ("", None):
-        return None
-    return found[0]
+    return (found[0] or None) if found is not None else None
 
 
 def _last_box(region: str) -> tuple[str | None, int, int] | None:
@@ -97,9 +95,7 @@ def _box_at(region: str, m: re.Match) -> tuple[str | None, int, int] | None:
         content = braced(region, start)
         if content is None:
             return None, m.start(), len(region)
-        if _BLANK_RE.fullmatch(content) is not None:
-            return "", m.start(), start + len(content) + 2
-        return content.strip(), m.start(), start + len(content) + 2
+        return ("" if is_blank(content) else content.strip()), m.start(), start + len(content) + 2
     if rest[:1] in (" ", "\t"):
         # `\boxed 5`: TeX takes the next token as the argument.
         t = re.match(r"\s+([^\s$\\{}]+|\\[A-Za-z]+)", rest)
