@@ -176,8 +176,8 @@ class Judge:
         if base_url is not None:
             url = urlparse(base_url) if isinstance(base_url, str) else None
             if url is None or url.scheme not in ("http", "https") or not url.netloc:
-                shown = shown_url(base_url) if isinstance(base_url, str) else base_url
-                raise OptionError("judge_base_url", f"{shown!r} is not a URL; expected e.g. "
+                given = shown_url(base_url) if isinstance(base_url, str) else base_url
+                raise OptionError("judge_base_url", f"{given!r} is not a URL; expected e.g. "
                                                     "http://127.0.0.1:8000/v1")
         self.model = model
         self.base_url = base_url
