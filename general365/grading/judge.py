@@ -114,10 +114,29 @@ def run_blocking(make: Callable[[], Awaitable[Any]], *, name: str) -> Any:
     except RuntimeError:
         if not can_route_sigint():
             return asyncio.run(make())
-        with asyncio.Runner() as runner:   # what asyncio.run does, but the SIGINT routing ours
-            return run_until(runner.get_loop(), make())
+        return _run_routed(make)
     with ThreadPoolExecutor(1, thread_name_prefix=name) as pool:   # its error re-raised here
         return pool.submit(lambda: asyncio.run(make())).result()
+
+
+def _run_routed(make: Callable[[], Awaitable[Any]]) -> Any:
+    # asyncio.run's steps by hand (asyncio.Runner is 3.11+, and we claim 3.10), so that the
+    # SIGINT routing is ours, not asyncio.run's.
+    loop = asyncio.new_event_loop()
+    try:
+        asyncio.set_event_loop(loop)
+        return run_until(loop, make())
+    finally:
+        try:
+            left = asyncio.all_tasks(loop)
+            for task in left:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            asyncio.set_event_loop(None)
+            loop.close()
 
 
 async def gather_all(aws: Sequence[Awaitable[Any]]) -> list[Any]:

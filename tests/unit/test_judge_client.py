@@ -70,6 +70,15 @@ def test_verdicts_in_order_with_the_official_request(fault_server, tmp_path):
         "Prediction: It is Milan."}
 
 
+def test_the_judge_runs_where_asyncio_has_no_runner(fault_server, tmp_path, monkeypatch):
+    # Python 3.10 (which setup.cfg claims) has no asyncio.Runner: the judge once called it
+    # and failed there on its first batch from the main thread.
+    monkeypatch.delattr(asyncio, "Runner", raising=False)
+    fault_server.set_script(honest)
+    results = make_judge(fault_server, tmp_path).judge_batch([ITEM_RIGHT, ITEM_WRONG])
+    assert [r.status for r in results] == [Status.CORRECT, Status.INCORRECT]
+
+
 def test_long_prediction_is_sent_truncated_keeping_the_end(fault_server, tmp_path):
     fault_server.set_script(honest)
     pred = "filler words " * 2000 + "so \\boxed{Paris}"
