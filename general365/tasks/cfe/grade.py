@@ -1,22 +1,8 @@
-"""Grading CFE-Bench responses variable by variable, under a policy.
-
-Policies (docs/cfe-bench.md):
-
-- `rule`: no judge. The rule path (rule.py) decides what it can read; a variable it cannot
-  (an `other` answer in words, a formula the parser cannot read, a unit it cannot convert)
-  is `ungraded`, left out of the accuracies and reported as coverage.
-- `cascade`: the rule path first; every variable it did not find correct (wrong, unread,
-  not stated, undecided) goes to the LLM judge, whose verdict is final. The judge sees the
-  whole final-answer region, so a value stated in words is found too.
-- `paper`: the paper's grading: the LLM judge decides every variable.
-
-No policy named: `paper` with a judge, `rule` without (as for General365).
-
-A response whose reasoning block was never closed has no final answer: every variable is
-`no_answer`, and nothing is sent to the judge.
-
-Per question: its variables' statuses roll up (question_status), `correct` iff every
-variable is correct; `variable_score` = correct / graded variables.
+"""Grading CFE-Bench responses variable by variable under a policy (docs/cfe-bench.md):
+`rule` (no judge: what the rule path cannot decide is `ungraded`), `cascade` (the judge
+decides every variable the rule path did not find correct) or `paper` (the judge decides
+every variable); none named: `paper` with a judge, `rule` without. A response whose
+reasoning block was never closed is `no_answer` throughout, and nothing is judged.
 """
 
 from __future__ import annotations
@@ -32,12 +18,13 @@ from ...grading.pool import RuleTask
 from ...grading.rule import RuleResult
 from ...schema import Graded, Method, Response, Status, Verdict
 from ...validators import option_number
-from .stated import Stated, response_region
+from . import NAME
+from .data import MAX_TOLERANCE, CFEProblem, Variable
 from .graded_rows import VariableScore, question_status
-from .records import BENCHMARK, MAX_TOLERANCE, CFEProblem, Variable
 from .judge_prompt import CFE_JUDGE_PROMPT, judge_question
 from .quantity import DEFAULT_TOLERANCE
 from .reading import ReadTask
+from .stated import Stated, response_region
 
 CHUNK_SIZE = 500
 # Seconds per response's reading, and per formula comparison, in the pool. Longer than
@@ -62,8 +49,8 @@ class VariableVerdict:
         return self.status is Status.CORRECT
 
     def to_dict(self) -> dict[str, Any]:
-        """The variable's part of a graded row (`parts`): which variable, its gold, and its
-        verdict. (Its description and tolerance are in the row's `variables`, the gold.)"""
+        """The variable's part of a graded row (`parts`); its description and tolerance are
+        in the row's `variables`."""
         v = self.variable
         d = {"name": v.name, "type": v.type.value, "value": v.value,
              "status": self.status.value, "correct": self.correct, "method": self.method,
@@ -116,22 +103,18 @@ class CFEGraded(VariableScore):
                        self._detail(judged), [v.to_dict() for v in self.variables], self.score)
 
     def to_graded(self) -> Graded:
-        """The row as the shared toolkit writes and reads it (schema.Graded)."""
-        self.response.extra.setdefault("benchmark", BENCHMARK)
+        self.response.extra.setdefault("benchmark", NAME)
         return Graded(self.response, self.verdict(), self.problem)
 
     def record(self) -> dict[str, Any]:
-        """The graded row (`graded.jsonl`): the response's fields, the problem's (its
-        variables: the gold), the verdict (`parts`: one per variable; `score`: the
-        Variable score)."""
+        """The graded row as `graded.jsonl` holds it."""
         return self.to_graded().to_dict()
 
     def _detail(self, judged: list[VariableVerdict]) -> str | None:
         parts = []
         if self.rule_status is not None and judged:
-            # The audit reads this prefix (audit/rows.rule_side): what the rule path alone
-            # said of the question before the judge decided; when it could not say, the
-            # prefix is not a verdict (no disagreement to count).
+            # The audit reads this prefix (audit/rows.rule_side): the rule path's verdict
+            # before the judge decided ("rule undecided" is no verdict to disagree with).
             parts.append(_rule_said(self.rule_status))
             parts.append(f"judge: {len(judged)} of {len(self.variables)} variable(s)")
         wrong = [f"{v.variable.name}: {v.status.value}" + (f" ({v.detail})" if v.detail else "")
@@ -141,12 +124,8 @@ class CFEGraded(VariableScore):
         return text[:DETAIL_CHARS] if text else None
 
 
-# --- checks ------------------------------------------------------------------------------
-
-
 def check(policy: str, judge, tolerance: float, timeout: float) -> None:
-    """Every grading option, checked before any work (OptionError: the API names the
-    keyword, the command line the flag)."""
+    """Every grading option, checked before any work."""
     check_policy(policy, judge, CFERows.judge_needed)
     check_tolerance(tolerance)
     check_timeout(timeout)
@@ -156,9 +135,6 @@ def check_tolerance(tolerance) -> None:
     option_number("tolerance", tolerance, low=0, high=MAX_TOLERANCE,
                   text=f"must be a relative tolerance from 0 to {MAX_TOLERANCE:g} (0.01 = "
                        f"1%); got {tolerance!r}")
-
-
-# --- grading -----------------------------------------------------------------------------
 
 
 class CFERows:
@@ -259,10 +235,9 @@ class _VariableChunk:
                 extracted = s.stated.text if s.stated else None
                 source = s.stated.source if s.stated else None
                 if s.rule is not None:
-                    s.verdict = VariableVerdict(s.variable, s.rule.status, "rule", extracted,
+                    method = None if s.rule.status is Status.UNGRADED else "rule"
+                    s.verdict = VariableVerdict(s.variable, s.rule.status, method, extracted,
                                                 source, s.rule.detail)
-                    if s.rule.status is Status.UNGRADED:
-                        s.verdict.method = None
                 if self.policy == "paper" or (self.policy == "cascade"
                                               and not s.verdict.correct):
                     if (self.regions[s.row] or "").strip():

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 
 from ...grading.judge_task import JudgePrompt
-from .records import CFEProblem, Variable
+from .data import CFEProblem, Variable
 
 SYSTEM_PROMPT = """You are grading one answer variable of a university exam problem.
 You are given the problem, the variable to check (its name, type and description), its reference value, and the final part of a student's response.

@@ -17,7 +17,7 @@ import os
 from typing import Any
 
 from ...errors import DataError
-from .records import CFEProblem
+from .data import CFEProblem
 
 # Bumped whenever build_messages changes what a model is shown.
 PROMPT_VERSION = "cfe-query-v1"

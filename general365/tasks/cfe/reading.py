@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ...grading.rule import RuleResult
 from ...schema import Status
 from .stated import Stated, read_answers
-from .records import Variable
+from .data import Variable
 from .rule import GoldReader, Plan, plan
 
 _GOLDS = GoldReader()   # per worker process: the same golds recur over runs and responses

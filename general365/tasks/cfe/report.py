@@ -16,8 +16,8 @@ from ...reporting.kinds import ReportKind, shared_tables
 from ...reporting.load import ModelRuns
 from ...reporting.tables import INT, PCT, Column, Table, per_run, per_run_columns
 from ...schema import Status
-from .graded_rows import CFEModel, from_model_runs
-from .measures import accuracy, by_key, run_stats, variable_tallies
+from .graded_rows import (CFEModel, accuracy, by_key, from_model_runs, run_stats,
+                          variable_tallies)
 
 PUBLISHED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "published")
 SOURCE = "CFE-Bench paper (arXiv 2602.19517): Table 2 (text subset), Table 3 (text + multimodal)"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ...grading.rule import RuleResult
 from ...schema import Status
 from .stated import Stated, top_level_split
-from .records import Variable, VariableType
+from .data import Variable, VariableType
 from .latex import strip_math
 from .quantity import Quantity, compare, parse_quantity
 from .symbolic import FormulaTask
