@@ -13,7 +13,7 @@ from typing import Any, Iterable, Sequence
 
 from ...grading.engine import (Grader, Judged, check_policy, check_timeout,  # noqa: F401
                                default_policy)
-from ...grading.extract import NO_REGION
+from ...grading.extract import NO_REGION, final_region
 from ...grading.pool import RuleTask
 from ...grading.rule import RuleResult
 from ...schema import Graded, Method, Response, Status, Verdict
@@ -24,7 +24,7 @@ from .graded_rows import VariableScore, question_status
 from .judge_prompt import CFE_JUDGE_PROMPT, judge_question
 from .quantity import DEFAULT_TOLERANCE
 from .reading import ReadTask
-from .stated import Stated, response_region
+from .stated import Stated
 
 CHUNK_SIZE = 500
 # Seconds per response's reading, and per formula comparison, in the pool. Longer than
@@ -184,7 +184,7 @@ class _VariableChunk:
         self.ask: list[_Slot] = []
         self.rule_status: dict[int, Status] = {}
         for i, (resp, prob) in enumerate(rows):
-            region = response_region(resp.response)
+            region = final_region(resp.response)   # None: the reasoning never closed
             self.regions.append(region)
             slots = [_Slot(i, v, prob.tolerance_for(v, tolerance), None)
                      for v in prob.variables]

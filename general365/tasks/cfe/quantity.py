@@ -245,8 +245,10 @@ class Comparison:
     detail: str | None = None
 
 
-def close(a: float, b: float, tol: float) -> bool:
+def close(a: complex, b: complex, tol: float) -> bool:
     """|a - b| <= tol * |b| (b the gold); a gold of zero needs (nearly) zero."""
+    if a == b:   # infinities too
+        return True
     if b == 0:
         return abs(a) <= 1e-12
     return abs(a - b) <= tol * abs(b) * (1 + 1e-12)

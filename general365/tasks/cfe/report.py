@@ -22,7 +22,6 @@ from .graded_rows import (CFEModel, accuracy, by_key, from_model_runs, run_stats
 PUBLISHED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "published")
 SOURCE = "CFE-Bench paper (arXiv 2602.19517): Table 2 (text subset), Table 3 (text + multimodal)"
 SUBSETS = (("text", "Text"), ("mm", "Multimodal"), ("all", "Text + Multimodal"))
-_TITLE = dict(SUBSETS)
 
 
 @dataclass(frozen=True)
@@ -86,9 +85,8 @@ def accuracy_table(models: Sequence[CFEModel], *, with_published: bool = True) -
                     rows.append([p.model, f"paper ({p.table})", title, p.questions,
                                  p.variable_accuracy, p.question_accuracy, None])
         rows.sort(key=lambda r: (-(r[5] if r[5] is not None else -1), r[0]))
-        for r in rows:
-            t.rows.append(r)
-            t.groups.append(f"{title} subset" if subset != "all" else title)
+        t.rows.extend(rows)
+        t.groups.extend([f"{title} subset" if subset != "all" else title] * len(rows))
     return t
 
 
@@ -161,7 +159,3 @@ CFE_REPORT = ReportKind(
            "question is right when all its variables are); Variable Accuracy is in "
            "cfe_accuracy.", "--published full (the default) shows the paper's Tables 2 and 3 "
            "beside the runs; none leaves them out."))
-
-
-__all__ = ["CFE_REPORT", "PublishedRow", "SOURCE", "accuracy_table", "published", "report_tables",
-           "runs_table", "subjects_table", "variables_table"]

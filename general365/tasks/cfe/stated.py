@@ -8,7 +8,6 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from ...grading.extract import final_region
 from .latex import braced, plain
 
 _GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon",
@@ -210,8 +209,3 @@ def read_answers(region: str, names: Sequence[str]) -> dict[str, Stated]:
                 for n, part in zip(missing, parts):
                     found[n] = Stated(clean_value(part), "box")
     return found
-
-
-def response_region(response: str) -> str | None:
-    """The final-answer region (None: the reasoning block was never closed)."""
-    return final_region(response)
