@@ -18,8 +18,8 @@ MODALITIES = ("text", "mm")
 
 
 class VariableScore:
-    """The Variable score of a question, from its `variables` (each with a `status`): for
-    a row being graded (grade.CFEGraded) and one read back (CFERow) alike."""
+    """The Variable score from `variables` (each with a `status`): of a row being graded
+    (grade.CFEGraded) and one read back (CFERow) alike."""
 
     variables: Sequence
 

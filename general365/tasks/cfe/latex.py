@@ -1,9 +1,6 @@
-"""Plain text from the LaTeX and Markdown that answers are dressed in, for reading a value or
-a variable's name (`$\\mathbf{6.25\\times 10^{3}}\\,\\text{kbp}$` -> `6.25×10^3 kbp`).
-
-Only presentation is removed: math delimiters, bold, `\\text{}`-like wrappers, spacing
-commands. What carries meaning (`\\frac`, `\\sqrt`, `^`, Greek letters) is kept for the
-number and formula readers.
+"""Plain text from the LaTeX and Markdown that answers are dressed in
+(`$\\mathbf{6.25\\times 10^{3}}\\,\\text{kbp}$` -> `6.25×10^3 kbp`): only presentation goes;
+what carries meaning (`\\frac`, `\\sqrt`, `^`, Greek letters) stays for the readers.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""CFE-Bench's report tables (reporting.tables.Table values, rendered by the shared
-machinery) beside the paper's published figures: `cfe_accuracy`, `cfe_runs`,
-`cfe_subjects`, `cfe_variables` (docs/cfe-bench.md, "Report"). `CFE_REPORT` is the report
-kind the Benchmark seam hands the shared report (reporting/kinds.py): these tables first,
-then the shared ones, which read the same rows (a CFE row's `status` is its question's).
+"""CFE-Bench's report tables beside the paper's published figures (docs/cfe-bench.md,
+"Report"); `CFE_REPORT`, the seam's report kind, puts them before the shared tables, which
+read the same rows (a CFE row's `status` is its question's).
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""What a response states for each variable: its final `name = value` lines, else its boxes,
-read from the final-answer region. The rules are docs/cfe-bench.md's "Reading the values".
-"""
+"""What a response's final-answer region states for each variable: its `name = value`
+lines, else its boxes (docs/cfe-bench.md, "Reading the values")."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""Formula equivalence, run in the grading pool's workers (grading/pool.py kills a worker
-past its time limit: sympy can hang on `9^{9^{9^{9}}}` or a deep nest of brackets). A
-`FormulaTask` is the gold side of a pool task; the rules are docs/cfe-bench.md's
-"Formulas". A side the parser cannot read gives UNGRADED (the judge's case).
+"""Formula equivalence (docs/cfe-bench.md, "Formulas"), run in the grading pool's workers,
+which are killed past their time limit: sympy can hang on `9^{9^{9^{9}}}`. A side the
+parser cannot read gives UNGRADED (the judge's case).
 """
 
 from __future__ import annotations
