@@ -10,6 +10,7 @@ import dataclasses
 import enum
 import math
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -117,10 +118,7 @@ class CFEData:
         return [p for p in self.problems if p.modality == modality]
 
     def summary(self) -> dict[str, Any]:
-        types: dict[str, int] = {}
-        for p in self.problems:
-            for v in p.variables:
-                types[v.type.value] = types.get(v.type.value, 0) + 1
+        types = Counter(v.type.value for p in self.problems for v in p.variables)
         return {"source": self.source, "problems": len(self.problems),
                 "text": len(self.subset("text")), "mm": len(self.subset("mm")),
                 "variables": sum(len(p.variables) for p in self.problems),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable
 
 from ...grading.engine import (Grader, Judged, check_policy, check_timeout,  # noqa: F401
                                default_policy)
@@ -20,7 +20,7 @@ from ...schema import Graded, Method, Response, Status, Verdict
 from ...validators import option_number
 from . import NAME
 from .data import MAX_TOLERANCE, CFEProblem, Variable
-from .graded_rows import VariableScore, question_status
+from .graded_rows import VariableScore, Verdicted, question_status
 from .judge_prompt import CFE_JUDGE_PROMPT, judge_question
 from .quantity import DEFAULT_TOLERANCE
 from .reading import ReadTask
@@ -35,7 +35,7 @@ DETAIL_CHARS = 500
 
 
 @dataclass
-class VariableVerdict:
+class VariableVerdict(Verdicted):
     variable: Variable
     status: Status
     method: str | None = None          # "rule" | "judge" | None
@@ -43,10 +43,6 @@ class VariableVerdict:
     source: str | None = None          # "line" | "box": where the value was read
     detail: str | None = None
     judge: dict[str, Any] | None = None
-
-    @property
-    def correct(self) -> bool:
-        return self.status is Status.CORRECT
 
     def to_dict(self) -> dict[str, Any]:
         """The variable's part of a graded row (`parts`); its description and tolerance are
@@ -63,7 +59,7 @@ class VariableVerdict:
 
 
 @dataclass
-class CFEGraded(VariableScore):
+class CFEGraded(Verdicted, VariableScore):
     """One graded response: the response, its problem, a verdict per variable."""
 
     response: Response
@@ -75,10 +71,6 @@ class CFEGraded(VariableScore):
     @property
     def status(self) -> Status:
         return question_status([v.status for v in self.variables])
-
-    @property
-    def correct(self) -> bool:
-        return self.status is Status.CORRECT
 
     @property
     def method(self) -> str | None:

@@ -17,6 +17,16 @@ from ...schema import Graded, Status
 MODALITIES = ("text", "mm")
 
 
+class Verdicted:
+    """`correct` for anything with a `status` (a variable's or a question's)."""
+
+    status: Status
+
+    @property
+    def correct(self) -> bool:
+        return self.status is Status.CORRECT
+
+
 class VariableScore:
     """The Variable score from `variables` (each with a `status`): of a row being graded
     (grade.CFEGraded) and one read back (CFERow) alike."""
@@ -57,19 +67,15 @@ def question_status(statuses: Sequence[Status]) -> Status:
 
 
 @dataclass(frozen=True)
-class VariableRow:
+class VariableRow(Verdicted):
     name: str
     type: str
     status: Status
     method: str | None = None
 
-    @property
-    def correct(self) -> bool:
-        return self.status is Status.CORRECT
-
 
 @dataclass(frozen=True)
-class CFERow(VariableScore):
+class CFERow(Verdicted, VariableScore):
     id: str
     run: int
     model: str
@@ -79,10 +85,6 @@ class CFERow(VariableScore):
     subject: str | None = None
     path: str = ""
     line: int = 0
-
-    @property
-    def correct(self) -> bool:
-        return self.status is Status.CORRECT
 
 
 @dataclass

@@ -44,16 +44,6 @@ def published() -> list[PublishedRow]:
     return out
 
 
-def _models(models: Sequence[Any]) -> list[CFEModel]:
-    if all(isinstance(m, CFEModel) for m in models):
-        return list(models)
-    return from_model_runs(models)
-
-
-def _subset_rows(m: CFEModel, subset: str):
-    return m.rows if subset == "all" else [r for r in m.rows if r.modality == subset]
-
-
 def accuracy_table(models: Sequence[CFEModel], *, with_published: bool = True) -> Table:
     cols = [Column("Model"), Column("Source"), Column("Subset"), Column("Questions", INT),
             Column("Variable Accuracy", PCT), Column("Question Accuracy", PCT),
@@ -71,7 +61,7 @@ def accuracy_table(models: Sequence[CFEModel], *, with_published: bool = True) -
     for subset, title in SUBSETS:
         rows = []
         for m in models:
-            sub = _subset_rows(m, subset)
+            sub = m.rows if subset == "all" else [r for r in m.rows if r.modality == subset]
             if not sub:
                 continue
             a = accuracy(sub)
@@ -137,7 +127,8 @@ def variables_table(models: Sequence[CFEModel]) -> Table:
 
 def report_tables(models: Sequence[Any], *, with_published: bool = True) -> list[Table]:
     """CFE-Bench's tables for models (CFEModel, or the shared reader's ModelRuns)."""
-    cfe = _models(models)
+    cfe = (list(models) if all(isinstance(m, CFEModel) for m in models)
+           else from_model_runs(models))
     tables = [accuracy_table(cfe, with_published=with_published), runs_table(cfe)]
     subjects = subjects_table(cfe)
     if subjects is not None:
