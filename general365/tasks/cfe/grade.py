@@ -239,11 +239,9 @@ class _VariableChunk:
                                                     detail="the final answer is empty")
         if not self.ask:
             return []
-        if self.policy == "cascade":
-            asked = {id(s) for s in self.ask}
-            for i, row in enumerate(self.slots):
-                if any(id(s) in asked for s in row):
-                    self.rule_status[i] = question_status([s.verdict.status for s in row])
+        if self.policy == "cascade":   # each asked question's status before the judge
+            self.rule_status = {i: question_status([s.verdict.status for s in self.slots[i]])
+                                for i in {s.row for s in self.ask}}
         from ...grading.judge import JudgeItem
 
         return [JudgeItem(question=judge_question(self.pairs[s.row][1], s.variable,
