@@ -4,6 +4,7 @@ lines, else its boxes (docs/cfe-bench.md, "Reading the values")."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -154,15 +155,9 @@ def read_answers(region: str, names: Sequence[str]) -> dict[str, Stated]:
     # Exact names first; then normalized ones, except where two names normalize alike
     # (`Abab` and `aBab`): those are matched only as written.
     exact = {exact_key(n): n for n in names}
-    keys: dict[str, str] = {}
-    clash: set[str] = set()
-    for n in names:
-        k = name_key(n)
-        if k in keys:
-            clash.add(k)
-        keys[k] = n
-    for k in clash:
-        del keys[k]
+    normalized = [(name_key(n), n) for n in names]
+    counts = Counter(k for k, _ in normalized)
+    keys = {k: n for k, n in normalized if counts[k] == 1}
 
     def match(segment: str) -> tuple[str, str] | None:
         return _assignment(segment, exact, exact_key) or _assignment(segment, keys)
