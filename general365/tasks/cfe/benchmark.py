@@ -16,7 +16,8 @@ from ...grading.pairing import Pairing
 from ...schema import Graded, Response
 from ...validators import is_number
 from . import NAME
-from .data import DATA_ENV, SUBSETS, CFEProblem, Variable, VariableType, index, load
+from .data import (DATA_ENV, MAX_TOLERANCE, SUBSETS, CFEProblem, Variable, VariableType,
+                   index, load)
 from .grade import DEFAULT_TIMEOUT, CFERows, check_tolerance
 from .prompts import PROMPT_VERSION, build_messages
 from .quantity import DEFAULT_TOLERANCE
@@ -32,8 +33,11 @@ def _field(response: Any, key: str) -> Any:
     return None
 
 
-def _tolerance_ok(value: Any) -> bool:
-    return is_number(value) and 0 <= value <= 0.5
+def _tolerance(value: Any, field: str, where: dict[str, Any]) -> float | None:
+    if value is not None and not (is_number(value) and 0 <= value <= MAX_TOLERANCE):
+        raise DataError("bad tolerance", field=field, value=value,
+                        expected=f"a relative tolerance from 0 to {MAX_TOLERANCE}", **where)
+    return None if value is None else float(value)
 
 
 def from_inline(response: Any, *, path: str | None = None,
@@ -66,27 +70,21 @@ def from_inline(response: Any, *, path: str | None = None,
             raise DataError("unknown variable type", field=f"variables[{i}].type",
                             value=v.get("type"), expected="numeric, formula or other",
                             **where) from None
-        tol = v.get("tolerance")
-        if tol is not None and not _tolerance_ok(tol):
-            raise DataError("bad tolerance", field=f"variables[{i}].tolerance", value=tol,
-                            expected="a relative tolerance from 0 to 0.5", **where)
+        tol = _tolerance(v.get("tolerance"), f"variables[{i}].tolerance", where)
         desc = v.get("description") or ""
         variables.append(Variable(name, vt, desc if isinstance(desc, str) else str(desc),
-                                  value, None if tol is None else float(tol)))
+                                  value, tol))
     question = _field(response, "question")
     modality = _field(response, "modality") or "text"
     if modality not in ("text", "mm"):
         raise DataError("unknown modality", field="modality", value=modality,
                         expected="text or mm", **where)
-    tolerance = _field(response, "tolerance")
-    if tolerance is not None and not _tolerance_ok(tolerance):
-        raise DataError("bad tolerance", field="tolerance", value=tolerance,
-                        expected="a relative tolerance from 0 to 0.5", **where)
+    tolerance = _tolerance(_field(response, "tolerance"), "tolerance", where)
     subject = _field(response, "subject")
     return CFEProblem(id=str(rid), question=question if isinstance(question, str) and question
                       else "(not given)", variables=tuple(variables), modality=modality,
                       subject=subject if isinstance(subject, str) else None,
-                      tolerance=None if tolerance is None else float(tolerance),
+                      tolerance=tolerance,
                       source=f"{path}:{line}" if path else "")
 
 
