@@ -59,10 +59,9 @@ def clean_value(text: str) -> str:
             s = s[2:-2]
         if len(s) >= 2 and s[0] == s[-1] == "$":
             s = s.strip("$")
-        if s.startswith("\\(") and s.endswith("\\)"):
-            s = s[2:-2]
-        if s.startswith("\\[") and s.endswith("\\]"):
-            s = s[2:-2]
+        for o, c in (("\\(", "\\)"), ("\\[", "\\]")):
+            if s.startswith(o) and s.endswith(c):
+                s = s[2:-2]
         m = _BOX.match(s)
         if m:
             inner = braced(s, m.end() - 1)
