@@ -1,11 +1,7 @@
-"""The Benchmark seam: what makes one benchmark itself, behind one small protocol. The
-runners, the run store, the judge client, the grading loop (grading/engine.py), the command
-line and the report machinery are shared; a benchmark supplies the members below.
-
-A problem is any object with a string `id`; General365's is `schema.Problem`. Response and
-graded rows of a benchmark other than General365 carry `"benchmark": NAME` (through
-`inline`), so a graded file says what it was graded for; General365's rows carry no such
-field, and its outputs are what they always were.
+"""The Benchmark seam: what makes one benchmark itself; runners, run store, judge, grading
+loop, command line and reports are shared. A problem is any object with a string `id`. Rows
+of a benchmark other than General365 carry `"benchmark": NAME` (through `inline`), so a
+graded file says what it was graded for; General365's rows carry no such field.
 """
 
 from __future__ import annotations
@@ -43,11 +39,7 @@ class Benchmark(Protocol):
 
     def grader(self, problems: Sequence[Any] | None, *, policy: str | None, judge: Any,
                workers: int | None, timeout: float, dataset: str | None = None) -> Any:
-        """A grader (a grading.engine.Grader with the benchmark's hook):
-        `.pairing.pair(response, path=, line=)` checks and pairs one response (every check
-        before grading; grading/pairing.py), `.grade(responses, path=, checked=, progress=)`
-        yields schema.Graded rows in input order, `.policy` names the policy, `.close()`
-        ends it; `.uses_judge` (optional, True if absent) False when it asks no judge:
-        grade_file then checks and grades the file in one read instead of checking it all
-        first."""
+        """A grading.engine.Grader with the benchmark's hook (`.pairing`, `.grade`,
+        `.policy`, `.close()`); `.uses_judge` False (optional) lets grade_file check and
+        grade a file in one read instead of checking it all first."""
         ...

@@ -1,12 +1,7 @@
-"""Any question/answer dataset as a benchmark: a question column and a gold-answer column in
-a JSON Lines, JSON or parquet file, a folder of them, or a Hub dataset.
-
-Rows become `schema.Problem` records, so the General365 grader grades them: math-verify for
-number and interval golds, the option-letter grader for choice golds, the LLM judge (or
-`ungraded` under the rule policy) for text. Each row's answer type comes from a column where
-the dataset has one, else from a fixed `answer_type`, else from the gold itself (see
-`infer_answer_type`). This is how a benchmark such as BBH or BBEH runs through the same
-runners, grader and report as General365 (the paper's section 3.3.2 compares them).
+"""Any question/answer dataset (a file, a folder of them, or a Hub dataset) as a benchmark:
+rows become `schema.Problem` records graded by the General365 grader, each row's answer type
+from its column, else a fixed `answer_type`, else the gold itself (`infer_answer_type`).
+So BBH or BBEH run through the same runners, grader and report (the paper's section 3.3.2).
 """
 
 from __future__ import annotations
@@ -16,6 +11,7 @@ import json
 import re
 from typing import Any, Mapping, Sequence
 
+from .. import prompts
 from ..answers.gold import parse_gold
 from ..data.readers import read_source
 from ..errors import DataError, DataErrors, OptionError
@@ -32,13 +28,11 @@ _LETTER = re.compile(r"^\(?([A-Ja-j])\)?$")
 
 
 def infer_answer_type(answer: str) -> AnswerType:
-    """The answer type a gold reads as: one option letter (`B`, `(b)`) is a single choice; a
-    bracketed gold an interval where it reads as one; a value the grader reads as a number
-    a number; anything else text."""
+    """An option letter (`B`, `(b)`) is a single choice; else an interval or a number where
+    the gold reads as one (bracketed: an interval first); else text."""
     text = answer.strip()
     if _LETTER.match(text):
         return AnswerType.SINGLE_CHOICE
-    # `(1, 2)` and `[1, 2)` read as numbers too (a pair, a list): bracketed, an interval first
     bracketed = text[:1] in "[(" and text[-1:] in "])" or "\\cup" in text
     kinds = ((AnswerType.INTERVAL, AnswerType.NUMBER) if bracketed
              else (AnswerType.NUMBER, AnswerType.INTERVAL))
@@ -70,8 +64,6 @@ class QABenchmark:
         self.instruction = instruction
         self.title = title
         self.report = ReportKind(name=self.name, title=title, tables=plain_tables)
-
-    # --- problems -------------------------------------------------------------------
 
     def load(self, source: str | None, *, split: str = "public",
              config: str = "all") -> list[Problem]:
@@ -126,13 +118,9 @@ class QABenchmark:
              "float_round": row.get("float_round", 0), "source": path}
         return Problem.from_dict(d, path=path, line=line)
 
-    # --- the seam -------------------------------------------------------------------
-
     def messages(self, item: Problem, *, system_prompt: str | None = None
                  ) -> tuple[dict[str, Any], ...]:
-        from ..prompts import build_messages
-
-        return build_messages(item, system_prompt=system_prompt)
+        return prompts.build_messages(item, system_prompt=system_prompt)
 
     def inline(self, item: Problem) -> Mapping[str, Any]:
         full = item.to_dict()

@@ -15,11 +15,10 @@ import pytest
 from general365.errors import UserError
 from general365.grading.judge import Judge
 from general365.schema import Response, Status
-from general365.tasks.cfe.graded_rows import read_cfe_graded
 from general365.tasks.cfe.data import CFEProblem, Variable, VariableType
 from general365.tasks.cfe.grade import grade, question_status
+from general365.tasks.cfe.graded_rows import accuracy, read_cfe_graded
 from general365.tasks.cfe.judge_prompt import PROMPT_VERSION
-from general365.tasks.cfe.measures import accuracy
 from support.servers import Behaviour
 
 TRUE, FALSE = '{"accuracy": true}', '{"accuracy": false}'

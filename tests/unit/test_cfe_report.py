@@ -13,9 +13,8 @@ import pytest
 from general365.errors import DataError
 from general365.reporting.load import load_graded
 from general365.reporting.tables import to_csv, to_markdown
-from general365.tasks.cfe.graded_rows import read_cfe_graded
 from general365.tasks.cfe.grade import question_status
-from general365.tasks.cfe.measures import accuracy, pass_at_k, run_stats
+from general365.tasks.cfe.graded_rows import accuracy, pass_at_k, read_cfe_graded, run_stats
 from general365.tasks.cfe.report import published, report_tables
 from general365.schema import Status
 

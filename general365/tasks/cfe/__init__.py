@@ -3,9 +3,7 @@ prompts (multimodal rows carry their figures), per-variable grading (rule path, 
 judge with CFE's own prompt), Variable and Question Accuracy, reasoning-flow diagnostics.
 Modules in the order data flows (docs/cfe-bench.md):
 
-- records.py       CFEProblem, Variable, FlowStep: the records
-- release_rows.py  a release row checked into a CFEProblem
-- data.py          the release loaded from a folder, a file or a Hub copy
+- data.py          CFEProblem, Variable, FlowStep; the release checked and loaded
 - prompts.py       chat messages (figures as data: URL image content parts)
 - latex.py         plain text from LaTeX / Markdown dressing
 - stated.py        what a response states for each variable: `name = value` lines, boxes
@@ -16,8 +14,7 @@ Modules in the order data flows (docs/cfe-bench.md):
 - judge_prompt.py  the per-variable judge prompt (versioned)
 - grade.py         per-variable verdicts under a policy; the graded row (schema.Graded)
 - benchmark.py     the Benchmark protocol object (name "cfe") and its grader
-- graded_rows.py   graded rows read back for the report
-- measures.py      Variable / Question Accuracy, pass@k, avg@k
+- graded_rows.py   graded rows read back; Variable / Question Accuracy, pass@k, avg@k
 - report.py        the report kind: tables beside the paper's published figures
 - flow.py          reasoning-flow diagnostics (unit execution, flow lengths)
 - diagnostics.py   the costed diagnostics (`general365 cfe units | lengths`)

@@ -1,9 +1,6 @@
-"""CFE-Bench graded files in the grading audit (docs/cfe-bench.md, "Judge validation"). The
-audit reads a CFE graded row as it is, at the question level; under `cascade` its `detail`
-starts with `rule: <status>`, which is where the rule-judge disagreements are read.
+"""CFE-Bench graded files in the grading audit (docs/cfe-bench.md, "Judge validation"):
 `variable_rows` turns each graded variable into a graded row of its own (id
-`QUESTION#VARIABLE`), so that `general365 audit sample` and `score` run on variables
-unchanged.
+`QUESTION#VARIABLE`), so that `general365 audit sample` and `score` run on variables.
 """
 
 from __future__ import annotations

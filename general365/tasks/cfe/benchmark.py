@@ -1,8 +1,6 @@
-"""CFE-Bench behind the Benchmark seam (general365/tasks/base.py): `--benchmark cfe` on
-generate, grade, report and run. A response row carries its problem's gold inline
-(docs/cfe-bench.md, "Rows"), so a responses file grades again with no dataset at hand;
-`CFEGrader` pairs each response with its problem (grading/pairing.py) and yields
-schema.Graded rows whose `parts` are the variables' verdicts (grade.py).
+"""CFE-Bench behind the Benchmark seam (`--benchmark cfe`). A response row carries its
+problem's gold inline (docs/cfe-bench.md, "Rows"), so a responses file grades again with no
+dataset at hand; `CFEGrader` yields schema.Graded rows whose `parts` are per variable.
 """
 
 from __future__ import annotations
@@ -18,15 +16,12 @@ from ...grading.pairing import Pairing
 from ...schema import Graded, Response
 from ...validators import is_number
 from . import NAME
-from .data import DATA_ENV, SUBSETS, CFEProblem, Variable, VariableType, index, load
+from .data import (DATA_ENV, MAX_TOLERANCE, SUBSETS, CFEProblem, Variable, VariableType,
+                   index, load)
 from .grade import DEFAULT_TIMEOUT, CFERows, check_tolerance
 from .prompts import PROMPT_VERSION, build_messages
 from .quantity import DEFAULT_TOLERANCE
 from .report import CFE_REPORT
-
-
-def inline(problem: CFEProblem) -> dict[str, Any]:
-    return problem.inline_fields()
 
 
 def _field(response: Any, key: str) -> Any:
@@ -38,8 +33,11 @@ def _field(response: Any, key: str) -> Any:
     return None
 
 
-def _tolerance_ok(value: Any) -> bool:
-    return is_number(value) and 0 <= value <= 0.5
+def _tolerance(value: Any, field: str, where: dict[str, Any]) -> float | None:
+    if value is not None and not (is_number(value) and 0 <= value <= MAX_TOLERANCE):
+        raise DataError("bad tolerance", field=field, value=value,
+                        expected=f"a relative tolerance from 0 to {MAX_TOLERANCE}", **where)
+    return None if value is None else float(value)
 
 
 def from_inline(response: Any, *, path: str | None = None,
@@ -72,35 +70,28 @@ def from_inline(response: Any, *, path: str | None = None,
             raise DataError("unknown variable type", field=f"variables[{i}].type",
                             value=v.get("type"), expected="numeric, formula or other",
                             **where) from None
-        tol = v.get("tolerance")
-        if tol is not None and not _tolerance_ok(tol):
-            raise DataError("bad tolerance", field=f"variables[{i}].tolerance", value=tol,
-                            expected="a relative tolerance from 0 to 0.5", **where)
+        tol = _tolerance(v.get("tolerance"), f"variables[{i}].tolerance", where)
         desc = v.get("description") or ""
         variables.append(Variable(name, vt, desc if isinstance(desc, str) else str(desc),
-                                  value, None if tol is None else float(tol)))
+                                  value, tol))
     question = _field(response, "question")
     modality = _field(response, "modality") or "text"
     if modality not in ("text", "mm"):
         raise DataError("unknown modality", field="modality", value=modality,
                         expected="text or mm", **where)
-    tolerance = _field(response, "tolerance")
-    if tolerance is not None and not _tolerance_ok(tolerance):
-        raise DataError("bad tolerance", field="tolerance", value=tolerance,
-                        expected="a relative tolerance from 0 to 0.5", **where)
+    tolerance = _tolerance(_field(response, "tolerance"), "tolerance", where)
     subject = _field(response, "subject")
     return CFEProblem(id=str(rid), question=question if isinstance(question, str) and question
                       else "(not given)", variables=tuple(variables), modality=modality,
                       subject=subject if isinstance(subject, str) else None,
-                      tolerance=None if tolerance is None else float(tolerance),
+                      tolerance=tolerance,
                       source=f"{path}:{line}" if path else "")
 
 
 def inline_agrees(resp: Response, prob: CFEProblem, *, path: str | None = None,
                   line: int | None = None) -> None:
-    """A response that carries its variables and is graded against a dataset must carry
-    the dataset's (names, types and values): else it would show one gold and be graded on
-    another."""
+    """A response graded against a dataset carries the dataset's variables or none: else it
+    would show one gold and be graded on another."""
     carried = _field(resp, "variables")
     if carried is None:
         return
@@ -117,8 +108,7 @@ def inline_agrees(resp: Response, prob: CFEProblem, *, path: str | None = None,
 
 
 class CFEGrader(Grader):
-    """CFE-Bench's grader for one policy and judge (the seam's grader: `pairing`, `grade`,
-    `policy`, `close`): schema.Graded rows."""
+    """CFE-Bench's grader for one policy and judge: schema.Graded rows."""
 
     def __init__(self, problems: Sequence[CFEProblem] | None = None, *,
                  policy: str | None = None, judge: Any = None, workers: int | None = None,
@@ -146,14 +136,10 @@ def _image_digest(path: str) -> str:
 
 
 class CFEBench:
-    """The Benchmark protocol object for CFE-Bench (name "cfe")."""
-
     name = NAME
     title = "CFE-Bench"
     prompt_version = PROMPT_VERSION
     report = CFE_REPORT
-    # Seconds per formula comparison in the grading pool (grade.py says why it is longer
-    # than General365's); used where the caller names none.
     default_timeout = DEFAULT_TIMEOUT
 
     def __init__(self, *, tolerance: float | None = None):
@@ -179,7 +165,7 @@ class CFEBench:
         return build_messages(item, system_prompt)
 
     def inline(self, item: CFEProblem) -> Mapping[str, Any]:
-        return inline(item)
+        return item.inline_fields()
 
     def fingerprint(self, items: Sequence[CFEProblem]) -> str:
         """What a run asks and is graded against: ids, questions, variables, figures (by
@@ -196,6 +182,3 @@ class CFEBench:
                timeout: float = DEFAULT_TIMEOUT, dataset: str | None = None) -> CFEGrader:
         return CFEGrader(problems, policy=policy, judge=judge, workers=workers,
                          timeout=timeout, tolerance=self.tolerance, dataset=dataset)
-
-
-__all__ = ["CFEBench", "CFEGrader", "from_inline", "inline", "inline_agrees"]

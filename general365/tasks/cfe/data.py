@@ -1,24 +1,343 @@
-"""CFE-Bench problems read from the release's folder, one of its files or a Hub copy
-(docs/cfe-bench.md, "Data": the layout, the optional fields, repeated ids). Loading is
-all-or-nothing: every row is checked (release_rows.py) and every bad row reported.
+"""CFE-Bench's records (a problem, its answer variables, its reasoning flow) and the release
+read from its folder, one of its files or a Hub copy (docs/cfe-bench.md, "Data"). Loading
+is all-or-nothing: every row is checked and each bad row is a DataError naming file, row
+number, id, field and what was expected.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import enum
+import math
 import os
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
-from ...errors import DataError, UserError
+from ...errors import DataError, DataErrors, UserError
 from ...jsonl import parse as parse_json
-from .records import (BENCHMARK, DATA_ENV, DUPLICATE_MARK, FILES, HUB_ID, MAX_TOLERANCE,
-                      SUBSETS, CFEData, CFEProblem, FlowStep, Variable, VariableType)
-from .release_rows import parse_row, parse_rows
+from ...validators import is_finite, is_int
+from . import NAME
 
-__all__ = ["BENCHMARK", "CFEData", "CFEProblem", "DATA_ENV", "DUPLICATE_MARK", "FILES",
-           "FlowStep", "HUB_ID", "MAX_TOLERANCE", "SUBSETS", "Variable", "VariableType",
-           "default_folder", "index", "load", "load_file", "load_folder", "load_hub",
-           "parse_row", "parse_rows"]
+FILES = {"text": "CFE_text.json", "mm": "CFE_mm.json"}
+SUBSETS = ("all", "text", "mm")
+DATA_ENV = "CFE_BENCH_DATA"         # a folder with the release's files
+DUPLICATE_MARK = "~"
+MAX_TOLERANCE = 0.5                 # a relative tolerance above this accepts nearly anything
+
+
+class VariableType(str, enum.Enum):
+    NUMERIC = "numeric"
+    FORMULA = "formula"
+    OTHER = "other"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One annotated answer variable: what the model must state, and its gold value."""
+
+    name: str
+    type: VariableType
+    description: str
+    value: str
+    tolerance: float | None = None  # the row's own relative tolerance for this variable
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"name": self.name, "type": self.type.value, "description": self.description,
+             "value": self.value}
+        if self.tolerance is not None:
+            d["tolerance"] = self.tolerance
+        return d
+
+
+@dataclass(frozen=True)
+class FlowStep:
+    """One unit of the reference reasoning flow: a sub-question and its checkable answer."""
+
+    step_id: int
+    step: str
+    verifiable_answer: str | int | float | bool
+
+
+@dataclass(frozen=True)
+class CFEProblem:
+    id: str
+    question: str
+    variables: tuple[Variable, ...]
+    modality: str = "text"                      # text | mm
+    images: tuple[str, ...] = ()                # absolute paths of the question's figures
+    solution: str = ""                          # the instructor's solution (answer.text)
+    solution_images: tuple[str, ...] = ()
+    reasoning_flow: tuple[FlowStep, ...] = ()
+    subject: str | None = None
+    tolerance: float | None = None              # the row's relative tolerance
+    source_id: str = ""                         # the id as the release spells it
+    source: str = ""                            # file:row
+
+    def __post_init__(self):
+        if not self.source_id:
+            object.__setattr__(self, "source_id", self.id)
+
+    def inline_fields(self) -> dict[str, Any]:
+        """What a response row carries of its problem, so that it is graded and reported
+        with no dataset at hand (figures are not carried)."""
+        d: dict[str, Any] = {"benchmark": NAME, "question": self.question,
+                             "modality": self.modality,
+                             "variables": [v.to_dict() for v in self.variables]}
+        if self.subject is not None:
+            d["subject"] = self.subject
+        if self.tolerance is not None:
+            d["tolerance"] = self.tolerance
+        return d
+
+    def graded_fields(self) -> dict[str, Any]:
+        """The inline fields, and `answer`: every gold on one line (for the audit)."""
+        return {**self.inline_fields(),
+                "answer": "; ".join(f"{v.name} = {v.value}" for v in self.variables)}
+
+    def tolerance_for(self, variable: Variable, default: float) -> float:
+        """The relative tolerance for a variable: its own, else its row's, else `default`."""
+        if variable.tolerance is not None:
+            return variable.tolerance
+        return self.tolerance if self.tolerance is not None else default
+
+
+@dataclass
+class CFEData:
+    """What a load produced: the problems (text rows first, in file order) and notes."""
+
+    source: str
+    problems: list[CFEProblem]
+    notes: list[str] = field(default_factory=list)
+
+    def subset(self, modality: str) -> list[CFEProblem]:
+        return [p for p in self.problems if p.modality == modality]
+
+    def summary(self) -> dict[str, Any]:
+        types = Counter(v.type.value for p in self.problems for v in p.variables)
+        return {"source": self.source, "problems": len(self.problems),
+                "text": len(self.subset("text")), "mm": len(self.subset("mm")),
+                "variables": sum(len(p.variables) for p in self.problems),
+                "variable_types": dict(sorted(types.items())), "notes": list(self.notes)}
+
+
+# --- one release row -----------------------------------------------------------------
+
+
+class _RowCheck:
+    """Checks of one raw row; every failure is a DataError naming the row."""
+
+    def __init__(self, raw: Any, path: str, index: int):
+        self.raw, self.path, self.index = raw, path, index
+        self.row_id: str | None = None
+
+    def fail(self, message: str, field: str | None = None, value: Any = None,
+             expected: str | None = None) -> DataError:
+        return DataError(message, path=self.path, line=self.index, row_id=self.row_id,
+                         field=field, value=value, expected=expected)
+
+    def get(self, d: Mapping[str, Any], key: str, where: str | None = None) -> Any:
+        name = f"{where}.{key}" if where else key
+        if key not in d or d[key] is None:
+            raise self.fail("missing field", name, expected=_EXPECTED.get(name, "a value"))
+        return d[key]
+
+    def text(self, value: Any, name: str, *, empty: bool = True) -> str:
+        if not isinstance(value, str):
+            raise self.fail("wrong type", name, value, "a string")
+        if not empty and not value.strip():
+            raise self.fail("empty", name, value, "a non-empty string")
+        return value
+
+    def strings(self, value: Any, name: str, *, scalars: bool = False) -> list[str]:
+        if not isinstance(value, list):
+            raise self.fail("wrong type", name, value, "a list of strings")
+        out = []
+        for i, v in enumerate(value):
+            if scalars and is_finite(v):
+                v = str(v)   # a number where the release writes text: read as written
+            if not isinstance(v, str):
+                raise self.fail("wrong type", f"{name}[{i}]", v, "a string")
+            out.append(v)
+        return out
+
+    def tolerance(self, value: Any, name: str) -> float | None:
+        if value is None:
+            return None
+        if not is_finite(value) or not 0 <= value <= MAX_TOLERANCE:
+            raise self.fail("bad tolerance", name, value,
+                            f"a relative tolerance from 0 to {MAX_TOLERANCE} (0.01 = 1%)")
+        return float(value)
+
+    def images(self, value: Any, name: str, folder: Path | None) -> tuple[str, ...]:
+        paths = self.strings(value, name)
+        if folder is None:
+            return tuple(paths)
+        root = folder.resolve()
+        out = []
+        for i, p in enumerate(paths):
+            where = f"{name}[{i}]"
+            if not p.strip() or os.path.isabs(p):
+                raise self.fail("bad image path", where, p, "a path relative to the data folder")
+            full = (folder / p).resolve()
+            if root not in full.parents:
+                raise self.fail("image path leaves the data folder", where, p,
+                                "a path inside the data folder")
+            if not full.is_file():
+                raise self.fail("image file not found", where, p, f"a file under {folder}")
+            out.append(str(full))
+        return tuple(out)
+
+    def flow(self, value: Any) -> tuple[FlowStep, ...]:
+        """The steps in the order given: the release numbers one flow 1, 2, 2, 3, ..."""
+        if not isinstance(value, list):
+            raise self.fail("wrong type", "reasoning_flow", value, _EXPECTED["reasoning_flow"])
+        steps = []
+        for i, s in enumerate(value):
+            where = f"reasoning_flow[{i}]"
+            if not isinstance(s, Mapping):
+                raise self.fail("wrong type", where, s,
+                                "an object {step_id, step, verifiable_answer}")
+            sid = s.get("step_id")
+            if not is_int(sid) or sid < 0:
+                raise self.fail("bad step_id", f"{where}.step_id", sid, "a non-negative integer")
+            step = self.text(s.get("step"), f"{where}.step", empty=False)
+            ans = s.get("verifiable_answer")
+            if isinstance(ans, float) and not math.isfinite(ans):
+                ans = None
+            if not isinstance(ans, (str, int, float, bool)):
+                raise self.fail("bad verifiable_answer", f"{where}.verifiable_answer", ans,
+                                "a string, number or boolean")
+            steps.append(FlowStep(sid, step, ans))
+        return tuple(steps)
+
+
+_EXPECTED = {
+    "id": "a non-empty string",
+    "question": "an object with 'text' and 'images'",
+    "question.text": "the question as a non-empty string",
+    "answer": "an object with 'text' (the instructor's solution) and 'images'",
+    "short_answer_value": "a list with one gold value per variable",
+    "short_answer_variable": "a list of variable names",
+    "short_answer_description": "a list with one description per variable",
+    "short_answer_type": "a list of numeric | formula | other, one per variable",
+    "reasoning_flow": "a list of {step_id, step, verifiable_answer}",
+}
+
+
+def parse_row(raw: Any, *, path: str, index: int, modality: str | None,
+              folder: Path | None) -> CFEProblem:
+    """One release row as a CFEProblem; a DataError names what is wrong with it."""
+    row = _RowCheck(raw, path, index)
+    if not isinstance(raw, Mapping):
+        raise row.fail("not a JSON object", value=raw, expected="one object per problem")
+    rid = row.get(raw, "id")
+    if is_int(rid):
+        rid = str(rid)
+    row.row_id = rid if isinstance(rid, str) else None
+    rid = row.text(rid, "id", empty=False)
+    q = row.get(raw, "question")
+    if not isinstance(q, Mapping):
+        raise row.fail("wrong type", "question", q, _EXPECTED["question"])
+    question = row.text(row.get(q, "text", "question"), "question.text", empty=False)
+    images = row.images(q.get("images") or [], "question.images", folder)
+    a = raw.get("answer") or {}
+    if not isinstance(a, Mapping):
+        raise row.fail("wrong type", "answer", a, _EXPECTED["answer"])
+    solution = row.text(a.get("text") or "", "answer.text")
+    solution_images = row.images(a.get("images") or [], "answer.images", folder)
+    lists = {k: row.get(raw, k) for k in ("short_answer_variable", "short_answer_value",
+                                          "short_answer_description", "short_answer_type")}
+    names = row.strings(lists["short_answer_variable"], "short_answer_variable")
+    values = row.strings(lists["short_answer_value"], "short_answer_value", scalars=True)
+    descs = row.strings(lists["short_answer_description"], "short_answer_description")
+    types = row.strings(lists["short_answer_type"], "short_answer_type")
+    if not names:
+        raise row.fail("no variables", "short_answer_variable", names,
+                       "at least one answer variable")
+    for k, got in (("short_answer_value", values), ("short_answer_description", descs),
+                   ("short_answer_type", types)):
+        if len(got) != len(names):
+            raise row.fail(f"{len(got)} entries for {len(names)} variables", k, got,
+                           "one entry per short_answer_variable")
+    tolerances = raw.get("short_answer_tolerance")
+    if tolerances is not None and (not isinstance(tolerances, list)
+                                   or len(tolerances) != len(names)):
+        raise row.fail("wrong shape", "short_answer_tolerance", tolerances,
+                       "a list with one tolerance (or null) per variable")
+    variables = []
+    for i, (n, v, d, t) in enumerate(zip(names, values, descs, types)):
+        n = row.text(n, f"short_answer_variable[{i}]", empty=False).strip()
+        if n in [x.name for x in variables]:
+            raise row.fail("a variable name appears twice", f"short_answer_variable[{i}]", n,
+                           "distinct variable names")
+        if not v.strip():
+            raise row.fail("empty", f"short_answer_value[{i}]", v, "the gold value")
+        try:
+            vt = VariableType(t.strip().lower())
+        except ValueError:
+            raise row.fail("unknown variable type", f"short_answer_type[{i}]", t,
+                           "numeric, formula or other") from None
+        tol = row.tolerance(tolerances[i], f"short_answer_tolerance[{i}]") \
+            if tolerances is not None else None
+        variables.append(Variable(n, vt, d.strip(), v.strip(), tol))
+    flow = row.flow(raw.get("reasoning_flow") or [])
+    subject = raw.get("subject", raw.get("field"))
+    if subject is not None:
+        subject = row.text(subject, "subject", empty=False).strip()
+    mod = modality or ("mm" if images else "text")
+    if mod == "text" and images:
+        raise row.fail("images in a text-only file", "question.images", len(images),
+                       f"no images (multimodal rows belong in {FILES['mm']})")
+    return CFEProblem(id=rid, question=question, variables=tuple(variables), modality=mod,
+                      images=images, solution=solution, solution_images=solution_images,
+                      reasoning_flow=flow, subject=subject,
+                      tolerance=row.tolerance(raw.get("tolerance"), "tolerance"),
+                      source=f"{path}:{index}")
+
+
+def parse_rows(files: Iterable[tuple[Path, str | None, list[Any]]], *,
+               folder: Path | None) -> tuple[list[CFEProblem], list[str]]:
+    """Check every row of every file; raises DataErrors listing each bad row once."""
+    problems: list[CFEProblem] = []
+    errors: list[DataError] = []
+    seen: dict[str, int] = {}
+    renamed: list[str] = []
+    for path, modality, rows in files:
+        for i, raw in enumerate(rows, start=1):
+            try:
+                p = parse_row(raw, path=str(path), index=i, modality=modality, folder=folder)
+            except DataError as exc:
+                errors.append(exc)
+                continue
+            k = seen.get(p.id, 0) + 1
+            seen[p.id] = k
+            if k > 1:
+                new = f"{p.id}{DUPLICATE_MARK}{k}"
+                renamed.append(f"{p.source} -> {new[:12]}...{new[-3:]}")
+                p = dataclasses.replace(p, id=new, source_id=p.id)
+            problems.append(p)
+    if errors:
+        raise DataErrors(errors)
+    final: dict[str, CFEProblem] = {}
+    for p in problems:   # a release id that already reads like a renamed duplicate
+        if p.id in final:
+            path, line = p.source.rsplit(":", 1)
+            errors.append(DataError("the id collides with a renamed duplicate", path=path,
+                                    line=int(line), row_id=p.id, field="id",
+                                    expected=f"ids without '{DUPLICATE_MARK}N' suffixes"))
+        final[p.id] = p
+    if errors:
+        raise DataErrors(errors)
+    notes = []
+    if renamed:
+        notes.append(f"{len(renamed)} row(s) repeat an earlier id and were renamed ID~k "
+                     f"(source_id keeps the release's id): " + "; ".join(renamed))
+    return problems, notes
 
 
 # --- files and folders ------------------------------------------------------------------
@@ -36,22 +355,16 @@ def _read_array(path: Path) -> list[Any]:
     return value
 
 
-
-def _subset_files(folder: Path, subset: str) -> list[tuple[Path, str]]:
-    if subset not in SUBSETS:
-        raise UserError(f"unknown CFE-Bench subset {subset!r}; expected one of "
-                        f"{', '.join(SUBSETS)}")
-    wanted = ("text", "mm") if subset == "all" else (subset,)
-    return [(folder / FILES[m], m) for m in wanted]
-
-
 def load_folder(folder: str | os.PathLike, subset: str = "all") -> CFEData:
     """The release's folder (CFE_text.json, CFE_mm.json, images/)."""
     folder = Path(folder).expanduser()
     if not folder.is_dir():
         raise UserError(f"{folder}: no such folder (expected the CFE-Bench release: "
                         f"{FILES['text']}, {FILES['mm']}, images/)")
-    files = _subset_files(folder, subset)
+    if subset not in SUBSETS:
+        raise UserError(f"unknown CFE-Bench subset {subset!r}; expected one of "
+                        f"{', '.join(SUBSETS)}")
+    files = [(folder / FILES[m], m) for m in (("text", "mm") if subset == "all" else (subset,))]
     missing = [p.name for p, _ in files if not p.is_file()]
     if missing:
         raise UserError(f"{folder}: no {', '.join(missing)} (expected the CFE-Bench release "
@@ -70,9 +383,8 @@ def load_file(path: str | os.PathLike) -> CFEData:
 
 
 def load_hub(hub_id: str, subset: str = "all", *, revision: str | None = None) -> CFEData:
-    """A copy of the release on the Hugging Face Hub, in the release's layout: the JSON files
-    and the images are fetched (to the Hub cache) and read as a folder. Refused at once,
-    with what to do, when the Hub cannot be reached."""
+    """A copy of the release on the Hugging Face Hub, in the release's layout, fetched to
+    the Hub cache and read as a folder; refused at once when the Hub cannot be reached."""
     from ...data.readers import require_hub
 
     require_hub(hub_id)
@@ -93,19 +405,14 @@ def load_hub(hub_id: str, subset: str = "all", *, revision: str | None = None) -
     return data
 
 
-def default_folder() -> Path | None:
-    """$CFE_BENCH_DATA, when set."""
-    value = os.environ.get(DATA_ENV)
-    return Path(value).expanduser() if value else None
-
-
 def load(source: str | os.PathLike | None = None, subset: str = "all") -> CFEData:
     """A folder, a file, or a Hub id (ORG/NAME); None: $CFE_BENCH_DATA."""
     if source is None:
-        source = default_folder()
-        if source is None:
+        source = os.environ.get(DATA_ENV)
+        if not source:
             raise UserError(f"no CFE-Bench source: give the release's folder (with "
                             f"{FILES['text']}, {FILES['mm']}, images/) or set ${DATA_ENV}")
+        source = Path(source).expanduser()
     path = Path(source).expanduser()
     if path.is_dir():
         return load_folder(path, subset)

@@ -1,10 +1,7 @@
-"""The two costed reasoning-flow diagnostics as library entry points (`general365 cfe units`
-and `general365 cfe lengths` only map their flags here; flow.py has the parts).
-
-Each says how many model calls it will make (`announce(text)`) before it makes any, and
-with `dry_run=True` stops there, having written nothing. Each generates into a run folder
-(`out`): a killed diagnostic, rerun, asks only for what the folder does not hold yet. The
-table is written beside the replies (`out/<table key>.md` and `.csv`) and returned.
+"""The two costed reasoning-flow diagnostics (`general365 cfe units | lengths`). Each
+announces its model calls before making any (`dry_run=True` stops there, writing nothing),
+generates into a run folder that a rerun resumes, and writes its table beside the replies
+(`out/<table key>.md` and `.csv`).
 """
 
 from __future__ import annotations
@@ -18,7 +15,7 @@ from ...reporting.tables import Table, to_csv, to_markdown
 from ...runners.base import SamplingSettings
 from ...validators import option_int
 from . import flow
-from .records import CFEProblem
+from .data import CFEProblem
 from .grade import DEFAULT_TIMEOUT
 
 Announce = Callable[[str], None]

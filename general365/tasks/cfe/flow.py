@@ -1,15 +1,13 @@
-"""Reasoning-flow diagnostics (the paper's Figures 3-6 and Table 4; docs/cfe-bench.md,
-"Reasoning-flow diagnostics"): unit execution accuracy, and reasoning-flow lengths counted
-by a segmenting model. Both cost model calls: `*_requests` says how many before anything
-is sent. Generations go to a run folder through the same session as `general365 generate`
-(runners/session.py), so a killed diagnostic resumes where it stopped.
+"""Reasoning-flow diagnostics (the paper's Figures 3-6 and Table 4; docs/cfe-bench.md):
+unit execution accuracy, and reasoning-flow lengths counted by a segmenting model. Both
+generate through the session of `general365 generate`, so a killed one resumes.
 """
 
 from __future__ import annotations
 
 import hashlib
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from ...errors import DataError, UserError
@@ -22,7 +20,7 @@ from ...runners.session import GenerateResult, SessionPlan, run_session
 from ...runners.store import model_key
 from ...schema import Response, Status
 from ...validators import is_int, is_number
-from .records import CFEProblem, FlowStep, Variable, VariableType
+from .data import CFEProblem, FlowStep, Variable, VariableType
 from .grade import CFEGraded, grade
 from .prompts import with_question
 from .quantity import parse_quantity
@@ -44,9 +42,6 @@ SEGMENT_USER = "Solution:\n{solution}"
 SEGMENT_VERSION = "cfe-segment-" + hashlib.sha256(
     (SEGMENT_SYSTEM + "\x00" + SEGMENT_USER).encode("utf-8")).hexdigest()[:12]
 MAX_SOLUTION_CHARS = 12000
-
-
-# --- unit execution --------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -76,11 +71,11 @@ def unit_problem(unit: ReasoningUnit) -> CFEProblem:
     """The unit as a one-variable problem, graded like the benchmark."""
     value = unit.step.verifiable_answer
     text = _answer_text(value)
+    quantity = parse_quantity(text) if isinstance(value, str) else None
     if is_number(value):
         vtype = VariableType.NUMERIC
-    elif isinstance(value, str) and parse_quantity(text) is not None:
-        vtype = VariableType.NUMERIC if not parse_quantity(text).unit.text else \
-            VariableType.OTHER
+    elif quantity is not None:
+        vtype = VariableType.OTHER if quantity.unit.text else VariableType.NUMERIC
     elif isinstance(value, str) and any(c in text for c in "\\^_=") and len(text) < 300:
         vtype = VariableType.FORMULA
     else:
@@ -92,25 +87,20 @@ def unit_problem(unit: ReasoningUnit) -> CFEProblem:
                       tolerance=unit.problem.tolerance)
 
 
-def unit_messages(unit: ReasoningUnit, system_prompt: str | None = None
-                  ) -> tuple[dict[str, Any], ...]:
+def unit_messages(unit: ReasoningUnit) -> tuple[dict[str, Any], ...]:
     done = unit.problem.reasoning_flow[:unit.index]
     prefix = ("Its first steps and their answers are:\n" + "\n".join(
         f"Step {i + 1}: {s.step}\nAnswer: {_answer_text(s.verifiable_answer)}"
         for i, s in enumerate(done))) if done else "This is its first step."
     tail = UNIT_INSTRUCTION.format(prefix=prefix, k=unit.index + 1, step=unit.step.step)
-    content = with_question(unit.problem, tail)   # figures included, as the benchmark asks
-    messages: list[dict[str, Any]] = []
-    if system_prompt:
-        messages.append({"role": "system", "content": system_prompt})
-    messages.append({"role": "user", "content": content})
-    return tuple(messages)
+    # the figures included, as the benchmark asks
+    return ({"role": "user", "content": with_question(unit.problem, tail)},)
 
 
 def unit_requests(unit_list: Sequence[ReasoningUnit], settings: SamplingSettings,
-                  runs: int = 1, system_prompt: str | None = None) -> list[GenerationRequest]:
+                  runs: int = 1) -> list[GenerationRequest]:
     base = settings.seed if settings.seed is not None else 0
-    return [GenerationRequest(u.id, run, unit_messages(u, system_prompt),
+    return [GenerationRequest(u.id, run, unit_messages(u),
                               settings.with_seed(run_seed(base, run)))
             for run in range(runs) for u in unit_list]
 
@@ -119,8 +109,7 @@ def generate_into(out_dir: str, make_runner: Callable[[], Any],
                   requests: list[GenerationRequest], *, model: str, purpose: str,
                   prompt_version: str, progress: bool = True) -> GenerateResult:
     """Generate what the run folder `out_dir` does not hold yet, as `general365 generate`
-    does (runners/session.py: the folder's lock, prompts checked before anything is
-    written, run.json, a progress bar, a rerun resumes)."""
+    does (runners/session.py: lock, run.json, progress, resume)."""
     sampling = requests[0].sampling.to_dict() if requests else {}
     dataset = {"benchmark": "cfe", "diagnostic": purpose,
                "problems": len({r.problem_id for r in requests})}
@@ -135,7 +124,7 @@ def generate_into(out_dir: str, make_runner: Callable[[], Any],
         out=out_dir, model=model_key(model, None), backend="openai", requests=requests,
         make_runner=make_runner, inline={}, start_record=start,
         end_record=provenance.end_record, progress=progress,
-        unit={"units": "units"}.get(purpose, "responses")))
+        unit="units" if purpose == "units" else "responses"))
 
 
 @dataclass
@@ -155,13 +144,9 @@ def grade_units(out_dir: str, unit_list: Sequence[ReasoningUnit], *,
                 timeout: float = 30.0) -> UnitResults:
     """Grade the unit answers stored in `out_dir` against the units' verifiable answers."""
     by_id = {u.id: u for u in unit_list}
-    pairs = []
     path = f"{out_dir}/responses.jsonl"
-    for n, d in iter_jsonl(path):
-        r = Response.from_dict(d, path=path, line=n)
-        u = by_id.get(r.id)
-        if u is not None:
-            pairs.append((r, unit_problem(u)))
+    responses = (Response.from_dict(d, path=path, line=n) for n, d in iter_jsonl(path))
+    pairs = [(r, unit_problem(by_id[r.id])) for r in responses if r.id in by_id]
     graded = grade(pairs, policy=policy, judge=judge, workers=workers, timeout=timeout)
     return UnitResults(graded, {u.id: u.index + 1 for u in unit_list})
 
@@ -185,9 +170,6 @@ def unit_table(results: UnitResults) -> Table:
             right, n, acc = results.accuracy(at)
             t.rows.append([subset, str(k), n, right, acc])
     return t
-
-
-# --- reasoning-flow lengths --------------------------------------------------------------
 
 
 def segment_messages(solution: str) -> tuple[dict[str, str], ...]:
@@ -315,7 +297,5 @@ def length_table(rows: Sequence[LengthRow]) -> Table:
                    "final part as counted by the segmenting model (prompt " + SEGMENT_VERSION
                    + "); replies that are not {\"steps\": N} are left out. The paper's "
                    "Table 4. Questions: graded rows (question x run).")
-    for r in rows:
-        t.rows.append([r.subset, r.outcome, r.questions, r.gt_mean, r.gt_std, r.resp_counted,
-                       r.resp_mean, r.resp_std])
+    t.rows.extend(list(astuple(r)) for r in rows)
     return t

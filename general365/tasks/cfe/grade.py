@@ -1,43 +1,30 @@
-"""Grading CFE-Bench responses variable by variable, under a policy.
-
-Policies (docs/cfe-bench.md):
-
-- `rule`: no judge. The rule path (rule.py) decides what it can read; a variable it cannot
-  (an `other` answer in words, a formula the parser cannot read, a unit it cannot convert)
-  is `ungraded`, left out of the accuracies and reported as coverage.
-- `cascade`: the rule path first; every variable it did not find correct (wrong, unread,
-  not stated, undecided) goes to the LLM judge, whose verdict is final. The judge sees the
-  whole final-answer region, so a value stated in words is found too.
-- `paper`: the paper's grading: the LLM judge decides every variable.
-
-No policy named: `paper` with a judge, `rule` without (as for General365).
-
-A response whose reasoning block was never closed has no final answer: every variable is
-`no_answer`, and nothing is sent to the judge.
-
-Per question: its variables' statuses roll up (question_status), `correct` iff every
-variable is correct; `variable_score` = correct / graded variables.
+"""Grading CFE-Bench responses variable by variable under a policy (docs/cfe-bench.md):
+`rule` (no judge: what the rule path cannot decide is `ungraded`), `cascade` (the judge
+decides every variable the rule path did not find correct) or `paper` (the judge decides
+every variable); none named: `paper` with a judge, `rule` without. A response whose
+reasoning block was never closed is `no_answer` throughout, and nothing is judged.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable
 
 from ...grading.engine import (Grader, Judged, check_policy, check_timeout,  # noqa: F401
                                default_policy)
-from ...grading.extract import NO_REGION
+from ...grading.extract import NO_REGION, final_region
 from ...grading.pool import RuleTask
 from ...grading.rule import RuleResult
 from ...schema import Graded, Method, Response, Status, Verdict
 from ...validators import option_number
-from .stated import Stated, response_region
-from .graded_rows import VariableScore, question_status
-from .records import BENCHMARK, MAX_TOLERANCE, CFEProblem, Variable
+from . import NAME
+from .data import MAX_TOLERANCE, CFEProblem, Variable
+from .graded_rows import VariableScore, Verdicted, question_status
 from .judge_prompt import CFE_JUDGE_PROMPT, judge_question
 from .quantity import DEFAULT_TOLERANCE
 from .reading import ReadTask
+from .stated import Stated
 
 CHUNK_SIZE = 500
 # Seconds per response's reading, and per formula comparison, in the pool. Longer than
@@ -48,7 +35,7 @@ DETAIL_CHARS = 500
 
 
 @dataclass
-class VariableVerdict:
+class VariableVerdict(Verdicted):
     variable: Variable
     status: Status
     method: str | None = None          # "rule" | "judge" | None
@@ -57,13 +44,9 @@ class VariableVerdict:
     detail: str | None = None
     judge: dict[str, Any] | None = None
 
-    @property
-    def correct(self) -> bool:
-        return self.status is Status.CORRECT
-
     def to_dict(self) -> dict[str, Any]:
-        """The variable's part of a graded row (`parts`): which variable, its gold, and its
-        verdict. (Its description and tolerance are in the row's `variables`, the gold.)"""
+        """The variable's part of a graded row (`parts`); its description and tolerance are
+        in the row's `variables`."""
         v = self.variable
         d = {"name": v.name, "type": v.type.value, "value": v.value,
              "status": self.status.value, "correct": self.correct, "method": self.method,
@@ -76,7 +59,7 @@ class VariableVerdict:
 
 
 @dataclass
-class CFEGraded(VariableScore):
+class CFEGraded(Verdicted, VariableScore):
     """One graded response: the response, its problem, a verdict per variable."""
 
     response: Response
@@ -88,10 +71,6 @@ class CFEGraded(VariableScore):
     @property
     def status(self) -> Status:
         return question_status([v.status for v in self.variables])
-
-    @property
-    def correct(self) -> bool:
-        return self.status is Status.CORRECT
 
     @property
     def method(self) -> str | None:
@@ -116,22 +95,18 @@ class CFEGraded(VariableScore):
                        self._detail(judged), [v.to_dict() for v in self.variables], self.score)
 
     def to_graded(self) -> Graded:
-        """The row as the shared toolkit writes and reads it (schema.Graded)."""
-        self.response.extra.setdefault("benchmark", BENCHMARK)
+        self.response.extra.setdefault("benchmark", NAME)
         return Graded(self.response, self.verdict(), self.problem)
 
     def record(self) -> dict[str, Any]:
-        """The graded row (`graded.jsonl`): the response's fields, the problem's (its
-        variables: the gold), the verdict (`parts`: one per variable; `score`: the
-        Variable score)."""
+        """The graded row as `graded.jsonl` holds it."""
         return self.to_graded().to_dict()
 
     def _detail(self, judged: list[VariableVerdict]) -> str | None:
         parts = []
         if self.rule_status is not None and judged:
-            # The audit reads this prefix (audit/rows.rule_side): what the rule path alone
-            # said of the question before the judge decided; when it could not say, the
-            # prefix is not a verdict (no disagreement to count).
+            # The audit reads this prefix (audit/rows.rule_side): the rule path's verdict
+            # before the judge decided ("rule undecided" is no verdict to disagree with).
             parts.append(_rule_said(self.rule_status))
             parts.append(f"judge: {len(judged)} of {len(self.variables)} variable(s)")
         wrong = [f"{v.variable.name}: {v.status.value}" + (f" ({v.detail})" if v.detail else "")
@@ -141,12 +116,8 @@ class CFEGraded(VariableScore):
         return text[:DETAIL_CHARS] if text else None
 
 
-# --- checks ------------------------------------------------------------------------------
-
-
 def check(policy: str, judge, tolerance: float, timeout: float) -> None:
-    """Every grading option, checked before any work (OptionError: the API names the
-    keyword, the command line the flag)."""
+    """Every grading option, checked before any work."""
     check_policy(policy, judge, CFERows.judge_needed)
     check_tolerance(tolerance)
     check_timeout(timeout)
@@ -156,9 +127,6 @@ def check_tolerance(tolerance) -> None:
     option_number("tolerance", tolerance, low=0, high=MAX_TOLERANCE,
                   text=f"must be a relative tolerance from 0 to {MAX_TOLERANCE:g} (0.01 = "
                        f"1%); got {tolerance!r}")
-
-
-# --- grading -----------------------------------------------------------------------------
 
 
 class CFERows:
@@ -208,7 +176,7 @@ class _VariableChunk:
         self.ask: list[_Slot] = []
         self.rule_status: dict[int, Status] = {}
         for i, (resp, prob) in enumerate(rows):
-            region = response_region(resp.response)
+            region = final_region(resp.response)   # None: the reasoning never closed
             self.regions.append(region)
             slots = [_Slot(i, v, prob.tolerance_for(v, tolerance), None)
                      for v in prob.variables]
@@ -259,10 +227,9 @@ class _VariableChunk:
                 extracted = s.stated.text if s.stated else None
                 source = s.stated.source if s.stated else None
                 if s.rule is not None:
-                    s.verdict = VariableVerdict(s.variable, s.rule.status, "rule", extracted,
+                    method = None if s.rule.status is Status.UNGRADED else "rule"
+                    s.verdict = VariableVerdict(s.variable, s.rule.status, method, extracted,
                                                 source, s.rule.detail)
-                    if s.rule.status is Status.UNGRADED:
-                        s.verdict.method = None
                 if self.policy == "paper" or (self.policy == "cascade"
                                               and not s.verdict.correct):
                     if (self.regions[s.row] or "").strip():
@@ -272,11 +239,9 @@ class _VariableChunk:
                                                     detail="the final answer is empty")
         if not self.ask:
             return []
-        if self.policy == "cascade":
-            asked = {id(s) for s in self.ask}
-            for i, row in enumerate(self.slots):
-                if any(id(s) in asked for s in row):
-                    self.rule_status[i] = question_status([s.verdict.status for s in row])
+        if self.policy == "cascade":   # each asked question's status before the judge
+            self.rule_status = {i: question_status([s.verdict.status for s in self.slots[i]])
+                                for i in {s.row for s in self.ask}}
         from ...grading.judge import JudgeItem
 
         return [JudgeItem(question=judge_question(self.pairs[s.row][1], s.variable,

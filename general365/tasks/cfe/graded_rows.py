@@ -1,14 +1,14 @@
-"""CFE-Bench graded rows: the Variable score and the question status that the grader and
-the report share (VariableScore, question_status), and the rows read back for the report:
-the shared reader's rows (reporting/load.py: schema.Graded, every field checked, grouped by
-model, duplicates refused) with each row's `parts` (one verdict per variable), modality and
-subject checked here, one DataError naming file:line, id and field.
+"""CFE-Bench graded rows: the Variable score and question status the grader and the report
+share; the rows read back (the shared reader's, with `parts`, modality and subject checked
+here); and the measures over them, as docs/cfe-bench.md's "Measures" defines them.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Sequence
+from math import comb
+from typing import Iterable, Sequence
 
 from ...errors import DataError
 from ...reporting.load import ModelRuns, load_graded
@@ -17,9 +17,19 @@ from ...schema import Graded, Status
 MODALITIES = ("text", "mm")
 
 
+class Verdicted:
+    """`correct` for anything with a `status` (a variable's or a question's)."""
+
+    status: Status
+
+    @property
+    def correct(self) -> bool:
+        return self.status is Status.CORRECT
+
+
 class VariableScore:
-    """The Variable score of a question, from its `variables` (each with a `status`): for
-    a row being graded (grade.CFEGraded) and one read back (CFERow) alike."""
+    """The Variable score from `variables` (each with a `status`): of a row being graded
+    (grade.CFEGraded) and one read back (CFERow) alike."""
 
     variables: Sequence
 
@@ -57,19 +67,15 @@ def question_status(statuses: Sequence[Status]) -> Status:
 
 
 @dataclass(frozen=True)
-class VariableRow:
+class VariableRow(Verdicted):
     name: str
     type: str
     status: Status
     method: str | None = None
 
-    @property
-    def correct(self) -> bool:
-        return self.status is Status.CORRECT
-
 
 @dataclass(frozen=True)
-class CFERow(VariableScore):
+class CFERow(Verdicted, VariableScore):
     id: str
     run: int
     model: str
@@ -79,10 +85,6 @@ class CFERow(VariableScore):
     subject: str | None = None
     path: str = ""
     line: int = 0
-
-    @property
-    def correct(self) -> bool:
-        return self.status is Status.CORRECT
 
 
 @dataclass
@@ -138,3 +140,117 @@ def read_cfe_graded(paths: Sequence[str], names: Sequence[str] | None = None
                     ) -> list[CFEModel]:
     """CFE graded files, checked and grouped by model."""
     return from_model_runs(load_graded(paths, names))
+
+
+# --- measures ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    questions: int                   # rows (question x run)
+    graded_questions: int
+    correct_questions: int
+    variable_accuracy: float | None
+    variables: int
+    graded_variables: int
+    correct_variables: int
+
+    @property
+    def question_accuracy(self) -> float | None:
+        return self.correct_questions / self.graded_questions if self.graded_questions \
+            else None
+
+    @property
+    def variable_coverage(self) -> float | None:
+        return self.graded_variables / self.variables if self.variables else None
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def accuracy(rows: Iterable[CFERow]) -> Accuracy:
+    rows = list(rows)
+    return Accuracy(
+        questions=len(rows),
+        graded_questions=sum(r.status is not Status.UNGRADED for r in rows),
+        correct_questions=sum(r.correct for r in rows),
+        variable_accuracy=_mean([r.score for r in rows if r.score is not None]),
+        variables=sum(len(r.variables) for r in rows),
+        graded_variables=sum(r.graded_variables for r in rows),
+        correct_variables=sum(r.correct_variables for r in rows))
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The chance that at least one of k runs drawn from n (c right) is right."""
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"pass@k needs 0 <= c <= n and 1 <= k <= n (n={n}, c={c}, k={k})")
+    if n - c < k:
+        return 1.0
+    return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+@dataclass(frozen=True)
+class RunStats:
+    runs: int                        # distinct runs
+    per_run: dict[int, Accuracy]
+    pass_at: dict[int, float | None]  # k -> pass@k (Question correctness)
+    avg_at_n: float | None           # mean over questions of the share of runs right
+    variable_avg_at_n: float | None  # mean over questions of their mean Variable score
+
+
+def run_stats(rows: Sequence[CFERow], ks: Sequence[int] = ()) -> RunStats:
+    by_run: dict[int, list[CFERow]] = defaultdict(list)
+    by_question: dict[str, list[CFERow]] = defaultdict(list)
+    for r in rows:
+        by_run[r.run].append(r)
+        by_question[r.id].append(r)
+    n_runs = len(by_run)
+    ks = sorted(set(ks) | {1, n_runs}) if n_runs else []
+    passes: dict[int, list[float]] = {k: [] for k in ks}
+    shares, var_shares = [], []
+    for q in by_question.values():
+        graded = [r for r in q if r.status is not Status.UNGRADED]
+        right = sum(r.correct for r in graded)
+        for k in ks:
+            if len(graded) >= k:
+                passes[k].append(pass_at_k(len(graded), right, k))
+        if graded:
+            shares.append(right / len(graded))
+        scores = [r.score for r in q if r.score is not None]
+        if scores:
+            var_shares.append(sum(scores) / len(scores))
+    return RunStats(n_runs, {k: accuracy(v) for k, v in sorted(by_run.items())},
+                    {k: _mean(v) for k, v in passes.items()}, _mean(shares), _mean(var_shares))
+
+
+def by_key(rows: Iterable[CFERow], key) -> dict[str, Accuracy]:
+    groups: dict[str, list[CFERow]] = defaultdict(list)
+    for r in rows:
+        k = key(r)
+        if k is not None:
+            groups[k].append(r)
+    return {k: accuracy(v) for k, v in sorted(groups.items())}
+
+
+@dataclass(frozen=True)
+class VariableTally:
+    variables: int
+    counts: dict[str, int]           # status -> variables
+
+    @property
+    def graded(self) -> int:
+        return self.variables - self.counts.get(Status.UNGRADED.value, 0)
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.counts.get(Status.CORRECT.value, 0) / self.graded if self.graded else None
+
+
+def variable_tallies(rows: Iterable[CFERow], key) -> dict[str, VariableTally]:
+    """Variable-level status counts, grouped by `key(variable)` (its type, its method...)."""
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for r in rows:
+        for v in r.variables:
+            counts[key(v)][v.status.value] += 1
+    return {k: VariableTally(sum(c.values()), dict(c)) for k, c in sorted(counts.items())}

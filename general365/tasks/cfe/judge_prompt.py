@@ -1,14 +1,7 @@
-"""CFE-Bench's judge prompt: one answer variable at a time, the judge finds the value the
-response gives for it and checks it against the gold.
-
-Our own wording (the paper publishes no judge prompt); versioned by a hash of its text, and
-the version is part of every judge cache key, so changing a word never mixes verdicts of
-two prompts. The reply is the one every general365 judge gives, a JSON object with a
-boolean `accuracy`, read by the same strict parser (grading/judge_task.parse_reply).
-
-The item the judge client carries is (question, gold, prediction): `question` here is the
-problem's text followed by the variable block (name, type, description, tolerance), so the
-variable is part of the cache key too.
+"""CFE-Bench's judge prompt, one answer variable at a time. Our own wording (the paper
+publishes none), versioned by a hash of its text, which is part of every judge cache key;
+the reply is every general365 judge's JSON `accuracy`. The item's `question` is the problem
+followed by the variable block, so the variable is part of the cache key too.
 """
 
 from __future__ import annotations
@@ -16,7 +9,7 @@ from __future__ import annotations
 import hashlib
 
 from ...grading.judge_task import JudgePrompt
-from .records import CFEProblem, Variable
+from .data import CFEProblem, Variable
 
 SYSTEM_PROMPT = """You are grading one answer variable of a university exam problem.
 You are given the problem, the variable to check (its name, type and description), its reference value, and the final part of a student's response.

@@ -1,15 +1,13 @@
-"""Plain text from the LaTeX and Markdown that answers are dressed in, for reading a value or
-a variable's name (`$\\mathbf{6.25\\times 10^{3}}\\,\\text{kbp}$` -> `6.25×10^3 kbp`).
-
-Only presentation is removed: math delimiters, bold, `\\text{}`-like wrappers, spacing
-commands. What carries meaning (`\\frac`, `\\sqrt`, `^`, Greek letters) is kept for the
-number and formula readers.
+"""Plain text from the LaTeX and Markdown that answers are dressed in
+(`$\\mathbf{6.25\\times 10^{3}}\\,\\text{kbp}$` -> `6.25×10^3 kbp`): only presentation goes;
+what carries meaning (`\\frac`, `\\sqrt`, `^`, Greek letters) stays for the readers.
 """
 
 from __future__ import annotations
 
 import re
 
+from ...answers.surface import group_end
 from ...grading.extract import braced  # one brace matcher for the grader and CFE
 
 # Wrappers whose argument is kept: `\text{kbp}` -> `kbp`.
@@ -35,21 +33,11 @@ def unwrap(text: str) -> str:
         m = _WRAP_RE.search(text)
         if m is None:
             return text
-        start, depth, i = m.end() - 1, 0, m.end() - 1
-        while i < len(text):
-            c = text[i]
-            if c == "\\" and i + 1 < len(text):
-                i += 2
-                continue
-            depth += c == "{"
-            depth -= c == "}"
-            if depth == 0:
-                break
-            i += 1
-        if i >= len(text):           # unbalanced: drop the command word only
+        end = group_end(text, m.end() - 1)
+        if end < 0:                  # unbalanced: drop the command word only
             text = text[:m.start()] + text[m.end() - 1:]
-            continue
-        text = text[:m.start()] + text[start + 1:i] + text[i + 1:]
+        else:
+            text = text[:m.start()] + text[m.end():end - 1] + text[end:]
     return text
 
 

@@ -1,12 +1,7 @@
 """The CFE-Bench query: the question, its variables, and the instruction to end with one
-`name = value` line per variable. Multimodal rows carry their figures as OpenAI-compatible
-image content parts (`data:` URLs, base64, with the file's MIME type): the API runner sends
-them as they are, vLLM's chat (`LLM.chat`, `vllm serve`) accepts them for a vision model,
-and the transformers backend refuses them (text only).
-
-Text rows give the user message as a plain string, so text-only backends see what they
-always see. Where a question marks its figures with `<image>` placeholders, one per image,
-each figure goes in its placeholder's place; otherwise the figures follow the text.
+`name = value` line per variable. Text rows are a plain string; multimodal rows carry their
+figures as OpenAI-compatible image parts (base64 `data:` URLs), which the API runner and
+vLLM's chat send as they are and the transformers backend refuses (text only).
 """
 
 from __future__ import annotations
@@ -17,7 +12,7 @@ import os
 from typing import Any
 
 from ...errors import DataError
-from .records import CFEProblem
+from .data import CFEProblem
 
 # Bumped whenever build_messages changes what a model is shown.
 PROMPT_VERSION = "cfe-query-v1"
@@ -100,10 +95,6 @@ def with_question(problem: CFEProblem, tail: str) -> str | list[dict[str, Any]]:
     return question_parts(problem) + [{"type": "text", "text": tail}]
 
 
-def user_content(problem: CFEProblem) -> str | list[dict[str, Any]]:
-    return with_question(problem, instruction(problem))
-
-
 def build_messages(problem: CFEProblem, system_prompt: str | None = None
                    ) -> tuple[dict[str, Any], ...]:
     messages: list[dict[str, Any]] = []
@@ -112,9 +103,5 @@ def build_messages(problem: CFEProblem, system_prompt: str | None = None
             raise DataError("empty system prompt", row_id=problem.id, field="system_prompt",
                             value=system_prompt, expected="a non-empty string or none at all")
         messages.append({"role": "system", "content": system_prompt})
-    messages.append({"role": "user", "content": user_content(problem)})
+    messages.append({"role": "user", "content": with_question(problem, instruction(problem))})
     return tuple(messages)
-
-
-def prompt_provenance(system_prompt: str | None = None) -> dict[str, Any]:
-    return {"version": PROMPT_VERSION, "benchmark": "cfe", "system_prompt": system_prompt}

@@ -1,11 +1,7 @@
 """One response's reading as a pool task: its stated values (stated.py) and the rule
-path's plan for each variable (rule.py: numbers with units compared there, formulas handed
-back for a second pool task).
-
-It runs in a worker of grading/pool.py, under the time limit the user set (`--timeout`),
-like the formula comparisons: the reading is the part of grading that sees the whole
-response, and a hostile one (thousands of nested `\\boxed{`, a page of `;`-separated
-assignments) must end as status `timeout` for its variables, never hang the grade.
+path's plan for each variable (rule.py). It runs in a pool worker under the `--timeout`
+limit: the reading sees the whole response, and a hostile one (thousands of nested
+`\\boxed{`) must end as `timeout` for its variables, never hang the grade.
 """
 
 from __future__ import annotations
@@ -14,11 +10,9 @@ from dataclasses import dataclass
 
 from ...grading.rule import RuleResult
 from ...schema import Status
+from .data import Variable
+from .rule import Plan, plan
 from .stated import Stated, read_answers
-from .records import Variable
-from .rule import GoldReader, Plan, plan
-
-_GOLDS = GoldReader()   # per worker process: the same golds recur over runs and responses
 
 
 @dataclass(frozen=True)
@@ -41,5 +35,5 @@ def read(task: ReadTask, region: str) -> tuple[tuple[Stated | None, Plan | None]
     out = []
     for v, tol in zip(task.variables, task.tolerances):
         s = stated.get(v.name)
-        out.append((s, plan(v, s, tol, _GOLDS) if task.plans else None))
+        out.append((s, plan(v, s, tol) if task.plans else None))
     return tuple(out)

@@ -1,8 +1,6 @@
-"""CFE-Bench's report tables (reporting.tables.Table values, rendered by the shared
-machinery) beside the paper's published figures: `cfe_accuracy`, `cfe_runs`,
-`cfe_subjects`, `cfe_variables` (docs/cfe-bench.md, "Report"). `CFE_REPORT` is the report
-kind the Benchmark seam hands the shared report (reporting/kinds.py): these tables first,
-then the shared ones, which read the same rows (a CFE row's `status` is its question's).
+"""CFE-Bench's report tables beside the paper's published figures (docs/cfe-bench.md,
+"Report"); `CFE_REPORT`, the seam's report kind, puts them before the shared tables, which
+read the same rows (a CFE row's `status` is its question's).
 """
 
 from __future__ import annotations
@@ -16,13 +14,12 @@ from ...reporting.kinds import ReportKind, shared_tables
 from ...reporting.load import ModelRuns
 from ...reporting.tables import INT, PCT, Column, Table, per_run, per_run_columns
 from ...schema import Status
-from .graded_rows import CFEModel, from_model_runs
-from .measures import accuracy, by_key, run_stats, variable_tallies
+from .graded_rows import (CFEModel, accuracy, by_key, from_model_runs, run_stats,
+                          variable_tallies)
 
 PUBLISHED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "published")
 SOURCE = "CFE-Bench paper (arXiv 2602.19517): Table 2 (text subset), Table 3 (text + multimodal)"
 SUBSETS = (("text", "Text"), ("mm", "Multimodal"), ("all", "Text + Multimodal"))
-_TITLE = dict(SUBSETS)
 
 
 @dataclass(frozen=True)
@@ -47,16 +44,6 @@ def published() -> list[PublishedRow]:
     return out
 
 
-def _models(models: Sequence[Any]) -> list[CFEModel]:
-    if all(isinstance(m, CFEModel) for m in models):
-        return list(models)
-    return from_model_runs(models)
-
-
-def _subset_rows(m: CFEModel, subset: str):
-    return m.rows if subset == "all" else [r for r in m.rows if r.modality == subset]
-
-
 def accuracy_table(models: Sequence[CFEModel], *, with_published: bool = True) -> Table:
     cols = [Column("Model"), Column("Source"), Column("Subset"), Column("Questions", INT),
             Column("Variable Accuracy", PCT), Column("Question Accuracy", PCT),
@@ -74,7 +61,7 @@ def accuracy_table(models: Sequence[CFEModel], *, with_published: bool = True) -
     for subset, title in SUBSETS:
         rows = []
         for m in models:
-            sub = _subset_rows(m, subset)
+            sub = m.rows if subset == "all" else [r for r in m.rows if r.modality == subset]
             if not sub:
                 continue
             a = accuracy(sub)
@@ -86,9 +73,8 @@ def accuracy_table(models: Sequence[CFEModel], *, with_published: bool = True) -
                     rows.append([p.model, f"paper ({p.table})", title, p.questions,
                                  p.variable_accuracy, p.question_accuracy, None])
         rows.sort(key=lambda r: (-(r[5] if r[5] is not None else -1), r[0]))
-        for r in rows:
-            t.rows.append(r)
-            t.groups.append(f"{title} subset" if subset != "all" else title)
+        t.rows.extend(rows)
+        t.groups.extend([f"{title} subset" if subset != "all" else title] * len(rows))
     return t
 
 
@@ -141,7 +127,8 @@ def variables_table(models: Sequence[CFEModel]) -> Table:
 
 def report_tables(models: Sequence[Any], *, with_published: bool = True) -> list[Table]:
     """CFE-Bench's tables for models (CFEModel, or the shared reader's ModelRuns)."""
-    cfe = _models(models)
+    cfe = (list(models) if all(isinstance(m, CFEModel) for m in models)
+           else from_model_runs(models))
     tables = [accuracy_table(cfe, with_published=with_published), runs_table(cfe)]
     subjects = subjects_table(cfe)
     if subjects is not None:
@@ -161,7 +148,3 @@ CFE_REPORT = ReportKind(
            "question is right when all its variables are); Variable Accuracy is in "
            "cfe_accuracy.", "--published full (the default) shows the paper's Tables 2 and 3 "
            "beside the runs; none leaves them out."))
-
-
-__all__ = ["CFE_REPORT", "PublishedRow", "SOURCE", "accuracy_table", "published", "report_tables",
-           "runs_table", "subjects_table", "variables_table"]

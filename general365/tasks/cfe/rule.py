@@ -1,25 +1,21 @@
-"""The rule path for one variable: a verdict now (numbers with units, in this process), a
-formula task for the pool, or "cannot decide" (the judge's case).
-
-    numeric / other   the gold read as a number with a unit (quantity.py); an `other`
-                      gold that is not one (words, choices, descriptions) -> undecided
-    formula           a gold that is a plain number is compared as one; else symbolic
-                      equivalence in the pool (symbolic.py)
-
-Gold values are read once per (value, type) and kept (GoldReader).
+"""The rule path for one variable: a verdict now (numbers with units, quantity.py), a
+formula task for the pool (symbolic.py), or "cannot decide" (the judge's case: an `other`
+gold that is not a number with a unit). A formula gold that is a plain number is compared
+as one.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 from ...grading.rule import RuleResult
 from ...schema import Status
-from .stated import Stated, top_level_split
-from .records import Variable, VariableType
+from .data import Variable, VariableType
 from .latex import strip_math
 from .quantity import Quantity, compare, parse_quantity
+from .stated import Stated, top_level_split
 from .symbolic import FormulaTask
 
 INTEGER_TOLERANCE = 1e-12
@@ -35,29 +31,20 @@ class Plan:
     candidate: str | None = None
 
 
-class GoldReader:
-    """Each gold value read once (the same value recurs over runs and responses)."""
-
-    def __init__(self):
-        self._quantities: dict[tuple[str, str], Quantity | None] = {}
-
-    def quantity(self, v: Variable) -> Quantity | None:
-        key = (v.value, v.type.value)
-        if key not in self._quantities:
-            q = parse_quantity(v.value)
-            if q is not None and v.type is VariableType.FORMULA and q.unit.text:
-                q = None   # `3 n` in a formula is a product of symbols, not 3 of a unit
-            if len(self._quantities) > 20_000:
-                self._quantities.clear()
-            self._quantities[key] = q
-        return self._quantities[key]
+@functools.lru_cache(maxsize=20_000)
+def gold_quantity(value: str, vtype: VariableType) -> Quantity | None:
+    """A gold value read once per worker (it recurs over runs and responses)."""
+    q = parse_quantity(value)
+    if q is not None and vtype is VariableType.FORMULA and q.unit.text:
+        return None   # `3 n` in a formula is a product of symbols, not 3 of a unit
+    return q
 
 
-def plan(v: Variable, stated: Stated | None, tolerance: float, golds: GoldReader) -> Plan:
+def plan(v: Variable, stated: Stated | None, tolerance: float) -> Plan:
     if stated is None or not stated.text.strip():
         return Plan(RuleResult(Status.NO_ANSWER, "no line `name = value` and no box for it"))
     text = stated.text
-    gold = golds.quantity(v)
+    gold = gold_quantity(v.value, v.type)
     if gold is None:
         if v.type is VariableType.OTHER:
             return Plan(RuleResult(Status.UNGRADED, OTHER_NEEDS_JUDGE))

@@ -1,14 +1,13 @@
-"""What a response states for each variable: its final `name = value` lines, else its boxes,
-read from the final-answer region. The rules are docs/cfe-bench.md's "Reading the values".
-"""
+"""What a response's final-answer region states for each variable: its `name = value`
+lines, else its boxes (docs/cfe-bench.md, "Reading the values")."""
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from ...grading.extract import final_region
 from .latex import braced, plain
 
 _GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon",
@@ -60,10 +59,9 @@ def clean_value(text: str) -> str:
             s = s[2:-2]
         if len(s) >= 2 and s[0] == s[-1] == "$":
             s = s.strip("$")
-        if s.startswith("\\(") and s.endswith("\\)"):
-            s = s[2:-2]
-        if s.startswith("\\[") and s.endswith("\\]"):
-            s = s[2:-2]
+        for o, c in (("\\(", "\\)"), ("\\[", "\\]")):
+            if s.startswith(o) and s.endswith(c):
+                s = s[2:-2]
         m = _BOX.match(s)
         if m:
             inner = braced(s, m.end() - 1)
@@ -156,15 +154,9 @@ def read_answers(region: str, names: Sequence[str]) -> dict[str, Stated]:
     # Exact names first; then normalized ones, except where two names normalize alike
     # (`Abab` and `aBab`): those are matched only as written.
     exact = {exact_key(n): n for n in names}
-    keys: dict[str, str] = {}
-    clash: set[str] = set()
-    for n in names:
-        k = name_key(n)
-        if k in keys:
-            clash.add(k)
-        keys[k] = n
-    for k in clash:
-        del keys[k]
+    normalized = [(name_key(n), n) for n in names]
+    counts = Counter(k for k, _ in normalized)
+    keys = {k: n for k, n in normalized if counts[k] == 1}
 
     def match(segment: str) -> tuple[str, str] | None:
         return _assignment(segment, exact, exact_key) or _assignment(segment, keys)
@@ -210,8 +202,3 @@ def read_answers(region: str, names: Sequence[str]) -> dict[str, Stated]:
                 for n, part in zip(missing, parts):
                     found[n] = Stated(clean_value(part), "box")
     return found
-
-
-def response_region(response: str) -> str | None:
-    """The final-answer region (None: the reasoning block was never closed)."""
-    return final_region(response)

@@ -1,17 +1,18 @@
-"""Formula equivalence, run in the grading pool's workers (grading/pool.py kills a worker
-past its time limit: sympy can hang on `9^{9^{9^{9}}}` or a deep nest of brackets). A
-`FormulaTask` is the gold side of a pool task; the rules are docs/cfe-bench.md's
-"Formulas". A side the parser cannot read gives UNGRADED (the judge's case).
+"""Formula equivalence (docs/cfe-bench.md, "Formulas"), run in the grading pool's workers,
+which are killed past their time limit: sympy can hang on `9^{9^{9^{9}}}`. A side the
+parser cannot read gives UNGRADED (the judge's case).
 """
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from dataclasses import dataclass
 
 from ...grading.rule import RuleResult
 from ...schema import Status
+from .quantity import close
 
 PROBES = 5
 PROBE_TOLERANCE = 1e-9
@@ -26,24 +27,18 @@ def letters(latex: str) -> set[str]:
     return set(_LETTERS.findall(_COMMANDS.sub(" ", _WRAPPED.sub(" ", latex))))
 
 
-_CONFIG: list = []
-_GOLDS: dict[str, object] = {}
-_GOLDS_MAX = 4096
-
-
+@functools.cache
 def _config() -> list:
     # LaTeX only, with math-verify's unit stripping off: by default it deletes unit-like
     # letters (`p + m g t` -> `p +`, `E_{\mathrm{cm}}` -> `E_{`), which in a physics formula
     # are symbols. No plain-expression fallback either: it reads `3\pi a^2` as 3.
-    if not _CONFIG:
-        from math_verify import LatexExtractionConfig, LatexNormalizationConfig
+    from math_verify import LatexExtractionConfig, LatexNormalizationConfig
 
-        _CONFIG.append(LatexExtractionConfig(
-            try_extract_without_anchor=True,
-            normalization_config=LatexNormalizationConfig(basic_latex=True, units=False,
-                                                     malformed_operators=True, nits=True,
-                                                     boxed="all", equations=False)))
-    return _CONFIG
+    return [LatexExtractionConfig(
+        try_extract_without_anchor=True,
+        normalization_config=LatexNormalizationConfig(basic_latex=True, units=False,
+                                                 malformed_operators=True, nits=True,
+                                                 boxed="all", equations=False))]
 
 
 _SUB_WORD = re.compile(r"_\{?\\(?:mathrm|text|textrm|rm|mathit|operatorname)\s*\{([^{}]*)\}\}?")
@@ -80,13 +75,10 @@ def _parse(latex: str):
     return _rhs(expr)
 
 
+@functools.lru_cache(maxsize=4096)
 def _parse_gold(latex: str):
     """Golds recur over responses and runs: parsed once per worker process."""
-    if latex not in _GOLDS:
-        if len(_GOLDS) >= _GOLDS_MAX:
-            _GOLDS.clear()
-        _GOLDS[latex] = _parse(latex)
-    return _GOLDS[latex]
+    return _parse(latex)
 
 
 def _rhs(expr):
@@ -114,14 +106,6 @@ def _number(expr) -> complex | None:
     except (TypeError, ValueError, ArithmeticError, AttributeError):
         return None
     return value if value == value else None   # NaN is not a number here
-
-
-def _close(a: complex, b: complex, tol: float) -> bool:
-    if a == b:   # infinities too
-        return True
-    if b == 0:
-        return abs(a) <= 1e-12
-    return abs(a - b) <= tol * abs(b) * (1 + 1e-12)
 
 
 def _probe_equal(gold, answer) -> bool:
@@ -171,7 +155,7 @@ def compare_formulas(gold_text: str, answer_text: str, tolerance: float) -> Rule
         a_num = _number(answer)
         if a_num is None:
             return RuleResult(Status.INCORRECT, "the gold is a number; the answer is not")
-        ok = _close(a_num, g_num, tolerance)
+        ok = close(a_num, g_num, tolerance)
         return RuleResult(Status.CORRECT if ok else Status.INCORRECT,
                           None if ok else f"{_show(a_num)} vs gold {_show(g_num)} "
                                           f"(relative tolerance {tolerance:g})")
