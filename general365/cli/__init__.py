@@ -54,8 +54,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         description="The reference toolkit for the General365 general-reasoning benchmark.",
     )
     parser.add_argument("--version", action="version", version=f"general365 {__version__}")
-    sub = parser.add_subparsers(dest="verb", metavar="VERB")
-    sub.required = True
+    sub = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
     for name, (module_name, help_text) in VERBS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         if name == verb:

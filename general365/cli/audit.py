@@ -11,8 +11,7 @@ from ..terminal import shown_lines
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    sub = p.add_subparsers(dest="audit_verb", metavar="sample|score")
-    sub.required = True
+    sub = p.add_subparsers(dest="audit_verb", metavar="sample|score", required=True)
     s = sub.add_parser("sample", help="draw graded rows for a person to review",
                        description="A stratified, seeded sample of graded rows (by method, "
                                    "status and answer type), plus every row where the rule "
