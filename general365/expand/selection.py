@@ -203,8 +203,7 @@ def select(folder: str, *, decisions: str, per_seed: int = 3, out: str,
                          "categories": ch.categories, "reasoning": f["reasoning"],
                          "source": f"general365 expand: candidate {ch.candidate.candidate} of "
                                    f"{s.id} ({ch.candidate.model or 'model'})"})
-    folder_out = os.path.dirname(os.path.abspath(out))
-    os.makedirs(folder_out, exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     write(out, rows)
     _write_report(out, result)
     return result
