@@ -33,9 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    if args.audit_verb == "sample":
-        return _sample(args)
-    return _score(args)
+    return {"sample": _sample, "score": _score}[args.audit_verb](args)
 
 
 def _sample(args) -> int:

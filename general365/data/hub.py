@@ -6,7 +6,6 @@ copy); `datasets.load_dataset(DIR, cfg)` reads the folder as it reads the Hub.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from dataclasses import dataclass, field
