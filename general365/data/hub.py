@@ -104,7 +104,6 @@ def build_folder(out: str | Path, splits: dict[str, list[Problem]], *, source: s
 def _write(shown: Path, target: Path, splits: dict[str, list[Problem]], *, source: str,
            license: str | None, notes: list[str] | None) -> BuildResult:
     import datasets
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     from .card import render_card
@@ -124,12 +123,12 @@ def _write(shown: Path, target: Path, splits: dict[str, list[Problem]], *, sourc
             idx = {"seed": [start + i for i, p in enumerate(problems) if p.variant == 0],
                    "variant": [start + i for i, p in enumerate(problems) if p.variant > 0]}
             start += len(problems)
-            result.rows[split] = {"seed": len(idx["seed"]), "variant": len(idx["variant"]),
+            result.rows[split] = {**{c: len(rows) for c, rows in idx.items()},
                                   "all": len(problems)}
             for config, rows in idx.items():
                 if not rows:  # `datasets` cannot read an empty split: no file, no entry
                     continue
-                part = table.take(pa.array(rows, type=pa.int64()))
+                part = table.take(rows)
                 dest = tmp / _file(config, split)
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 pq.write_table(part, dest)
