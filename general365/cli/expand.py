@@ -168,11 +168,9 @@ def summary_lines(r, a: argparse.Namespace) -> list[str]:
                      + (f"; flagged: {counts}" if counts else ""))
     if r.solver is not None:
         rates = [c.solver.rate for c in r.candidates if c.solver and c.solver.rate is not None]
-        none = sum(1 for x in rates if x == 0)
-        full = sum(1 for x in rates if x == 1)
         lines.append(f"  solver {a.solver_model} (k={a.solver_k}): {len(rates)} candidate(s) "
-                     f"graded; 0/k (check the gold, or very hard) {none}; k/k (easy) {full}; "
-                     f"not asked (blocking flags) {r.solver.skipped}")
+                     f"graded; 0/k (check the gold, or very hard) {rates.count(0)}; k/k (easy) "
+                     f"{rates.count(1)}; not asked (blocking flags) {r.solver.skipped}")
     if g.failed:
         lines.append(f"  {g.failed} request(s) failed; rerun the same command to retry them")
     lines.append(f"  next: general365 expand review {a.out}")

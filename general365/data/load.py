@@ -56,11 +56,10 @@ def load_dataset(config: str = "all", split: str = "public", source: str | None 
     if built is not None or (looks_like_hub_id(source) and _hub_has_configs(source)):
         import datasets
 
-        names = {c.name for c in built or ()}
-        if built is not None and config not in names:
+        if built is not None and config not in {c.name for c in built}:
             # the builder leaves out a config that has no rows
             raise UserError(f"{source} has no {config!r} rows (its configs: "
-                            f"{', '.join(sorted(names))})")
+                            f"{', '.join(sorted(c.name for c in built))})")
         try:
             return datasets.load_dataset(str(path) if built is not None else source, config,
                                          split=split, **kwargs)

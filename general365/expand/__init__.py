@@ -1,6 +1,11 @@
 """Seed expansion (the paper's section 2.2): LLM-proposed variants of seed problems,
 automatic checks, human review and selection. See docs/expand.md.
 
+    from general365.expand import expand, write_review, select
+    r = expand("sample", model="m", backend="openai", base_url=URL, out="exp/")
+    write_review("exp/")                       # exp/review.html
+    select("exp/", decisions="decisions.jsonl", per_seed=3, out="variants.jsonl")
+
 - propose.py        `expand()`: candidates asked of a model as one resumable session
 - prompt.py         the expansion prompt and the reply's JSON schema
 - reply.py          a model's reply read as one JSON object, or why not

@@ -143,16 +143,13 @@ def pick(seed: Problem, pool: list[tuple[ExpansionCandidate, list[str]]], per_se
     taken = [index[seed.id]]
     left = list(pool)
     while left and len(chosen) < per_seed:
-        best = None
+        scored = []
         for c, cats in left:
-            v = vecs[index[c.id]]
-            novelty = 1.0 - max(float(v @ vecs[t]) for t in taken)
+            novelty = 1.0 - max(float(vecs[index[c.id]] @ vecs[t]) for t in taken)
             rate = c.solver.rate if c.solver else None
             hardness = 0.5 if rate is None else 1.0 - rate
-            key = (novelty + hardness, -c.candidate)
-            if best is None or key > best[0]:
-                best = (key, Chosen(c, cats, novelty, hardness))
-        choice = best[1]
+            scored.append(((novelty + hardness, -c.candidate), Chosen(c, cats, novelty, hardness)))
+        choice = max(scored, key=lambda s: s[0])[1]
         left = [x for x in left if x[0] is not choice.candidate]
         taken.append(index[choice.candidate.id])
         chosen.append(choice)
