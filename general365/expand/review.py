@@ -83,6 +83,5 @@ def write_review(folder: str, *, out: str | None = None) -> tuple[str, int]:
     if os.path.isdir(path):
         raise UserError(f"--out {path}: is a folder; expected the page's file name")
     check_target(path)
-    html = render_review(page_data(folder, seeds, cands))
-    write_text(path, html)
+    write_text(path, render_review(page_data(folder, seeds, cands)))
     return path, len(cands)
