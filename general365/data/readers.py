@@ -277,7 +277,6 @@ def read_file(path: Path) -> list[RawRow]:
 
 
 def data_files(folder: Path) -> list[Path]:
-    """The data files under `folder`, hidden ones left out."""
     return sorted(p for p in folder.rglob("*")
                   if p.is_file() and p.suffix.lower() in DATA_SUFFIXES
                   and not any(part.startswith(".") for part in p.relative_to(folder).parts))
