@@ -54,8 +54,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         description="The reference toolkit for the General365 general-reasoning benchmark.",
     )
     parser.add_argument("--version", action="version", version=f"general365 {__version__}")
-    sub = parser.add_subparsers(dest="verb", metavar="VERB")
-    sub.required = True
+    sub = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
     for name, (module_name, help_text) in VERBS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         if name == verb:
@@ -98,21 +97,22 @@ def main(argv: list[str] | None = None) -> int:
     verb = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(verb if verb in VERBS else None)
     args = parser.parse_args(argv)
+
+    def error(text: str) -> None:
+        print(f"general365 {args.verb}: error: {text}", file=sys.stderr)
+
     try:
         return int(args._main(args) or 0)
     except OptionError as exc:
-        print(f"general365 {args.verb}: error: {shown(exc.render(_flags(parser, args)))}",
-              file=sys.stderr)
+        error(shown(exc.render(_flags(parser, args))))
         return exc.exit_code
     except UserError as exc:
-        print(f"general365 {args.verb}: error: "
-              + "\n".join(shown(line) for line in exc.lines()), file=sys.stderr)
+        error("\n".join(shown(line) for line in exc.lines()))
         return exc.exit_code
     except OSError as exc:
         # A file the user named cannot be read or written (permissions, a folder where a
         # file was expected, a full disk): their environment, not a bug; one line, exit 2.
-        print(f"general365 {args.verb}: error: {shown(_describe_os_error(exc))}",
-              file=sys.stderr)
+        error(shown(_describe_os_error(exc)))
         return 2
     except Terminated:
         print(f"general365 {args.verb}: terminated", file=sys.stderr)

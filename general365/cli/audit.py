@@ -11,8 +11,7 @@ from ..terminal import shown_lines
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    sub = p.add_subparsers(dest="audit_verb", metavar="sample|score")
-    sub.required = True
+    sub = p.add_subparsers(dest="audit_verb", metavar="sample|score", required=True)
     s = sub.add_parser("sample", help="draw graded rows for a person to review",
                        description="A stratified, seeded sample of graded rows (by method, "
                                    "status and answer type), plus every row where the rule "
@@ -34,9 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    if args.audit_verb == "sample":
-        return _sample(args)
-    return _score(args)
+    return {"sample": _sample, "score": _score}[args.audit_verb](args)
 
 
 def _sample(args) -> int:

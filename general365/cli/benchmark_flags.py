@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..tasks import BENCHMARKS
+from ..errors import OptionError
+from ..tasks import BENCHMARKS, get_benchmark
 
 
 def add(p: Any) -> None:
@@ -33,16 +34,11 @@ def benchmark(args: argparse.Namespace) -> Any:
     name = getattr(args, "benchmark", None)
     tolerance = getattr(args, "tolerance", None)
     if tolerance is not None:
-        from ..errors import OptionError
-        from ..tasks import get_benchmark
-
         if name not in (None, "cfe"):
             raise OptionError("tolerance", "is CFE-Bench's option (--benchmark cfe); "
                                            f"{name} has none")
         return get_benchmark("cfe", tolerance=tolerance)
     if name == "qa":
-        from ..tasks import get_benchmark
-
         return get_benchmark("qa", question_field=args.question_field,
                              answer_field=args.answer_field, id_field=args.id_field,
                              answer_type=args.answer_type)

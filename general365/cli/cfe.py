@@ -1,16 +1,7 @@
-"""`general365 cfe ...`: CFE-Bench's diagnostics (wiring only: tasks/cfe/diagnostics.py
-and tasks/cfe/audit.py do the work). Generation, grading and the report of CFE-Bench are
-the ordinary verbs with `--benchmark cfe` (docs/cfe-bench.md).
-
-    general365 cfe units     --dataset DIR --model M --base-url URL --out DIR [--runs N]
-                             [--policy ...] [--judge-model ...]
-    general365 cfe lengths   --dataset DIR --graded FILE... --segment-model M --base-url URL
-                             --out DIR
-    general365 cfe variables GRADED --out FILE       (per-variable rows for `general365 audit`)
-
-`units` and `lengths` print how many model calls they will make first (`--dry-run` stops
-there), and resume: only what `--out` does not hold yet is asked for.
-"""
+"""`general365 cfe units|lengths|variables`: CFE-Bench's diagnostics (wiring only:
+tasks/cfe/diagnostics.py and tasks/cfe/audit.py). `units` and `lengths` print how many model
+calls they will make first (`--dry-run` stops there), and resume: only what `--out` does not
+hold yet is asked for. Generating, grading and reporting CFE-Bench: `--benchmark cfe`."""
 
 from __future__ import annotations
 

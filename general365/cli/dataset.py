@@ -13,9 +13,7 @@ _SOURCE_HELP = ("HUB_ID (e.g. meituan-longcat/General365_Public), a .parquet/.js
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="action", metavar="ACTION")
-    sub.required = True
-
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     b = sub.add_parser("build", help="write the folder to upload to the Hub",
                        description="Import, validate and write the Hub dataset folder "
                                    "(parquet files + dataset card).")

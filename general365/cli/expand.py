@@ -1,13 +1,7 @@
-"""`general365 expand`: variant expansion, review and selection (general365.expand).
-
-    general365 expand SEEDS --model M --backend vllm|openai|transformers --out DIR ...
-    general365 expand review DIR [--out FILE]
-    general365 expand select DIR --decisions FILE --per-seed 3 --out FILE ...
-
-Wiring only. The three forms share the verb, so the first word after it picks the parser
-(SEEDS is a source; `review` and `select` are the two actions). Exit codes: 0 done; 1 some
-requests failed for good (rerun the same command to retry them); 2 a user error.
-"""
+"""`general365 expand SEEDS ...`, `expand review DIR` and `expand select DIR ...`
+(general365.expand; wiring only). The first word after the verb picks the parser. Exit codes:
+0 done; 1 some requests failed for good (rerun the same command to retry them); 2 a user
+error."""
 
 from __future__ import annotations
 
@@ -21,7 +15,6 @@ from ..runners.registry import BACKENDS
 from ..terminal import shown, shown_lines
 from . import judge_flags
 
-ACTIONS = ("review", "select")
 # option -> flag, where the flag is not the option's name spelled with dashes
 FLAGS = {"ids_file": "--ids", "judge": "--judge-model"}
 
@@ -139,12 +132,9 @@ def select_parser() -> argparse.ArgumentParser:
 def main(args: argparse.Namespace) -> int:
     words = list(args.words)
     if words and words[0] in ACTIONS and not os.path.exists(words[0]):
-        action, rest = words[0], words[1:]
-        parser = review_parser() if action == "review" else select_parser()
-        sub = parser.parse_args(rest)
-        return _review(sub) if action == "review" else _select(sub)
-    sub = expansion_parser().parse_args(words)
-    return _expand(sub)
+        parser, action = ACTIONS[words[0]]
+        return action(parser().parse_args(words[1:]))
+    return _expand(expansion_parser().parse_args(words))
 
 
 def _expand(a: argparse.Namespace) -> int:
@@ -178,11 +168,9 @@ def summary_lines(r, a: argparse.Namespace) -> list[str]:
                      + (f"; flagged: {counts}" if counts else ""))
     if r.solver is not None:
         rates = [c.solver.rate for c in r.candidates if c.solver and c.solver.rate is not None]
-        none = sum(1 for x in rates if x == 0)
-        full = sum(1 for x in rates if x == 1)
         lines.append(f"  solver {a.solver_model} (k={a.solver_k}): {len(rates)} candidate(s) "
-                     f"graded; 0/k (check the gold, or very hard) {none}; k/k (easy) {full}; "
-                     f"not asked (blocking flags) {r.solver.skipped}")
+                     f"graded; 0/k (check the gold, or very hard) {rates.count(0)}; k/k (easy) "
+                     f"{rates.count(1)}; not asked (blocking flags) {r.solver.skipped}")
     if g.failed:
         lines.append(f"  {g.failed} request(s) failed; rerun the same command to retry them")
     lines.append(f"  next: general365 expand review {a.out}")
@@ -204,3 +192,6 @@ def _select(a: argparse.Namespace) -> int:
                embedder=a.embedder, overwrite=a.overwrite)
     print(shown_lines("\n".join(s.summary_lines())))
     return 0
+
+
+ACTIONS = {"review": (review_parser, _review), "select": (select_parser, _select)}

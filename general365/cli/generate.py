@@ -6,6 +6,7 @@ error (one line, nothing written).
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 
 from ..runners.options import DEFAULT_SEED
@@ -91,16 +92,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def generate_kwargs(args: argparse.Namespace) -> dict:
-    names = ("dataset", "split", "config", "limit", "ids_file", "system_prompt", "runs",
-             "preset", "temperature", "top_p", "top_k", "max_tokens", "seed",
-             "chat_template_kwargs", "enable_thinking", "revision", "base_url", "api_key_env",
-             "concurrency", "request_timeout", "max_attempts", "tensor_parallel_size",
-             "data_parallel_size", "pipeline_parallel_size", "distributed_executor_backend",
-             "max_model_len", "gpu_memory_utilization", "dtype", "enforce_eager", "device",
-             "batch_size", "engine_args")
-    return {"backend": args.backend, "out": args.out,
-            "benchmark": benchmark_flags.benchmark(args),
-            **{n: getattr(args, n) for n in names}}
+    """Every flag but --model and the benchmark's own is general365.generate's keyword of
+    the same name."""
+    from ..api import generate
+
+    names = set(inspect.signature(generate).parameters) & set(vars(args)) - {"model"}
+    return {**{n: getattr(args, n) for n in names},
+            "benchmark": benchmark_flags.benchmark(args)}
 
 
 def main(args: argparse.Namespace) -> int:

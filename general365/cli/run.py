@@ -1,9 +1,5 @@
-"""`general365 run`: generate + grade + report into one run folder (general365.run).
-
-    RUN_DIR/responses.jsonl, run.json    (generate; resumable)
-    RUN_DIR/graded.jsonl                  (grade)
-    RUN_DIR/report/                       (report: tables, figures, index.html)
-"""
+"""`general365 run`: generate + grade + report into one run folder (general365.run):
+RUN_DIR/responses.jsonl and run.json (resumable), RUN_DIR/graded.jsonl, RUN_DIR/report/."""
 
 from __future__ import annotations
 

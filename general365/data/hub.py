@@ -6,7 +6,6 @@ copy); `datasets.load_dataset(DIR, cfg)` reads the folder as it reads the Hub.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -17,19 +16,14 @@ from ..errors import DataError, DataErrors, OptionError, UserError
 from ..schema import Problem
 from ..fsutil import hold_lock, release, replace_dir
 from .outdir import CONFIGS, check_out_folder, make_parents, make_tmp, os_reason, recover_out
-from .readers import card_configs, check_split, config_files, read_front_matter
+from .readers import card_configs, check_split, config_files, data_files, read_front_matter
 
 _REPO = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 
 
-def _pa():
-    import pyarrow
-
-    return pyarrow
-
-
 def base_schema():
-    pa = _pa()
+    import pyarrow as pa
+
     return pa.schema([
         ("id", pa.string()), ("seed_id", pa.string()), ("variant", pa.int64()),
         ("question", pa.string()), ("answer", pa.string()), ("answer_type", pa.string()),
@@ -41,14 +35,12 @@ def base_schema():
 def problems_table(problems: Iterable[Problem]):
     """The Hub folder's columns: the Problem fields, then the source's extra fields (typed
     by Arrow; mixed types stored as JSON text)."""
-    pa = _pa()
+    import pyarrow as pa
+
     problems = list(problems)
     schema = base_schema()
-    columns: dict[str, Any] = {name: [] for name in schema.names}
-    for p in problems:
-        for k, v in p.to_dict().items():
-            columns[k].append(v)
-    arrays = [pa.array(columns[n], type=schema.field(n).type) for n in schema.names]
+    rows = [p.to_dict() for p in problems]
+    arrays = [pa.array([r[n] for r in rows], type=schema.field(n).type) for n in schema.names]
     names = list(schema.names)
     for key in sorted({k for p in problems for k in p.extra}):
         values = [p.extra.get(key) for p in problems]
@@ -62,19 +54,13 @@ def problems_table(problems: Iterable[Problem]):
     return pa.Table.from_arrays(arrays, names=names)
 
 
-def features_of(table):
-    import datasets
-
-    return datasets.Features.from_arrow_schema(table.schema)
-
-
 def to_dataset(problems: Iterable[Problem]):
     import datasets
     from datasets.table import InMemoryTable
 
     table = problems_table(problems)
-    return datasets.Dataset(InMemoryTable(table),
-                            info=datasets.DatasetInfo(features=features_of(table)))
+    features = datasets.Features.from_arrow_schema(table.schema)
+    return datasets.Dataset(InMemoryTable(table), info=datasets.DatasetInfo(features=features))
 
 
 def _file(config: str, split: str) -> str:
@@ -117,6 +103,7 @@ def build_folder(out: str | Path, splits: dict[str, list[Problem]], *, source: s
 
 def _write(shown: Path, target: Path, splits: dict[str, list[Problem]], *, source: str,
            license: str | None, notes: list[str] | None) -> BuildResult:
+    import datasets
     import pyarrow.parquet as pq
 
     from .card import render_card
@@ -125,7 +112,7 @@ def _write(shown: Path, target: Path, splits: dict[str, list[Problem]], *, sourc
     # extra column that is all null in one split still has the other split's type).
     everything = [p for ps in splits.values() for p in ps]
     table = problems_table(everything)
-    features = features_of(table)
+    features = datasets.Features.from_arrow_schema(table.schema)
     tmp = make_tmp(target.parent, target.name)
     lock = hold_lock(str(tmp))   # while held, no other build takes this folder for a leftover
     try:
@@ -136,12 +123,12 @@ def _write(shown: Path, target: Path, splits: dict[str, list[Problem]], *, sourc
             idx = {"seed": [start + i for i, p in enumerate(problems) if p.variant == 0],
                    "variant": [start + i for i, p in enumerate(problems) if p.variant > 0]}
             start += len(problems)
-            result.rows[split] = {"seed": len(idx["seed"]), "variant": len(idx["variant"]),
+            result.rows[split] = {**{c: len(rows) for c, rows in idx.items()},
                                   "all": len(problems)}
             for config, rows in idx.items():
                 if not rows:  # `datasets` cannot read an empty split: no file, no entry
                     continue
-                part = table.take(_pa().array(rows, type=_pa().int64()))
+                part = table.take(rows)
                 dest = tmp / _file(config, split)
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 pq.write_table(part, dest)
@@ -149,8 +136,7 @@ def _write(shown: Path, target: Path, splits: dict[str, list[Problem]], *, sourc
                 info[config][split] = (len(rows), part.nbytes, dest.stat().st_size)
             parts = [info[c][split] for c in ("seed", "variant") if split in info[c]]
             info["all"][split] = tuple(sum(v[i] for v in parts) for i in range(3))
-        card = render_card(info=info, features=features,
-                           problems=everything, source=source,
+        card = render_card(info=info, features=features, problems=everything, source=source,
                            license=license, notes=notes or [])
         (tmp / "README.md").write_text(card, encoding="utf-8")
         # One step where the filesystem can (see fsutil.replace_dir): a kill at any moment
@@ -168,10 +154,8 @@ def _write(shown: Path, target: Path, splits: dict[str, list[Problem]], *, sourc
 
 def folder_splits(folder: Path) -> list[str]:
     readme = folder / "README.md"
-    for c in card_configs(read_front_matter(readme), readme):
-        if c.name == "all":
-            return list(c.splits)
-    return []
+    configs = card_configs(read_front_matter(readme), readme)
+    return next((list(c.splits) for c in configs if c.name == "all"), [])
 
 
 def validate_folder(folder: str | Path) -> list[str]:
@@ -220,11 +204,9 @@ def validate_folder(folder: str | Path) -> list[str]:
                 if wanted - cols:
                     errors.append(DataError("columns missing: " + ", ".join(sorted(wanted - cols)),
                                             path=str(f), expected="the Problem columns"))
-    stray = [p for p in folder.rglob("*") if p.is_file() and p not in named
-             and p.suffix.lower() in (".parquet", ".json", ".jsonl")
-             and not any(part.startswith(".") for part in p.relative_to(folder).parts)]
     errors.extend(DataError("data file not named by the card's configs", path=str(p),
-                            expected="only the files that the configs name") for p in stray)
+                            expected="only the files that the configs name")
+                  for p in data_files(folder) if p not in named)
     if errors:
         raise DataErrors(errors)
     return sorted(str(f.relative_to(folder)) for f in named)

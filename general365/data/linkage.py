@@ -208,29 +208,28 @@ def _fill_from_fields(d: dict, pid: str, explicit, counters, r, errors) -> None:
     variant = _as_int(d.get("variant"))
     seed_id = d.get("seed_id")
     seed_id = str(seed_id) if seed_id not in (None, "") else None
+    parts = split_id(pid)
     if seed_id is None:
         if variant == 0:
             seed_id = pid
+        elif parts is None:
+            errors.append(DataError("a variant without seed_id", path=r.path, line=r.line,
+                                    row_id=pid, field="seed_id",
+                                    expected="the id of this variant's seed"))
+            seed_id = pid
         else:
-            parts = split_id(pid)
-            if parts is None:
-                errors.append(DataError("a variant without seed_id", path=r.path, line=r.line,
-                                        row_id=pid, field="seed_id",
-                                        expected="the id of this variant's seed"))
-            seed_id = parts[0] if parts else pid
+            seed_id = parts[0]
     if variant is None:
         if seed_id == pid:
             variant = 0
-        else:
-            parts = split_id(pid)
-            if parts and parts[0] == seed_id:
-                variant = parts[1]
-            else:  # number the seed's variants in source order, skipping numbers in use
-                used = explicit.get(seed_id, set())
-                variant = counters.get(seed_id, 0) + 1
-                while variant in used:
-                    variant += 1
-                counters[seed_id] = variant
+        elif parts and parts[0] == seed_id:
+            variant = parts[1]
+        else:  # number the seed's variants in source order, skipping numbers in use
+            used = explicit.get(seed_id, set())
+            variant = counters.get(seed_id, 0) + 1
+            while variant in used:
+                variant += 1
+            counters[seed_id] = variant
     d["seed_id"], d["variant"] = seed_id, variant
 
 

@@ -21,27 +21,12 @@ def _check(config: str, split: str) -> None:
     check_split(split)
 
 
-def _select(problems: list[Problem], config: str) -> list[Problem]:
-    if config == "seed":
-        return [p for p in problems if p.variant == 0]
-    if config == "variant":
-        return [p for p in problems if p.variant > 0]
-    return list(problems)
-
-
 def _official(split: str) -> None:
     if split != "public":
         raise UserError(f"the official release ({OFFICIAL_HUB_ID}) is the public half of "
                         f"General365 only; for split {split!r} pass source= a folder or file "
                         f"that holds the full benchmark")
     require_hub(OFFICIAL_HUB_ID)
-
-
-def _built_folder(source: str) -> tuple[Path, set[str]] | None:
-    """(folder, its configs) when `source` is a folder written by `dataset build`."""
-    path = Path(source).expanduser()
-    configs = built_configs(path) if path.is_dir() else None
-    return None if configs is None else (path, {c.name for c in configs})
 
 
 def load_problems(source: str | None = None, split: str = "public",
@@ -52,7 +37,8 @@ def load_problems(source: str | None = None, split: str = "public",
         _official(split)
         source = OFFICIAL_HUB_ID
     result = import_source(str(source), split=split, linkage_file=linkage)
-    return _select(result.problems, config)
+    return [p for p in result.problems
+            if config == "all" or (p.variant == 0) == (config == "seed")]
 
 
 def load_dataset(config: str = "all", split: str = "public", source: str | None = None,
@@ -65,19 +51,18 @@ def load_dataset(config: str = "all", split: str = "public", source: str | None 
         _official(split)
         return to_dataset(load_problems(OFFICIAL_HUB_ID, split, config))
     source = str(source)
-    built = _built_folder(source)
+    path = Path(source).expanduser()
+    built = built_configs(path) if path.is_dir() else None
     if built is not None or (looks_like_hub_id(source) and _hub_has_configs(source)):
         import datasets
 
-        if built is not None:
-            target, names = str(built[0]), built[1]
-            if config not in names:  # the builder leaves out a config that has no rows
-                raise UserError(f"{source} has no {config!r} rows (its configs: "
-                                f"{', '.join(sorted(names))})")
-        else:
-            target = source
+        if built is not None and config not in {c.name for c in built}:
+            # the builder leaves out a config that has no rows
+            raise UserError(f"{source} has no {config!r} rows (its configs: "
+                            f"{', '.join(sorted(c.name for c in built))})")
         try:
-            return datasets.load_dataset(target, config, split=split, **kwargs)
+            return datasets.load_dataset(str(path) if built is not None else source, config,
+                                         split=split, **kwargs)
         except ValueError as exc:  # e.g. an unknown split: say which ones exist
             raise UserError(f"{source}: {exc}") from None
     return to_dataset(load_problems(source, split, config))

@@ -146,10 +146,9 @@ def _check_set(pairs: list[tuple[RawRow, Problem]]):
 def _parse_golds(pairs: list[tuple[RawRow, Problem]]):
     golds: dict[str, Any] = {}
     errors: list[DataError] = []
-    rule = [(raw, p) for raw, p in pairs if p.answer_type.is_rule_graded]
-    if not rule:
-        return golds, errors
-    for raw, p in rule:
+    for raw, p in pairs:
+        if not p.answer_type.is_rule_graded:
+            continue
         try:
             golds[p.id] = golds_parser.parse_gold(p.answer, p.answer_type, p.float_round)
         except ValueError as exc:

@@ -5,6 +5,7 @@ temporary folder beside it. `--overwrite` replaces only a folder the build itsel
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 from pathlib import Path
 
 from ..errors import UserError
@@ -92,11 +93,9 @@ def make_tmp(parent: Path, name: str) -> Path:
     build can tell a killed one's leftovers); os.mkdir, as mkdtemp's 0700 would stay."""
     while True:
         tmp = parent / temp_name(name)
-        try:
+        with suppress(FileExistsError):
             tmp.mkdir()
             return tmp
-        except FileExistsError:
-            continue
 
 
 def out_target(out: Path) -> Path:

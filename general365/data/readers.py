@@ -276,14 +276,18 @@ def read_file(path: Path) -> list[RawRow]:
     return [RawRow(value, str(path), n) for n, value in text_values(text, str(path))]
 
 
+def data_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*")
+                  if p.is_file() and p.suffix.lower() in DATA_SUFFIXES
+                  and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+
+
 def _folder_files(folder: Path, split: str) -> tuple[list[Path], list[str]]:
     readme = folder / "README.md"
     configs = card_configs(read_front_matter(readme), readme) if readme.is_file() else []
     if configs:
         return config_files(folder, configs, None, split)
-    files = sorted(p for p in folder.rglob("*")
-                   if p.is_file() and p.suffix.lower() in DATA_SUFFIXES
-                   and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+    files = data_files(folder)
     if not files:
         raise UserError(f"{folder}: no .parquet, .jsonl or .json files in this folder")
     return files, []

@@ -24,11 +24,10 @@ def sample_files() -> list[Path]:
 
 def load_sample() -> list[Problem]:
     """Every sample problem, validated; all bad rows are reported together (DataErrors)."""
-    files = sample_files()
     problems: list[Problem] = []
     errors: list[DataError] = []
     first_seen: dict[str, str] = {}
-    for path in files:
+    for path in sample_files():
         for line_no, row in iter_jsonl(str(path), errors=errors):
             try:
                 problem = Problem.from_dict(row, path=str(path), line=line_no)

@@ -15,10 +15,6 @@ from .prompt import FIELDS
 REPLY_CHARS = 4000   # the part of an unparseable reply kept for the review page
 
 
-def candidate_id(seed_id: str, candidate: int) -> str:
-    return f"{seed_id}-c{candidate}"
-
-
 @dataclass(frozen=True)
 class Flag:
     name: str
@@ -72,7 +68,7 @@ class ExpansionCandidate:
 
     @property
     def id(self) -> str:
-        return candidate_id(self.seed_id, self.candidate)
+        return f"{self.seed_id}-c{self.candidate}"
 
     def flag(self, name: str, reason: str) -> None:
         self.flags.append(Flag(name, reason))

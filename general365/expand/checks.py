@@ -133,13 +133,12 @@ class _GoldCheck:
                           _parse_problem(answer, AnswerType(self.answer_type), self.float_round))
 
 
-def parse_golds(cands: Sequence[ExpansionCandidate], timeout: float | None = None
-                ) -> dict[GoldKey, str | None]:
+def parse_golds(cands: Sequence[ExpansionCandidate]) -> dict[GoldKey, str | None]:
     """The problem of each rule-graded gold among the candidates (None: it parses), read in
-    the rule pool under `timeout` seconds each (default GOLD_TIMEOUT)."""
+    the rule pool under GOLD_TIMEOUT seconds each."""
     from ..grading.pool import RuleTask, shared_pool
 
-    timeout = GOLD_TIMEOUT if timeout is None else timeout
+    timeout = GOLD_TIMEOUT
     keys = []
     for c in cands:
         if "unparseable" in c.flag_names:

@@ -28,8 +28,7 @@ def _writable(text: Any) -> Any:
 
 
 def candidate_from_record(rec: Mapping[str, Any], seed: Problem) -> ExpansionCandidate:
-    text = rec.get("response") or ""
-    text = text if isinstance(text, str) else ""
+    text = rec.get("response") if isinstance(rec.get("response"), str) else ""
     finish = _writable(rec.get("finish_reason"))
     reply = parse_reply(text, finish_reason=finish)
     c = ExpansionCandidate(seed_id=seed.id, candidate=int(rec["run"]),

@@ -187,7 +187,7 @@ def expand(seeds: str, *, model: str, backend: str, out: str,
     chosen = load_seeds(seeds, split=split, ids=ids, ids_file=ids_file, limit=limit)
     chat = template_kwargs(chat_template_kwargs, enable_thinking)
     plain = sampling_settings(o, chat)
-    mode = _folder_structured(out) if os.path.isdir(out) else None
+    mode = _folder_structured(out)
     if mode is None:
         mode = "json_schema" if structured != "off" and backend == "openai" else "off"
     elif structured != "auto" and mode != structured:
@@ -208,9 +208,7 @@ def expand(seeds: str, *, model: str, backend: str, out: str,
                    "fingerprint": provenance.dataset_fingerprint(chosen),
                    "ids_file": ids_file, "limit": limit}
         sampling = {**settings.to_dict(), "candidates": candidates,
-                    "seeds": {str(k): run_seed(plain.seed if plain.seed is not None
-                                               else DEFAULT_SEED, k)
-                              for k in range(candidates)}}
+                    "seeds": {str(r.run): r.sampling.seed for r in requests}}
         prompt = {"version": PROMPT_VERSION, "structured": mode}
 
         def start(runner_provenance: dict, previous: dict | None) -> dict:
@@ -222,13 +220,11 @@ def expand(seeds: str, *, model: str, backend: str, out: str,
                                 "structured": mode}
             return rec
 
-        plan = SessionPlan(out=out, model=model_key(model, revision), backend=backend,
-                           requests=requests,
-                           make_runner=lambda: make_runner(backend, model,
-                                                           **runner_options(o, chat)),
-                           inline={}, start_record=start, end_record=provenance.end_record,
-                           progress=progress, unit="seeds")
-        result = run_session(plan)
+        result = run_session(SessionPlan(
+            out=out, model=model_key(model, revision), backend=backend, requests=requests,
+            make_runner=lambda: make_runner(backend, model, **runner_options(o, chat)),
+            inline={}, start_record=start, end_record=provenance.end_record,
+            progress=progress, unit="seeds"))
         return result, len(requests) - result.already_done
 
     say("expand", os.path.join(out, RESPONSES))

@@ -30,12 +30,9 @@ def page_data(folder: str, seeds: Sequence[Problem], cands: Sequence[ExpansionCa
     by_seed: dict[str, list[dict[str, Any]]] = {}
     for c in cands:
         by_seed.setdefault(c.seed_id, []).append(c.to_dict())
-    known = {s.id for s in seeds}
-    rows = []
-    for s in seeds:
-        if s.id in by_seed:
-            rows.append({"seed": s.to_dict(), "candidates": by_seed[s.id]})
-    stray = sorted(set(by_seed) - known)
+    rows = [{"seed": s.to_dict(), "candidates": by_seed[s.id]} for s in seeds
+            if s.id in by_seed]
+    stray = sorted(set(by_seed) - {s.id for s in seeds})
     if stray:
         raise UserError(f"{os.path.join(folder, 'candidates.jsonl')}: candidates of seed "
                         f"{stray[0]!r}, which is not in {os.path.join(folder, 'seeds.jsonl')}")
@@ -86,6 +83,5 @@ def write_review(folder: str, *, out: str | None = None) -> tuple[str, int]:
     if os.path.isdir(path):
         raise UserError(f"--out {path}: is a folder; expected the page's file name")
     check_target(path)
-    html = render_review(page_data(folder, seeds, cands))
-    write_text(path, html)
+    write_text(path, render_review(page_data(folder, seeds, cands)))
     return path, len(cands)

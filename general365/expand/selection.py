@@ -143,16 +143,13 @@ def pick(seed: Problem, pool: list[tuple[ExpansionCandidate, list[str]]], per_se
     taken = [index[seed.id]]
     left = list(pool)
     while left and len(chosen) < per_seed:
-        best = None
+        scored = []
         for c, cats in left:
-            v = vecs[index[c.id]]
-            novelty = 1.0 - max(float(v @ vecs[t]) for t in taken)
+            novelty = 1.0 - max(float(vecs[index[c.id]] @ vecs[t]) for t in taken)
             rate = c.solver.rate if c.solver else None
             hardness = 0.5 if rate is None else 1.0 - rate
-            key = (novelty + hardness, -c.candidate)
-            if best is None or key > best[0]:
-                best = (key, Chosen(c, cats, novelty, hardness))
-        choice = best[1]
+            scored.append(((novelty + hardness, -c.candidate), Chosen(c, cats, novelty, hardness)))
+        choice = max(scored, key=lambda s: s[0])[1]
         left = [x for x in left if x[0] is not choice.candidate]
         taken.append(index[choice.candidate.id])
         chosen.append(choice)
@@ -203,8 +200,7 @@ def select(folder: str, *, decisions: str, per_seed: int = 3, out: str,
                          "categories": ch.categories, "reasoning": f["reasoning"],
                          "source": f"general365 expand: candidate {ch.candidate.candidate} of "
                                    f"{s.id} ({ch.candidate.model or 'model'})"})
-    folder_out = os.path.dirname(os.path.abspath(out))
-    os.makedirs(folder_out, exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     write(out, rows)
     _write_report(out, result)
     return result

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..errors import UserError
@@ -93,12 +94,10 @@ def previous_agreement(folder: str) -> dict[str, Solver]:
     graded = os.path.join(folder, SOLVER_DIR, "graded.jsonl")
     if not os.path.isfile(graded):
         return {}
-    run: Any = {}
     try:
-        with open(os.path.join(folder, SOLVER_DIR, "run.json"), encoding="utf-8") as f:
-            run = loads(f.read())
+        run = loads(Path(folder, SOLVER_DIR, "run.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):   # StrictJSONError and UnicodeDecodeError are ValueErrors
-        pass
+        run = {}
     run = run if isinstance(run, dict) else {}
     runs = run.get("runs")   # 1e999, NaN or "x" would escape int() as a bare error
     return read_agreement(graded, str(run.get("model") or "solver"),
