@@ -19,13 +19,8 @@ def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, (list, tuple)):
-        parts = []
-        for part in content:
-            if isinstance(part, Mapping):
-                part = part.get("text")
-            if isinstance(part, str):
-                parts.append(part)
-        return "".join(parts)
+        texts = (part.get("text") if isinstance(part, Mapping) else part for part in content)
+        return "".join(t for t in texts if isinstance(t, str))
     return ""
 
 

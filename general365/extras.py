@@ -68,9 +68,7 @@ def require(verb: str, extras: Iterable[str]) -> None:
     unknown = [e for e in wanted if e not in IMPORTS]
     if unknown:
         raise ValueError(f"unknown extra(s): {', '.join(unknown)}")
-    absent: list[str] = []
-    old: list[str] = []
-    need: list[str] = []
+    absent, old, need = [], [], []   # modules missing, modules too old, extras they make
     for extra in wanted:
         extra_absent = [m for m in IMPORTS[extra] if not _present(m)]
         extra_old = [] if extra_absent else _too_old(extra)

@@ -51,14 +51,10 @@ def url_secrets(url: str) -> list[str]:
         name, eq, value = pair.partition("=")
         if eq and _SECRET_PARAM.search(unquote(name)):
             found.append(value)
-    out: list[str] = []
-    for raw in found:
-        for form in (raw or "", unquote(raw or "")):
-            # Masking a credential of one to three characters in text would garble every
-            # message ("a" everywhere) and guards nothing; shown_url still masks it.
-            if form and len(form) >= _QUAD and form not in out:
-                out.append(form)
-    return out
+    forms = (form for raw in found for form in (raw or "", unquote(raw or "")))
+    # Masking a credential of one to three characters in text would garble every message
+    # ("a" everywhere) and guards nothing; shown_url still masks it.
+    return list(dict.fromkeys(form for form in forms if len(form) >= _QUAD))
 
 
 def shown_url(url: str) -> str:

@@ -59,8 +59,7 @@ class RewardResult:
     method: str | None = None
 
 
-def _column(given: dict[str, Any], name: str, n: int, required: bool) -> list | None:
-    value = given.get(name)
+def _column(value: Any, name: str, n: int, required: bool) -> list | None:
     if value is None:
         if required:
             raise UserError(
@@ -178,12 +177,10 @@ class AccuracyReward:
         """Grade a batch: one `RewardResult` per completion, in order."""
         completions = list(completions)
         n = len(completions)
-        given = {"answer": answer, "answer_type": answer_type, "float_round": float_round,
-                 "question": question}
-        answers = _column(given, "answer", n, True)
-        types = _column(given, "answer_type", n, True)
-        rounds = _column(given, "float_round", n, False)
-        questions = _column(given, "question", n, False)
+        answers = _column(answer, "answer", n, True)
+        types = _column(answer_type, "answer_type", n, True)
+        rounds = _column(float_round, "float_round", n, False)
+        questions = _column(question, "question", n, False)
         rule, judged = self._graders_made()
         results: list[RewardResult | None] = [None] * n
         by_rule, by_judge = [], []
@@ -245,8 +242,6 @@ class AccuracyReward:
             return
         try:
             graded = list(grader.run([pair for _, pair in rows]))
-        except (KeyboardInterrupt, SystemExit):
-            raise
         except Exception as exc:  # the pool or the judge failed: no reward, never a crash
             log.warning("general365 reward: grading failed, %d completions score 0.0: %s",
                         len(rows), shown(exc))
@@ -337,8 +332,6 @@ class FormatReward:
         for c, t in zip(completions, types):
             try:
                 statuses.append(format_status(c, t))
-            except (KeyboardInterrupt, SystemExit):
-                raise
             except Exception as exc:  # never raise mid-training; say why in the log
                 log.warning("general365 format reward: a completion scores 0.0 after %s: %s",
                             type(exc).__name__, shown(exc))
