@@ -1,13 +1,7 @@
 """The library's entry points, one per stage: `generate`, `grade_file`, `report` and `run`
 (with `general365.grade` for responses in memory). The command line only maps its flags to
-these keyword arguments, so the two accept and refuse exactly the same inputs.
-
-    dataset -> prompts -> runner -> responses.jsonl -> grader -> graded.jsonl -> report/
-               generate()                             grade_file()              report()
-               `---------------------------- run() ------------------------------------'
-
-Each checks every option before any work (one `UserError` line; an `OptionError` names the
-option). Another benchmark is named with `benchmark=` (a name, or a general365.tasks one).
+these keyword arguments, so the two accept and refuse exactly the same inputs. Each checks
+every option before any work (one `UserError` line; an `OptionError` names the option).
 """
 
 from __future__ import annotations
@@ -55,11 +49,9 @@ def generate(model: str, *, backend: str, out: str, benchmark: str | Benchmark |
              progress: bool = True) -> GenerateResult:
     """Answers of `model` for a benchmark's problems, into the run folder `out`
     (responses.jsonl + run.json; resumed: only what is missing is generated). Sampling
-    defaults are the paper's (`preset` reasoning T=1.0 or chat T=0.7; top-p 1.0, top-k
-    off, max_tokens the context left after the prompt). `base_url` (backend openai) is one
-    URL or a list of replicas, `concurrency` requests on each. `engine_args`: the engine's
-    own options with no argument here ("KEY=VALUE" strings, or a mapping). docs/running.md
-    has the details."""
+    defaults are the paper's (`preset`). `base_url` (backend openai): one URL or a list of
+    replicas. `engine_args`: the engine's own options ("KEY=VALUE" strings, or a mapping).
+    docs/running.md has the details."""
     o = dict(locals())
     require("generate", backend_extra(backend))
     check_options(o)
@@ -72,10 +64,9 @@ def generate(model: str, *, backend: str, out: str, benchmark: str | Benchmark |
     requests = build_requests(problems, lambda p: bench.messages(p, system_prompt=system_prompt),
                               settings, runs)
     source = dataset or getattr(bench, "default_source", None) or "official public split"
-    dataset_record = {"source": source, "split": split,
-                      "config": config, "problems": len(problems),
-                      "fingerprint": bench.fingerprint(problems), "ids_file": ids_file,
-                      "limit": limit}
+    dataset_record = {"source": source, "split": split, "config": config,
+                      "problems": len(problems), "fingerprint": bench.fingerprint(problems),
+                      "ids_file": ids_file, "limit": limit}
     if ids is not None:
         dataset_record["ids"] = len(ids)
     if bench.name != "general365":
@@ -110,9 +101,8 @@ def grade_file(responses: str, out: str, *, benchmark: str | Benchmark | None = 
                timeout: float | None = None, progress: bool = False) -> GradeResult:
     """Grade a responses file into `out` (graded.jsonl), against `dataset` or the gold each
     response carries inline. `judge`: a general365.grading.judge.Judge (policies paper and
-    cascade). `timeout`: seconds per rule-graded answer (default: the benchmark's, 5 for
-    General365, 30 for CFE-Bench). Every line is checked before any judge call is paid
-    for; `out` is replaced whole at the end."""
+    cascade). `timeout`: seconds per rule-graded answer (default: the benchmark's). Every
+    line is checked before any judge call is paid for; `out` is replaced whole at the end."""
     check_out_file(out)
     bench = get_benchmark(benchmark if benchmark is not None else _benchmark_of(responses))
     if timeout is None:
@@ -134,13 +124,12 @@ def report(graded: str | Sequence[str], out: str | None = None, *, published: st
            logging_dir: str | None = None, hub_folder: str | None = None,
            push_to_hub: str | None = None, public: bool = False,
            token_env: str | None = None) -> Report:
-    """The report of graded files (or of a results folder `hub_folder` wrote): every table
-    (Report.tables), and with `out` the folder (tables, figures, the leaderboard page),
-    written all or nothing. `published`: the paper's figures beside yours (full, public or
-    none). Sent on from there (docs/reports.md): `report_to` experiment trackers
-    (TensorBoard under `logging_dir`, default out/tensorboard); `hub_folder` a results
-    dataset in the Hub layout, which `push_to_hub=ORG/NAME` uploads (private unless
-    `public`; the token from `token_env`, default HF_TOKEN, else the saved login)."""
+    """The report of graded files: every table (Report.tables), and with `out` the folder
+    (tables, figures, the leaderboard page), written all or nothing. `published`: the
+    paper's figures beside yours (full, public or none). Sent on from there
+    (docs/reports.md): `report_to` experiment trackers; `hub_folder` a results dataset in
+    the Hub layout, which `push_to_hub=ORG/NAME` uploads (private unless `public`; the
+    token from `token_env`, default HF_TOKEN, else the saved login)."""
     check_paths(out=out)
     publish = _publish_options(out, report_to=report_to, logging_dir=logging_dir,
                                hub_folder=hub_folder, push_to_hub=push_to_hub,
@@ -160,9 +149,7 @@ def check_paths(**paths: Any) -> None:
     """Refuse a blank path: "" is the current folder to os.path.join, so an unset shell
     variable (`--hub-folder "$DIR"`) would write over its files."""
     for option, value in paths.items():
-        values = [value] if isinstance(value, (str, os.PathLike)) or value is None \
-            else list(value)
-        for v in values:
+        for v in [value] if isinstance(value, (str, os.PathLike)) or value is None else value:
             if v is not None and not os.fspath(v).strip():
                 raise OptionError(option, f"{os.fspath(v)!r} is empty; expected a path "
                                           "(an unset shell variable?)")
@@ -222,8 +209,9 @@ def _publish(built: Report, opts: dict[str, Any], *, public: bool,
         files = _hub.write_folder(built.runs, folder)
         notes.append(f"results dataset: {len(files) - 1} file(s) in {folder}")
         if opts["push_to_hub"] is not None:
+            token = os.environ.get(token_env or "HF_TOKEN") or None
             url = _hub.push_folder(folder, opts["push_to_hub"], files=files,
-                                   private=not public, token=os.environ.get(token_env or "HF_TOKEN") or None)
+                                   private=not public, token=token)
             notes.append(f"pushed to {url} ({'public' if public else 'private'})")
     return built
 
@@ -237,9 +225,8 @@ class RunResult:
     @property
     def exit_code(self) -> int:
         """0 all done; 1 generation incomplete or rows judge_failed (rerun to resume)."""
-        if not self.generate.ok or self.grade is None:
-            return 1
-        return 1 if self.grade.judge_failed else 0
+        done = self.generate.ok and self.grade is not None and not self.grade.judge_failed
+        return 0 if done else 1
 
 
 def run(model: str, *, backend: str, out: str, policy: str | None = None, judge: Any = None,
@@ -249,11 +236,10 @@ def run(model: str, *, backend: str, out: str, policy: str | None = None, judge:
         logging_dir: str | None = None, hub_folder: str | None = None,
         push_to_hub: str | None = None, public: bool = False, token_env: str | None = None,
         **generate_options: Any) -> RunResult:
-    """generate + grade_file + report into one run folder (`out/responses.jsonl`, run.json,
-    graded.jsonl, report/). Every stage's options are checked before anything is generated.
+    """generate + grade_file + report into one run folder (responses.jsonl, run.json,
+    graded.jsonl, report/), every stage's options checked before anything is generated.
     `generate_options` are generate()'s; grading and the report wait for a complete
-    generation (rerun the same call to resume). `report_to` ... `token_env` are report()'s
-    (TensorBoard under out/tensorboard unless `logging_dir` says otherwise)."""
+    generation (rerun the same call to resume). `report_to` ... `token_env` are report()'s."""
     from .results.trackers import parse_report_to
 
     check_paths(out=out, logging_dir=logging_dir, hub_folder=hub_folder)
@@ -302,8 +288,8 @@ def run(model: str, *, backend: str, out: str, policy: str | None = None, judge:
 
 
 def _benchmark_of(responses: str) -> str | None:
-    """The benchmark a responses file's first row names (None: General365). Unreadable
-    files are left to the grader, which names the bad line."""
+    """The benchmark a responses file's first row names (None: General365; unreadable
+    files are left to the grader, which names the bad line)."""
     from .jsonl import iter_jsonl
 
     if not os.path.isfile(responses):

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .markers import REASONING_MARKERS
+from .markers import CLOSES, OPENS
 
-_CLOSE_MARKERS = tuple(close for _, close in REASONING_MARKERS)
-_OPEN_MARKERS = tuple(open_ for open_, _ in REASONING_MARKERS)
 # Where chat APIs and parsers put a reasoning block they split off the content.
 REASONING_FIELDS = ("reasoning_content", "reasoning", "thinking")
 
@@ -21,13 +19,8 @@ def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, (list, tuple)):
-        parts = []
-        for part in content:
-            if isinstance(part, Mapping):
-                part = part.get("text")
-            if isinstance(part, str):
-                parts.append(part)
-        return "".join(parts)
+        texts = (part.get("text") if isinstance(part, Mapping) else part for part in content)
+        return "".join(t for t in texts if isinstance(t, str))
     return ""
 
 
@@ -67,14 +60,14 @@ def final_part(text: str) -> str:
     last reasoning close marker on (str.rfind: microseconds on 30k characters). A block
     opened and never closed has no answer: its marker alone is kept."""
     cut = -1
-    for close in _CLOSE_MARKERS:  # `</think>` first: the others then search only after it
+    for close in CLOSES:  # `</think>` first: the others then search only after it
         found = text.rfind(close, cut + 1)
         if found > cut:
             cut = found
     if cut > 0:
         return text[cut:]
     if cut < 0:
-        for marker in _OPEN_MARKERS:
+        for marker in OPENS:
             if marker in text:
                 return marker
     return text

@@ -5,11 +5,11 @@ mean nothing: the point is to see every stage work.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Callable
 
 from .extras import backend_extra, require
+from .sqlite_cache import default_path
 
 REAL_MODEL_LINE = (
     "general365 run --backend vllm --model Qwen/Qwen3-8B --enable-thinking --runs 4 "
@@ -18,12 +18,6 @@ REAL_MODEL_LINE = (
 
 DEMO_NAME = "tiny-random-llama (demo)"
 DEMO_BACKENDS = ("transformers", "vllm")
-
-
-def default_cache() -> Path:
-    root = os.environ.get("GENERAL365_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "general365")
-    return Path(root)
 
 
 def run_demo(out: str = "general365-demo", *, runs: int = 2, limit: int | None = None,
@@ -42,7 +36,7 @@ def run_demo(out: str = "general365-demo", *, runs: int = 2, limit: int | None =
     require("demo", ["transformers", *backend_extra(backend), "plots"])
     from .tiny_model import build_tiny_model, is_built
 
-    folder = Path(model_dir) if model_dir else default_cache() / "tiny-model"
+    folder = Path(model_dir) if model_dir else default_path("tiny-model")
     if not is_built(folder) and on_build is not None:
         on_build(folder)
     build_tiny_model(folder)

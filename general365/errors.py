@@ -48,24 +48,11 @@ def first_line(exc: BaseException, limit: int | None = None) -> str:
 class DataError(UserError):
     """A bad record: names the file, the line or id, the field, and what was expected."""
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        path: str | None = None,
-        line: int | None = None,
-        row_id: str | None = None,
-        field: str | None = None,
-        value: object = None,
-        expected: str | None = None,
-    ):
-        self.path = path
-        self.line = line
-        self.row_id = row_id
-        self.field = field
-        self.value = value
-        self.expected = expected
-        self.detail = message
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
+                 row_id: str | None = None, field: str | None = None, value: object = None,
+                 expected: str | None = None):
+        self.path, self.line, self.row_id, self.field = path, line, row_id, field
+        self.value, self.expected, self.detail = value, expected, message
         super().__init__(self._render())
 
     def _render(self) -> str:
@@ -95,11 +82,9 @@ class DataErrors(UserError):
 
     def __init__(self, errors: list[DataError], *, limit: int = 50):
         self.errors = list(errors)
-        lines = [str(e) for e in self.errors[:limit]]
+        self._lines = [f"{len(self.errors)} bad row(s):", *map(str, self.errors[:limit])]
         if len(self.errors) > limit:
-            lines.append(f"... and {len(self.errors) - limit} more")
-        head = f"{len(self.errors)} bad row(s):"
-        self._lines = [head, *lines]
+            self._lines.append(f"... and {len(self.errors) - limit} more")
         super().__init__("\n".join(self._lines))
 
     def lines(self) -> list[str]:

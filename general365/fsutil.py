@@ -1,23 +1,15 @@
 """Files and folders that appear whole or not at all, and the temporaries they leave when a
 process is killed.
 
-- Every file general365 writes goes through `atomic_write` (or `write_text`, its one-shot
-  form): the target must be a regular file or absent (a device node, a FIFO, a folder or a
-  socket is refused, naming the path, before anything is written); the bytes go to a
+- Every file general365 writes goes through `atomic_write`: the target must be a regular
+  file or absent (refused, naming the path, before anything is written); the bytes go to a
   temporary beside it, are fsynced and renamed over it; any error, a Ctrl-C included,
-  removes the temporary and leaves the target as it was; an OS error (a full disk) is a
-  `WriteFailed` that names the target, never the temporary.
-
-- A temporary is named after the process that writes it (`...{pid}...`) and that process
-  holds an flock on it while it lives. A later run removes a temporary only when both say
-  its writer is gone: no live process has that pid here, and the lock can be taken. (The
-  pid alone could name an unrelated process that reused it: then the temporary is kept,
-  never a live writer's removed.)
-- A folder is replaced in one step: renameat2(RENAME_EXCHANGE) swaps the new folder and
-  the old one atomically, so a kill at any moment leaves one or the other at the path.
-  Where the filesystem cannot exchange, two renames are used (the old folder moved aside
-  to `.NAME.old-PID`, then the new one in); a kill between them leaves no folder at the
-  path, and `recover_dir` puts the old one back on the next run.
+  leaves the target as it was; an OS error is a `WriteFailed` that names the target.
+- A temporary is named after its writer's pid, which holds an flock on it while it lives;
+  a later run removes it only when both say the writer is gone (a reused pid keeps it).
+- A folder is replaced in one step (renameat2(RENAME_EXCHANGE)); where the filesystem
+  cannot exchange, by two renames (the old folder set aside as `.NAME.old-PID` first),
+  and `recover_dir` puts the old one back after a kill between them.
 """
 
 from __future__ import annotations
@@ -60,10 +52,8 @@ _LOCKED_FDS: set[int] = set()
 
 def _close_locked_fds_in_child() -> None:
     for fd in _LOCKED_FDS:
-        try:
+        with contextlib.suppress(OSError):
             os.close(fd)
-        except OSError:
-            pass
     _LOCKED_FDS.clear()
 
 
@@ -114,28 +104,29 @@ def remove(path: str) -> None:
     if os.path.isdir(path) and not os.path.islink(path):
         shutil.rmtree(path, ignore_errors=True)
     else:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
-        except FileNotFoundError:
-            pass
+
+
+def _gone(folder: str, pattern: re.Pattern[str]) -> list[str]:
+    """The names in `folder` that match `pattern` (with a group `pid`), whose writer is gone."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    gone = []
+    for name in names:
+        m = pattern.fullmatch(name)
+        if m is not None and writer_gone(os.path.join(folder, name), int(m["pid"])):
+            gone.append(name)
+    return gone
 
 
 def sweep(folder: str, pattern: re.Pattern[str]) -> list[str]:
-    """Remove the entries of `folder` whose names match `pattern` (with a group `pid`) and
-    whose writer is gone; returns their names."""
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return []
-    removed = []
-    for name in sorted(names):
-        m = pattern.fullmatch(name)
-        if m is None:
-            continue
-        path = os.path.join(folder, name)
-        if writer_gone(path, int(m["pid"])):
-            remove(path)
-            removed.append(name)
+    """Remove the entries of `folder` that `_gone` finds; returns their names."""
+    removed = _gone(folder, pattern)
+    for name in removed:
+        remove(os.path.join(folder, name))
     return removed
 
 
@@ -147,14 +138,6 @@ def temp_name(base: str, kind: str = "tmp") -> str:
 
 def temp_pattern(base: str, kind: str = "tmp") -> re.Pattern[str]:
     return re.compile(rf"\.{re.escape(base)}\.(?P<pid>\d+)-[0-9a-f]{{8}}\.{re.escape(kind)}")
-
-
-def _old_name(base: str, pid: int | None = None) -> str:
-    return f".{base}.old-{os.getpid() if pid is None else pid}"
-
-
-def _old_pattern(base: str) -> re.Pattern[str]:
-    return re.compile(rf"\.{re.escape(base)}\.old-(?P<pid>\d+)")
 
 
 def exchange(a: str, b: str) -> bool:
@@ -188,7 +171,7 @@ def replace_dir(new: str, out: str) -> str | None:
     if exchange(new, out):
         return new
     base = os.path.basename(out)
-    old = os.path.join(os.path.dirname(out), _old_name(base))
+    old = os.path.join(os.path.dirname(out), f".{base}.old-{os.getpid()}")
     os.rename(out, old)
     try:
         os.rename(new, out)
@@ -203,17 +186,8 @@ def recover_dir(out: str) -> str | None:
     and an old one set aside by a process that is gone, put it back. Old folders set aside
     by gone processes whose replacement did land are removed. Returns what was restored."""
     parent, base = os.path.split(os.path.abspath(out))
-    pattern = _old_pattern(base)
-    try:
-        names = sorted(os.listdir(parent))
-    except OSError:
-        return None
-    gone = []
-    for name in names:
-        m = pattern.fullmatch(name)
-        path = os.path.join(parent, name)
-        if m is not None and writer_gone(path, int(m["pid"])):
-            gone.append(path)
+    pattern = re.compile(rf"\.{re.escape(base)}\.old-(?P<pid>\d+)")
+    gone = [os.path.join(parent, name) for name in _gone(parent, pattern)]
     restored = None
     if gone and not os.path.lexists(out):
         restored = max(gone, key=lambda p: os.lstat(p).st_mtime_ns)   # the latest set aside
@@ -341,10 +315,8 @@ def write_text(path: str, text: str | bytes, *, what: str = "") -> None:
 
 
 def _close_quietly(f) -> None:
-    try:
+    with contextlib.suppress(OSError):
         f.close()
-    except OSError:
-        pass
 
 
 def _sync_folder(folder: str) -> None:
@@ -353,9 +325,6 @@ def _sync_folder(folder: str) -> None:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
         return
-    try:
+    with contextlib.suppress(OSError):
         os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    os.close(fd)

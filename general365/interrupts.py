@@ -8,9 +8,10 @@ just before the loop blocks in epoll leaves it asleep until its next timer (minu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import threading
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable
 
 
 def can_route_sigint() -> bool:
@@ -20,28 +21,12 @@ def can_route_sigint() -> bool:
             and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
 
 
-def route_sigint(loop: asyncio.AbstractEventLoop, on_sigint: Callable[[], None], *,
-                 allowed: bool | None = None) -> Callable[[], None]:
-    """Run `on_sigint` in `loop` on Ctrl-C; returns the undo (Python's default handler
-    back). A no-op unless `allowed` (default: can_route_sigint() now; inside asyncio.run
-    pass the answer taken before it, as asyncio.run installs its own handler)."""
-    if not (can_route_sigint() if allowed is None else allowed):
-        return lambda: None
-    loop.add_signal_handler(signal.SIGINT, on_sigint)
-
-    def undo() -> None:
-        try:
-            loop.remove_signal_handler(signal.SIGINT)
-        except (ValueError, RuntimeError):   # off the main thread, or the loop is closed
-            pass
-    return undo
-
-
 def run_until(loop: asyncio.AbstractEventLoop, awaitable: Awaitable[Any]) -> Any:
     """`loop.run_until_complete(awaitable)`, where Ctrl-C wakes the loop at once however it
     lands. The first Ctrl-C cancels the awaitable (its cleanups run), a second leaves the
     loop at once; either way the caller sees KeyboardInterrupt. Routed only while the loop
-    runs: a Ctrl-C routed to a loop that is not running would never be seen."""
+    runs (a Ctrl-C routed to a loop that is not running would never be seen), and only
+    where can_route_sigint()."""
     task = asyncio.ensure_future(awaitable, loop=loop)
     interrupted = []
 
@@ -52,7 +37,9 @@ def run_until(loop: asyncio.AbstractEventLoop, awaitable: Awaitable[Any]) -> Any
             return
         raise KeyboardInterrupt()   # asyncio lets it out of a callback: out of the loop now
 
-    undo = route_sigint(loop, on_sigint)
+    routed = can_route_sigint()
+    if routed:
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
     try:
         return loop.run_until_complete(task)
     except asyncio.CancelledError:
@@ -60,4 +47,6 @@ def run_until(loop: asyncio.AbstractEventLoop, awaitable: Awaitable[Any]) -> Any
             raise KeyboardInterrupt() from None
         raise
     finally:
-        undo()
+        if routed:   # Python's default handler back (unless the loop is closed by now)
+            with contextlib.suppress(ValueError, RuntimeError):
+                loop.remove_signal_handler(signal.SIGINT)

@@ -1,34 +1,21 @@
 """Reading and writing JSON Lines, the one way every part of general365 does.
 
-Reading is strict, line by line (flat memory for any file size), with exact line numbers in
-every error, blank lines skipped. Strict means that what Python's json module would take
-but a later step would trip on is refused here, as one DataError naming the file, the line
-and the field:
+Reading is strict, line by line, with file:line in every error, blank lines skipped. What
+json would take but a later step would trip on is one DataError naming the file, the line
+and the field: a key twice in one object (json keeps the last), nesting past MAX_DEPTH (a
+value a little below json's limit overflows the stack when written back), integers of over
+4,300 digits, a lone surrogate escape (no later write of it encodes), NaN, infinities and
+`1e999` (not JSON: jq, JavaScript or any strict reader refuses the file they come back in).
 
-- a key twice in one object (`{"run": 0, "run": 1}`): json keeps the last silently;
-- nesting deeper than MAX_DEPTH: json raises RecursionError near 1,000 levels, and a value
-  that parsed a little below that limit overflows the stack when it is written back out;
-- an integer of more than 4,300 digits: json raises a bare ValueError (CPython's limit);
-- a lone surrogate escape (`"\\ud800"`): json makes a str that cannot be encoded as UTF-8,
-  so every later write of it (a parquet file, a graded row) would crash;
-- `NaN`, `Infinity`, `-Infinity`, and a number too large for a float (`1e999`, read as
-  infinity): not JSON (RFC 8259), yet json reads them and writes them back as `NaN`, so a
-  graded file that carries the field on is one that jq, JavaScript or any strict reader
-  refuses.
+The strict decoder (validators.DECODER) defines the values and the errors. Each line is
+first given to orjson, faster on a reasoning model's long strings (a grade's read 1.8-1.9
+times as fast, benchmarks/jsonl_io.py) but with no hook on each object's pairs; one walk
+over its value (_quick) rules out what the strict rules refuse, and whatever orjson refuses
+or the walk cannot vouch for goes to the strict decoder: its value or error is the answer.
 
-Two decoders, one result. The strict decoder (validators.DECODER: json's C parser with a
-hook on each object's pairs, then a walk over the value) defines the values and the
-errors. Each line is first given to orjson, which reads the long strings of a reasoning
-model's output faster and has no such hook: a grade's single read is 1.8-1.9 times as fast
-in CPU time, checks included (benchmarks/jsonl_io.py). orjson itself refuses NaN, infinities,
-lone surrogates, bad UTF-8 and deep nesting past 1,024 levels, and what it takes that the
-strict rules refuse is ruled out by one walk over its value (_quick). Whatever orjson
-refuses, or the walk cannot vouch for, is decoded again by the strict decoder: so its
-value or its error is what the caller gets, always.
-
-Writing: `line(value)` is every JSON Lines row general365 writes (orjson: UTF-8, compact),
-into a file that `fsutil.atomic_write` replaces whole (`write`, or a writer that streams
-its rows) or an appender adds to (runners/store.py).
+Writing: `line(value)` is every row general365 writes (orjson: UTF-8, compact), into a file
+that `fsutil.atomic_write` replaces whole (`write`, or a streaming writer) or an appender
+adds to (runners/store.py).
 """
 
 from __future__ import annotations
@@ -47,12 +34,9 @@ from .errors import DataError
 from .fsutil import atomic_write
 from .validators import DECODER, MAX_DEPTH, DuplicateKey, problem_in
 
-# Lines are read through a larger buffer than the default 8 KiB, with which a line of a
-# reasoning model's output (tens of kilobytes) is put together from several reads and joins
-# (six times slower, measured on 20,000-character lines). Not much larger: a reread
-# (iter_jsonl(expect=...)) checks each line against the first read as it reads it, so it
-# should not read far ahead of the grading: a rewrite of the file during the grade is then
-# caught.
+# The default 8 KiB buffer puts a reasoning model's long line together from several reads
+# (six times slower on 20,000-character lines). Not much larger: a reread checks each line
+# as it reads it, and must not read far ahead of the grading to catch a rewrite meanwhile.
 READ_BUFFER = 1 << 16
 
 
@@ -85,23 +69,26 @@ def _strict(text: str, path: str | None, line: int | None,
                         expected="each key once (which value was meant is ambiguous)",
                         **where) from None
     except RecursionError:
-        raise DataError("JSON nested too deeply", expected=f"at most {MAX_DEPTH} levels of "
-                        "objects and arrays", **where) from None
+        bad: tuple[str, str | None] | None = ("deep", None)
     except ValueError:   # CPython's limit on integer digits (not a JSONDecodeError)
         raise DataError("an integer of more than 4300 digits",
                         expected="numbers of a sensible size", **where) from None
-    bad = problem_in(value)
+    else:
+        bad = problem_in(value)
     if bad is None:
         return value
-    kind, field = bad
-    if kind == "deep":
-        raise DataError("JSON nested too deeply", field=field,
-                        expected=f"at most {MAX_DEPTH} levels of objects and arrays", **where)
-    if kind == "nonfinite":
-        raise DataError("NaN or an infinite number (not JSON)", field=field,
-                        expected="finite numbers (write a missing value as null)", **where)
-    raise DataError("a lone surrogate escape (\\ud800-\\udfff not in a pair) in a string",
-                    field=field, expected="text that is valid Unicode", **where)
+    message, expect = _PROBLEMS[bad[0]]
+    raise DataError(message, field=bad[1], expected=expect, **where)
+
+
+# problem_in's findings: (message, expected)
+_PROBLEMS = {
+    "deep": ("JSON nested too deeply", f"at most {MAX_DEPTH} levels of objects and arrays"),
+    "nonfinite": ("NaN or an infinite number (not JSON)",
+                  "finite numbers (write a missing value as null)"),
+    "surrogate": ("a lone surrogate escape (\\ud800-\\udfff not in a pair) in a string",
+                  "text that is valid Unicode"),
+}
 
 
 # --- the fast path ----------------------------------------------------------------------
@@ -116,15 +103,11 @@ _WIDE = 9.2e18
 def _quick(data: str | bytes) -> Any:
     """orjson's value of `data` where it is the strict decoder's too, else _UNSURE.
 
-    Beyond what orjson refuses itself, the strict rules refuse nesting past MAX_DEPTH and
-    a key twice in an object, and the strict decoder reads wide integers exactly: the walk
-    (_tally) sees the depth and the floats. A repeated key leaves no trace in the value
-    but a count: each key of the line has its own colon after it, and every other colon
-    of the line is inside a string. So where no colon is written as an escape (\\u003a),
-    the line's colons number the value's keys plus the colons in its strings exactly when
-    no key was dropped for a later one, and more when one was. (The counts and the search
-    for an escape are scans at C speed; orjson has no hook on each object's pairs, as the
-    strict decoder has.)"""
+    The walk (_tally) sees the depth and the floats that may be wide integers. A repeated
+    key leaves no trace in the value but a count: each key has its own colon after it and
+    every other colon is inside a string, so where no colon is escaped (\\u003a) the
+    line's colons number the keys plus the strings' colons exactly when no key was
+    dropped for a later one (scans at C speed)."""
     try:
         value = orjson.loads(data)
     except (ValueError, RecursionError):   # orjson.JSONDecodeError; before 3.10, deep nesting
@@ -185,30 +168,25 @@ def iter_jsonl(path: str, *, errors: list[DataError] | None = None,
                expect: Snapshot | None = None) -> Iterator[tuple[int, Any]]:
     """(line number, parsed value) for each non-blank line of `path`, read strictly.
 
-    A line that is not UTF-8 or not (strict) JSON raises a DataError naming the file and
-    line; with `errors` given, it is appended there instead and the line skipped (to report
-    every bad line of a file at once). Lines are decoded one by one, so a bad byte is
-    reported on its own line (a text-mode reader decodes ahead, in blocks, and would blame
-    an earlier one).
+    A bad line (not UTF-8, not strict JSON) raises a DataError naming the file and line, or
+    with `errors` given is appended there and skipped. Lines are decoded one by one, so a
+    bad byte is blamed on its own line.
 
-    `snapshot`: the read is recorded in it, and what was read is one version of the file,
-    never the head of one and the tail of another: once the end is reached, FileChanged is
-    raised if the lines read are not the file's lines then (a rewrite in place, a
-    truncation). Appending is fine: the lines added before the end are read. Checked
-    cheaply: the file's status against what it was when opened; only when that changed
-    (or the file had just been written then: timestamps move in clock ticks) are the lines
-    read again and compared.
+    `snapshot`: the read is recorded in it, and is one version of the file: at the end,
+    FileChanged if the lines read are not the file's lines then (appending is fine). The
+    lines are read again only when the file's status changed since it was opened (or it
+    had just been written then: timestamps move in clock ticks).
 
-    `expect` (a snapshot an earlier read recorded): reread exactly the lines it read, each
-    checked against it before it is parsed: a line that differs, or a file now shorter,
-    raises FileChanged at that line, so nothing from a changed line is used. Lines added
-    since are not read; `expect.grew` then says so.
+    `expect` (an earlier read's snapshot): reread exactly its lines, each checked before it
+    is parsed: FileChanged at a line that differs or a file now shorter. Lines added since
+    are not read; `expect.grew` then says so.
     """
     crcs = snapshot.crcs if snapshot is not None else None
     with open(path, "rb", buffering=READ_BUFFER) as f:
         opened, opened_at = os.fstat(f.fileno()), time.time_ns()
         if expect is not None:
-            lines: Iterator[tuple[int, bytes]] = _same_lines(f, expect, path)
+            lines: Iterator[tuple[int, bytes]] = _checked_lines(
+                f, expect.crcs, path, "this line differs from the first read", expect)
         else:
             lines = enumerate(f, start=1)
         size = 0
@@ -245,35 +223,27 @@ def iter_jsonl(path: str, *, errors: list[DataError] | None = None,
                 _check_same(f, crcs, path)
 
 
-def _same_lines(f: Any, expect: Snapshot, path: str) -> Iterator[tuple[int, bytes]]:
-    for n, raw, appended in _checked_lines(f, expect.crcs, path,
-                                           "this line differs from the first read"):
-        if appended:
-            expect.grew = True
-        if raw is None:
-            return
-        yield n, raw
-
-
-def _checked_lines(f: Any, crcs: array, path: str,
-                   differs: str) -> Iterator[tuple[int, bytes | None, bool]]:
+def _checked_lines(f: Any, crcs: array, path: str, differs: str,
+                   seen: Snapshot | None = None) -> Iterator[tuple[int, bytes]]:
     """The lines of the open file `f`, from where it stands, checked against `crcs` (the
-    CRC-32 of each line an earlier read met): (n, raw, appended) for each line that
-    matches. FileChanged at a line that differs (`differs` says how), or when the file is
-    now shorter. `appended`: rows were added since; the first line past the snapshot comes
-    as (n, None, True) and ends the lines (the snapshot is what is read)."""
+    CRC-32 of each line an earlier read met): FileChanged at a line that differs
+    (`differs` says how), or when the file is now shorter. Lines appended since are not
+    read; `seen.grew` then says so."""
     last = len(crcs)
     n = 0
     for n, raw in enumerate(f, start=1):
         if n > last:
-            yield n, None, True
+            if seen is not None:
+                seen.grew = True
             return
         if zlib.crc32(raw) == crcs[n - 1]:
-            yield n, raw, False
+            yield n, raw
         elif n == last and raw.endswith(b"\n") and zlib.crc32(raw[:-1]) == crcs[-1]:
             # The earlier read met this last line without its newline (the end of the file
             # then); rows were appended since: the same line, now ended.
-            yield n, raw[:-1], True
+            if seen is not None:
+                seen.grew = True
+            yield n, raw[:-1]
         else:
             raise FileChanged(f"the file changed while it was being read ({differs})",
                               path=path, line=n, expected=_UNCHANGED)
@@ -309,9 +279,8 @@ _BLANK = " \t\r\n"
 
 
 def split_lines(text: str) -> list[str]:
-    """Lines as files mean them: split at \\n only. (str.splitlines also splits at U+2028,
-    U+0085, form feeds..., which JSON allows raw inside strings, and would shift the line
-    numbers that errors name.)"""
+    """Lines as files mean them: split at \\n only (str.splitlines also splits at U+2028,
+    form feeds..., which JSON allows raw in strings, and would shift the line numbers)."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -319,13 +288,9 @@ def split_lines(text: str) -> list[str]:
 
 
 def text_values(text: str, path: str) -> list[tuple[int, Any]]:
-    """(line number, parsed value) for each non-blank line of JSON Lines text already read
-    whole (data/readers.read_text decodes a source file at once, for its error column and
-    utf-8-sig): the same strict parse as iter_jsonl."""
+    """iter_jsonl's values of JSON Lines text already read whole (data/readers.read_text)."""
     return [(n, parse(line, path=path, line=n))
             for n, line in enumerate(split_lines(text), start=1) if line.strip(_BLANK)]
-
-
 
 
 # --- writing ----------------------------------------------------------------------------
@@ -348,11 +313,10 @@ def write(path: str, rows: Iterable[Any], *, what: str = "") -> int:
 
 
 def line(value: Any, default: Callable[[Any], Any] | None = None) -> bytes:
-    """`value` as one JSON Lines row: UTF-8, compact, newline-ended, as orjson writes it
-    (a float that is not finite as null: json's `NaN` is not JSON, and no strict reader,
-    this module's included, would read the row back). What orjson refuses (an integer
-    beyond 64 bits, a key that is not a str, a lone surrogate, which a server's reply can
-    hold and UTF-8 cannot) json writes, in the same layout, a lone surrogate as `?`."""
+    """`value` as one JSON Lines row: UTF-8, compact, newline-ended, as orjson writes it (a
+    float that is not finite as null: `NaN` is not JSON). What orjson refuses (an integer
+    beyond 64 bits, a key that is not a str, a lone surrogate) json writes in the same
+    layout, a lone surrogate as `?`."""
     try:
         return orjson.dumps(value, default=default, option=_LINE)
     except TypeError:   # orjson.JSONEncodeError
@@ -362,8 +326,7 @@ def line(value: Any, default: Callable[[Any], Any] | None = None) -> bytes:
 
 
 def _nulled(value: Any) -> Any:
-    """`value` with every float that is not finite as None, as orjson writes it: json
-    would write `NaN`, which no strict reader reads back."""
+    """`value` with every float that is not finite as None, as orjson writes it."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):

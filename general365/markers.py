@@ -16,29 +16,13 @@ REASONING_MARKERS: tuple[tuple[str, str], ...] = (
     ("◁think▷", "◁/think▷"),
 )
 
+OPENS = tuple(o for o, _ in REASONING_MARKERS)
+CLOSES = tuple(c for _, c in REASONING_MARKERS)
+# No marker's end is another's start, and none holds another (tests/unit/test_markers.py
+# checks it): so plain string search finds what the regex alternation CLOSE_RE would.
+
 # Public: the runners count reasoning tokens up to the last match of the same pattern.
-CLOSE_RE = re.compile("|".join(re.escape(c) for _, c in REASONING_MARKERS))
-
-
-_OPENS = tuple(o for o, _ in REASONING_MARKERS)
-_CLOSES = tuple(c for _, c in REASONING_MARKERS)
-
-
-def _no_overlaps(markers: tuple[str, ...]) -> bool:
-    """No marker's end is another's start, and none holds another: then plain string
-    search finds what the regex alternation CLOSE_RE would."""
-    for a in markers:
-        for b in markers:
-            if a != b and b in a:
-                return False
-            if any(a.endswith(b[:k]) for k in range(1, min(len(a), len(b)))):
-                return False
-    return True
-
-
-# The searches below rely on it: a marker added that breaks it fails at import, not silently.
-if not (_no_overlaps(_OPENS) and _no_overlaps(_CLOSES)):
-    raise RuntimeError("reasoning markers overlap: split_reasoning needs a regex search")
+CLOSE_RE = re.compile("|".join(re.escape(c) for c in CLOSES))
 
 
 def _last(text: str, markers: tuple[str, ...]) -> tuple[int, int]:
@@ -67,17 +51,17 @@ def split_reasoning(text: str) -> tuple[str | None, str, bool]:
     no open counts: templates often put `<think>` in the prompt). A block opened and never
     closed, also after a closed one, is unfinished reasoning: final "" and closed False.
     No marker: (None, text, True)."""
-    start, end = _last(text, _CLOSES)
+    start, end = _last(text, CLOSES)
     if start != -1:
-        opened = _first(text, _OPENS, start)
+        opened = _first(text, OPENS, start)
         reasoning = text[opened:start] if opened != -1 else text[:start]
         tail = text[end:]
-        reopened = _first(tail, _OPENS, len(tail))
+        reopened = _first(tail, OPENS, len(tail))
         if reopened != -1:
             more = tail[reopened:]
             return (reasoning.strip() + "\n" + more.strip()).strip(), "", False
         return reasoning.strip(), tail, True
-    opened = _first(text, _OPENS, len(text))
+    opened = _first(text, OPENS, len(text))
     if opened != -1:
         return text[opened:].strip(), "", False
     return None, text, True
@@ -86,8 +70,8 @@ def split_reasoning(text: str) -> tuple[str | None, str, bool]:
 def final_part(text: str) -> str | None:
     """split_reasoning's `final`, or None where the block was never closed, without cutting
     out the reasoning (the grader reads this on every row)."""
-    start, end = _last(text, _CLOSES)
+    start, end = _last(text, CLOSES)
     if start == -1:
-        return text if _first(text, _OPENS, len(text)) == -1 else None
+        return text if _first(text, OPENS, len(text)) == -1 else None
     tail = text[end:]
-    return tail if _first(tail, _OPENS, len(tail)) == -1 else None
+    return tail if _first(tail, OPENS, len(tail)) == -1 else None

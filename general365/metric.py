@@ -1,12 +1,7 @@
 """The `evaluate` metric's logic, kept in the package so the Space script
 (metric/general365/general365.py) stays a thin wrapper and training loops can call
-`compute` directly without evaluate.
-
-Each prediction is a model's full output (reasoning included); each reference is the gold
-answer, or the dataset's own row (see metric_inputs.py). Grading is
-`general365.grading.hybrid.grade_iter`, with the same contract as the CLI. The default output is
-flat numbers under keys that every logger takes (see `flat_scores`); the nested breakdown
-and the per-sample verdicts come on request.
+`compute` without evaluate. Grading is `grading.hybrid.grade_iter`, as on the CLI; the
+default output is flat numbers under keys that every logger takes (`flat_scores`).
 """
 
 from __future__ import annotations
@@ -96,8 +91,7 @@ _SLUG_RE = re.compile(r"[^a-z0-9]+")
 
 def slug(name: str) -> str:
     """A group's key part: lowercase, every run of other characters one "_"
-    ("Spatial & Temporal" -> "spatial_temporal"). TensorBoard, W&B, MLflow and
-    transformers.Trainer take such keys as they are (a space or "&" is rewritten by some)."""
+    ("Spatial & Temporal" -> "spatial_temporal"): every logger takes such keys as they are."""
     return _SLUG_RE.sub("_", name.lower()).strip("_")
 
 
@@ -105,10 +99,6 @@ def _rate(num: int, den: int) -> float:
     # Never None (loggers drop or choke on it) and never NaN (it breaks JSON and
     # metric_for_best_model): nothing graded scores 0.0, and `graded` says why.
     return num / den if den else 0.0
-
-
-def _group(out: dict[str, Any], name: str, tally: VerdictCounts) -> None:
-    out.update((f"{k}/{slug(name)}", v) for k, v in _nested(tally).items())
 
 
 def flat_scores(summary: GradeSummary) -> dict[str, int | float]:
@@ -121,10 +111,8 @@ def flat_scores(summary: GradeSummary) -> dict[str, int | float]:
     }
     for status, n in summary.counts.items():
         out[f"status/{status}"] = n
-    for name, tally in sorted(summary.by_type.items()):
-        _group(out, name, tally)
-    for name, tally in sorted(summary.by_category.items()):
-        _group(out, name, tally)
+    for name, tally in [*sorted(summary.by_type.items()), *sorted(summary.by_category.items())]:
+        out.update((f"{k}/{slug(name)}", v) for k, v in _nested(tally).items())
     return out
 
 
@@ -133,15 +121,6 @@ def _nested(tally: VerdictCounts) -> dict[str, Any]:
     if tally.graded:  # a group with nothing graded (text under `rule`) has no accuracy key
         d["accuracy"] = tally.correct / tally.graded
     return d
-
-
-def breakdown_of(summary: GradeSummary, policy: str) -> dict[str, Any]:
-    return {
-        "statuses": summary.counts,
-        "by_answer_type": {k: _nested(t) for k, t in sorted(summary.by_type.items())},
-        "by_category": {k: _nested(t) for k, t in summary.by_category.items()},
-        "policy": policy,
-    }
 
 
 # --- compute ---------------------------------------------------------------------------
@@ -200,7 +179,10 @@ def compute(predictions: Sequence[str], references, answer_type: Sequence[str] |
             details.append(graded.verdict.to_dict())
     out: dict[str, Any] = flat_scores(summary)
     if breakdown:
-        out.update(breakdown_of(summary, policy))
+        out.update(statuses=summary.counts,
+                   by_answer_type={k: _nested(t) for k, t in sorted(summary.by_type.items())},
+                   by_category={k: _nested(t) for k, t in summary.by_category.items()},
+                   policy=policy)
     if return_details:
         out["details"] = details
     return out

@@ -1,13 +1,8 @@
 """The metric's inputs: references given as the dataset's own rows, split into the columns
-the metric declares.
-
-evaluate validates every input against the metric's declared `Features` (one typed value
-per row) and keeps them in an Arrow table, so a reference cannot be a dict there. Rows are
-therefore split *before* evaluate sees them, in the metric's `add`/`add_batch`/`compute`:
-`references` becomes the list of gold strings and the rows' answer_type, float_round,
-question and categories become the columns of the same names. One feature set, the same
-Arrow cache and distributed mode as plain columns; a `datasets.Dataset`, a list of dicts, a
-dict of columns (`ds[:64]`) or a list of `Problem` all work.
+the metric declares. evaluate checks every input against one typed value per row, so a
+reference cannot be a dict there: rows (a `datasets.Dataset`, a list of dicts or of
+`Problem`, a dict of columns) are split before evaluate sees them, into the gold strings
+and the answer_type, float_round, question and categories columns.
 """
 
 from __future__ import annotations
@@ -17,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .errors import UserError
+from .validators import is_int
 
 ROW_FIELDS = ("answer_type", "float_round", "question", "categories")
 _OPTIONAL = {"question": "", "categories": []}
@@ -39,19 +35,16 @@ def fill_optional_inputs(predictions, kwargs: dict[str, Any]) -> dict[str, Any]:
 def _round_text(v: Any) -> Any:
     if isinstance(v, (bool, str)) or v is None:
         return v   # a bool is refused by the grader's own check, with its message
-    if isinstance(v, numbers.Integral):     # numpy's integers too
-        return str(int(v))
-    if isinstance(v, numbers.Real) and float(v).is_integer():
+    if isinstance(v, numbers.Integral) or (isinstance(v, numbers.Real)   # numpy's too
+                                           and float(v).is_integer()):
         return str(int(v))
     return v
 
 
 def float_round_as_text(kwargs: dict[str, Any]) -> dict[str, Any]:
     """float_round as text, whichever way it came (the official release writes "2", the
-    Hub layout 2): the metric declares ONE feature set, with float_round a string. With
-    two (int or string) evaluate picks one by reading the first example of the first
-    batch, and so fails with IndexError on an empty input, which must score 0.0. The
-    grader reads "2" as it reads 2 (schema.parse_float_round)."""
+    Hub layout 2): with two feature sets evaluate picks one from the first example, and
+    fails on an empty input, which must score 0.0. The grader reads "2" as it reads 2."""
     column = kwargs.get("float_round")
     if column is None:
         return kwargs
@@ -61,10 +54,6 @@ def float_round_as_text(kwargs: dict[str, Any]) -> dict[str, Any]:
     else:
         kwargs["float_round"] = [_round_text(v) for v in column]
     return kwargs
-
-
-def _is_dataset(obj) -> bool:
-    return hasattr(obj, "column_names") and hasattr(obj, "features")
 
 
 def _columns_of_dataset(ds) -> dict[str, list]:
@@ -109,14 +98,11 @@ def _columns_of_rows(rows: Sequence) -> dict[str, list]:
     for name in ("answer", *ROW_FIELDS):
         if name not in present:
             continue
-        column = []
-        for i, r in enumerate(rows):
-            if name == "answer" or name == "answer_type":
-                if r.get(name) is None:
-                    raise UserError(f"references[{i}] has no {name!r} (a reference row needs "
-                                    "answer and answer_type; float_round defaults to 0)")
-            column.append(r.get(name))
-        out[name] = column
+        out[name] = [r.get(name) for r in rows]
+        missing = [i for i, v in enumerate(out[name]) if v is None]
+        if name in ("answer", "answer_type") and missing:
+            raise UserError(f"references[{missing[0]}] has no {name!r} (a reference row needs "
+                            "answer and answer_type; float_round defaults to 0)")
     if "answer" not in out:
         raise UserError("the reference rows have no 'answer' field")
     return out
@@ -132,10 +118,8 @@ def _category_list(value) -> list:
 
 def _tidy(columns: dict[str, list]) -> dict[str, list]:
     """Values evaluate's typed columns take: an integer answer as its text, no None in a
-    string or list column, and one type for float_round (the official release writes it
-    as a string, the Hub layout as an int)."""
-    columns["answer"] = [str(a) if isinstance(a, int) and not isinstance(a, bool) else a
-                         for a in columns["answer"]]
+    string or list column, and one type for float_round."""
+    columns["answer"] = [str(a) if is_int(a) else a for a in columns["answer"]]
     if "question" in columns:
         columns["question"] = ["" if q is None else q for q in columns["question"]]
     if "categories" in columns:
@@ -143,20 +127,19 @@ def _tidy(columns: dict[str, list]) -> dict[str, list]:
     if "float_round" in columns:
         values = [0 if v is None or v == "" else v for v in columns["float_round"]]
         if any(isinstance(v, str) for v in values) and not all(isinstance(v, str) for v in values):
-            values = [str(v) if isinstance(v, int) and not isinstance(v, bool) else v
-                      for v in values]
+            values = [str(v) if is_int(v) else v for v in values]
         columns["float_round"] = values
     return columns
 
 
 def split_references(references, given: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
-    """(gold strings, columns): `references` as given when they are plain strings (the
-    columns are then `given`); else the rows' answers, and their other fields as columns.
-    A field given both in the rows and as an argument is an error: which one was meant?"""
+    """(gold strings, columns): `references` and `given` when they are plain strings; else
+    the rows' answers, and their other fields as columns (a field also in `given`: an
+    error, which one was meant?)."""
     columns = dict(given)
     if references is None or isinstance(references, (str, bytes)):
         return references, columns
-    if _is_dataset(references):
+    if hasattr(references, "column_names") and hasattr(references, "features"):   # a Dataset
         found = _columns_of_dataset(references)
     elif isinstance(references, Mapping):
         found = _columns_of_mapping(references)

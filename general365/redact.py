@@ -1,12 +1,10 @@
 """Keeping an API key out of everything written, printed or logged from a server's text.
 
-Servers do echo credentials (in error messages, and a hostile one anywhere). Every client
-here passes server text through `Redactor.clean`, which masks the whole key and any run of
-FRAGMENT or more of its characters (a server may have cut its message inside the key), and
-cuts the text only AFTER masking: cutting first can split the key past recognition.
-A base URL can carry credentials too (`user:password@host`, `?api_key=...`): `target`
-splits it for the client, `shown_url` masks it for writing, `url_secrets` lists them for a
-Redactor. `shown_settings` and `shown_argv` mask both kinds in what run.json stores.
+Servers echo credentials (a hostile one anywhere): `Redactor.clean` masks the whole key and
+any run of FRAGMENT or more of its characters (a server may cut its message inside the key),
+and cuts the text only after masking. A base URL's credentials (`user:password@host`,
+`?api_key=...`): `target` splits it for the client, `shown_url` masks it, `url_secrets`
+lists them for a Redactor; `shown_settings` and `shown_argv` mask both in run.json.
 """
 
 from __future__ import annotations
@@ -53,14 +51,10 @@ def url_secrets(url: str) -> list[str]:
         name, eq, value = pair.partition("=")
         if eq and _SECRET_PARAM.search(unquote(name)):
             found.append(value)
-    out: list[str] = []
-    for raw in found:
-        for form in (raw or "", unquote(raw or "")):
-            # Masking a credential of one to three characters in text would garble every
-            # message ("a" everywhere) and guards nothing; shown_url still masks it.
-            if form and len(form) >= _QUAD and form not in out:
-                out.append(form)
-    return out
+    forms = (form for raw in found for form in (raw or "", unquote(raw or "")))
+    # Masking a credential of one to three characters in text would garble every message
+    # ("a" everywhere) and guards nothing; shown_url still masks it.
+    return list(dict.fromkeys(form for form in forms if len(form) >= _QUAD))
 
 
 def shown_url(url: str) -> str:
@@ -84,9 +78,8 @@ def shown_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
-# A URL in free text. The scheme in any case (`HTTP://` is as good as `http://` to a
-# client); the user info may hold a quote (a password is any text), so it is read up to
-# its `@` before the host, whose end is the first space, quote or angle bracket.
+# A URL in free text, the scheme in any case; the user info may hold a quote (a password is
+# any text), so it is read up to its `@`; the host ends at a space, quote or angle bracket.
 _URL_IN_TEXT = re.compile(r"https?://(?:[^\s/?#@<>,]*@)?[^\s\"'<>]+", re.I)
 
 
@@ -103,10 +96,8 @@ def shown_urls(value: Any) -> Any:
     return value
 
 
-# Settings (an engine's keyword arguments, `--engine-arg KEY=VALUE`) whose name says they
-# hold a credential: `token`, `hf_token`, `use_auth_token`, `api_key`, `secret_key`,
-# `password`. Read by whole words, so that `max_tokens`, `tokenizer` and `key_cache_dtype`
-# stay shown; a name ending in `_env` names an environment variable, not its value.
+# Words of a setting's name that say it holds a credential (`hf_token`, `api_key`): whole
+# words, so that `max_tokens` and `key_cache_dtype` stay shown; `*_env` names a variable.
 _SECRET_WORDS = frozenset({"token", "key", "apikey", "secret", "password", "passwd", "pwd",
                            "passphrase", "auth", "authorization", "bearer", "credential",
                            "credentials", "cred", "creds", "cookie"})
@@ -129,17 +120,9 @@ def _hides(value: Any) -> bool:
 _PAIR = re.compile(r"(--[A-Za-z0-9_-]+=)?([A-Za-z_][A-Za-z0-9_.-]*)=(.*)", re.S)
 
 
-def shown_argv(argv: Any) -> Any:
-    """A command line as it may be stored: each word as shown_settings shows it."""
-    if not isinstance(argv, list):
-        return shown_settings(argv)
-    return [shown_settings(word) for word in argv]
-
-
 def shown_settings(value: Any) -> Any:
-    """`value` (a run's settings: text, or JSON-like lists and objects of it) with every URL
-    masked, and every value under a key (or of a `KEY=VALUE` word) that names a credential
-    replaced by MASK."""
+    """`value` (text, or JSON-like lists and objects of it) with every URL masked, and every
+    value under a key (or of a `KEY=VALUE` word) that names a credential replaced by MASK."""
     if isinstance(value, str):
         pair = _PAIR.fullmatch(value)
         if pair and secret_name(pair.group(2)) and pair.group(3):
@@ -153,10 +136,13 @@ def shown_settings(value: Any) -> Any:
     return value
 
 
+# A command line as it may be stored: each word as shown_settings shows it.
+shown_argv = shown_settings
+
+
 def target(url: str) -> tuple[str, dict[str, str]]:
-    """What a client is given for `url`: the URL without its query (user info kept: sent as
-    basic auth), and the query's parameters, sent with every request (the SDK appends paths
-    to a base URL's raw text; a parameter given twice is sent once, with its last value)."""
+    """What a client is given for `url`: the URL without its query (user info kept: basic
+    auth), and the query's parameters, sent with every request (the last of a repeated one)."""
     parts = urlsplit(url)
     query: dict[str, str] = {}
     for pair in parts.query.split("&") if parts.query else ():
@@ -174,7 +160,6 @@ class Redactor:
         kept = [s for s in (secret, *more) if s and s != PLACEHOLDER]
         # Longest first: a secret that contains another is masked whole.
         self.secrets = sorted(dict.fromkeys(kept), key=len, reverse=True)
-        self.secret = self.secrets[0] if self.secrets else None
         self._grams = frozenset(s[i:i + FRAGMENT] for s in self.secrets
                                 for i in range(len(s) - FRAGMENT + 1))
         self._quads = frozenset(s[i:i + _QUAD] for s in self.secrets

@@ -1,33 +1,22 @@
 """Reward functions for RL fine-tuning on General365, in TRL's convention:
 `func(completions, **columns) -> list[float]`, one reward per completion.
 
-    from general365.rewards import accuracy_reward, format_reward
-    trainer = GRPOTrainer(model=..., reward_funcs=[accuracy_reward, format_reward],
-                          train_dataset=ds, ...)   # ds has answer, answer_type, float_round
-
-- `accuracy_reward` grades each completion with the benchmark's own grader (the verdicts
-  of `general365 grade` under the `rule` policy): number and interval answers by the exact
-  fast path or math-verify in the shared warm pool, choice answers by the option-letter
-  grader. 1.0 for `correct`, 0.0 for anything else. Text answers need the LLM judge:
-  `AccuracyReward(judge=Judge(...))`; without one they score 0.0 with status `ungraded`
-  (or None with `ungraded_reward=None`: TRL then takes no reward from this function).
+- `accuracy_reward`: 1.0 where the benchmark's own grader (the `rule` policy's verdicts)
+  finds the completion `correct`, else 0.0. Text answers need the LLM judge
+  (`AccuracyReward(judge=Judge(...))`); without one they score `ungraded_reward`.
 - `format_reward`: 1.0 for a closed reasoning block then a final answer in the form the
-  prompt asks for (a non-empty `\\boxed{}`; for choice problems an option letter, boxed or
-  stated), else 0.0.
+  prompt asks for (a non-empty `\\boxed{}`; for choice problems an option letter).
 
-Neither ever raises on a completion: None, empty, binary, megabyte-long or badly encoded
-completions score 0.0. Why each completion scored what it did is kept: TRL's `log_metric`
-gets the share of each status per batch (`general365/<status>`), its `log_extra` one
-compact `general365` column of the completions table ("correct: 42"; the status and the
-answer as two columns with `AccuracyReward(columns="full")`), and
-`accuracy_reward.last_results` holds the latest batch's `RewardResult`s (`.score()` returns
-them, for callers outside TRL or on several threads). See docs/training.md.
+Neither ever raises on a completion (None, binary or megabyte-long ones score 0.0). Why
+each scored what it did goes to TRL's `log_metric` (the share of each status) and
+`log_extra` (a completions-table column), and `last_results`. See docs/training.md.
 """
 
 from __future__ import annotations
 
 import itertools
 import logging
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -40,18 +29,16 @@ from .validators import is_number
 
 log = logging.getLogger(__name__)
 
-# The grader's statuses, plus a reference row that is not valid (its gold does not parse,
-# an unknown answer_type) and a grading failure (the pool could not start): both score 0.0
-# and are logged, never raised mid-training.
+# The grader's statuses, plus a reference row that is not valid and a grading failure:
+# both score 0.0 and are logged, never raised mid-training.
 INVALID_REFERENCE = "invalid_reference"
 ERROR = "error"
 STATUSES = tuple(s.value for s in Status) + (INVALID_REFERENCE, ERROR)
 
 _MEMO_MAX = 100_000  # reference rows kept per reward function (a few MB)
 
-# What the rewards add to TRL's completions table (log_completions=True), beside TRL's own
-# prompt, completion, reward and advantage columns: by default one compact `general365`
-# column ("correct: 42"), so that the prompt and the completion keep the table's width.
+# What the rewards add to TRL's completions table: by default one compact column, so that
+# the prompt and the completion keep the table's width.
 COLUMNS = ("compact", "full", "none")
 _COMPACT_ANSWER = 24   # characters of the extracted answer shown in the compact column
 
@@ -72,8 +59,7 @@ class RewardResult:
     method: str | None = None
 
 
-def _column(given: dict[str, Any], name: str, n: int, required: bool) -> list | None:
-    value = given.get(name)
+def _column(value: Any, name: str, n: int, required: bool) -> list | None:
     if value is None:
         if required:
             raise UserError(
@@ -89,24 +75,16 @@ def _column(given: dict[str, Any], name: str, n: int, required: bool) -> list | 
 
 
 class AccuracyReward:
-    """The accuracy reward, configured. Calling it grades a batch in TRL's convention;
-    `score` returns the `RewardResult`s.
-
-    judge: a `general365.grading.judge.Judge` (or anything with `judge_batch`) for text
-        answers; None: they score `ungraded_reward`.
-    timeout: the rule grader's per-answer limit in seconds (past it: status `timeout`).
-    workers: the shared rule-grading pool's size (default: the CPU count).
-    name: what TRL calls it in its logs (`rewards/<name>/mean`).
-    columns: what it adds to TRL's completions table: "compact" (one `general365` column,
-        "status: answer"), "full" (`general365_status` and `general365_answer`) or "none".
-    """
+    """The accuracy reward, configured (docs/training.md has the options). Calling it
+    grades a batch in TRL's convention; `score` returns the `RewardResult`s. `columns`:
+    "compact" (one `general365` column, "status: answer"), "full" (`general365_status`
+    and `general365_answer`) or "none"."""
 
     def __init__(self, judge=None, *, timeout: float | None = None, workers: int | None = None,
                  ungraded_reward: float | None = 0.0, name: str = "general365_accuracy",
                  columns: str = "compact"):
-        # Refused here, once, with the grader's own checks: inside a call a bad option
-        # would only score every completion 0.0 (a reward never raises on a batch). The
-        # grader is imported only then: `import general365.rewards` stays cheap.
+        # Refused here, with the grader's own checks: inside a call a bad option would only
+        # score every completion 0.0. `import general365.rewards` stays cheap.
         if judge is not None or timeout is not None or workers is not None:
             from .grading.engine import check_policy, check_timeout, check_workers
 
@@ -130,9 +108,8 @@ class AccuracyReward:
         self._reset()
 
     def _reset(self) -> None:
-        # Made on first use (`import general365.rewards` stays cheap): the graders (rule,
-        # and the judge's for text answers), sharing their golds, and the problem of each
-        # reference row.
+        # Made on first use: the graders (rule, and the judge's for text answers) and the
+        # problem of each reference row.
         self._graders: tuple | None = None
         self._problems: Any = None   # a Memo: reference -> Problem
         self._bad: Any = None        # a Memo of the bad references already logged
@@ -150,16 +127,13 @@ class AccuracyReward:
         return f"AccuracyReward(name={self.__name__!r}, judge={self.judge!r})"
 
     def warm_up(self, wait: bool = False) -> None:
-        """Start the shared rule-grading pool now, on a background thread unless `wait`,
-        so that the first batch with an answer for math-verify does not wait seconds for
-        it (call it before `trainer.train()`: the pool starts while the model loads)."""
+        """Start the shared rule-grading pool now (on a background thread unless `wait`),
+        so that the first batch does not wait seconds for it."""
         import threading
 
         def start() -> None:
-            # A small batch through the whole path: the grader's modules are imported, the
-            # pool's server warms what number and interval answers need, and its workers
-            # are forked warm. A throwaway reward, so this one's results and caches are
-            # untouched; the pool is the shared one that this reward's calls use.
+            # A small batch through the whole path, on a throwaway reward (this one's
+            # results and caches are untouched); the pool is the shared one.
             probe = AccuracyReward(timeout=self.timeout, workers=self.workers)
             results = probe.score(_WARM_UP[0], answer=_WARM_UP[1], answer_type=_WARM_UP[2])
             if any(r.status == ERROR for r in results):   # the first real call says it again
@@ -185,11 +159,9 @@ class AccuracyReward:
                              float_round=float_round, question=question)
         self.last_results = results
         if callable(log_metric) and results:
-            counts = dict.fromkeys(STATUSES, 0)
-            for r in results:
-                counts[r.status] += 1
-            for status, k in counts.items():  # every status, every batch: steady log keys
-                log_metric(f"general365/{status}", k / len(results))
+            counts = Counter(r.status for r in results)
+            for status in STATUSES:  # every status, every batch: steady log keys
+                log_metric(f"general365/{status}", counts[status] / len(results))
         if callable(log_extra) and self.columns == "compact":
             log_extra("general365", [compact(r) for r in results])
         elif callable(log_extra) and self.columns == "full":
@@ -202,17 +174,13 @@ class AccuracyReward:
     def score(self, completions: Sequence, answer: Sequence[str] | None = None,
               answer_type: Sequence[str] | None = None, float_round: Sequence | None = None,
               question: Sequence[str] | None = None) -> list[RewardResult]:
-        """Grade a batch: one `RewardResult` per completion, in order. The same answer to
-        the same problem recurs all through RL (a group's generations agree): the graders
-        keep what they paid for (grading/engine.py), so it is graded once."""
+        """Grade a batch: one `RewardResult` per completion, in order."""
         completions = list(completions)
         n = len(completions)
-        given = {"answer": answer, "answer_type": answer_type, "float_round": float_round,
-                 "question": question}
-        answers = _column(given, "answer", n, True)
-        types = _column(given, "answer_type", n, True)
-        rounds = _column(given, "float_round", n, False)
-        questions = _column(given, "question", n, False)
+        answers = _column(answer, "answer", n, True)
+        types = _column(answer_type, "answer_type", n, True)
+        rounds = _column(float_round, "float_round", n, False)
+        questions = _column(question, "question", n, False)
         rule, judged = self._graders_made()
         results: list[RewardResult | None] = [None] * n
         by_rule, by_judge = [], []
@@ -246,8 +214,8 @@ class AccuracyReward:
         return self._graders
 
     def _problem(self, gold, answer_type, float_round, question) -> Problem | RewardResult:
-        """The row's problem (made, its gold parsed, once per distinct reference), or the
-        row's result when the reference is not valid."""
+        """The row's problem (made once per distinct reference), or the row's result when
+        the reference is not valid."""
         key = (gold, answer_type, float_round, question if self.judge is not None else None)
         try:
             found = self._problems.get(key)
@@ -274,8 +242,6 @@ class AccuracyReward:
             return
         try:
             graded = list(grader.run([pair for _, pair in rows]))
-        except (KeyboardInterrupt, SystemExit):
-            raise
         except Exception as exc:  # the pool or the judge failed: no reward, never a crash
             log.warning("general365 reward: grading failed, %d completions score 0.0: %s",
                         len(rows), shown(exc))
@@ -291,8 +257,7 @@ class AccuracyReward:
 
 
 def compact(result: RewardResult) -> str:
-    """A result in a few characters for the completions table: `status: answer`, the
-    answer cut to 24 characters."""
+    """A result in a few characters for the completions table: `status: answer`."""
     answer = result.extracted
     if answer is None or answer == "":
         return result.status
@@ -343,14 +308,10 @@ def format_status(completion: Any, answer_type: str | None = None) -> str:
 
 
 class FormatReward:
-    """1.0 for a closed reasoning block then a final answer in the expected form (a
-    non-empty `\\boxed{}`; for choice problems an option letter, boxed or stated), else
-    0.0. A reasoning block counts when the completion closes one (`</think>` and kin; the
-    opening marker may be in the prompt) or its message carries one in a separate
-    `reasoning_content` field. TRL logs it as `rewards/general365_format/mean`; with
-    `column=True` each completion's status (FORMAT_STATUSES) also goes to TRL's
-    completions table as the `general365_format_status` column (off by default: the
-    table's width is the prompt's and the completion's)."""
+    """1.0 where format_status is "ok", else 0.0. A reasoning block counts when the
+    completion closes one (the opening marker may be in the prompt) or its message carries
+    one in a separate field. With `column=True` each status (FORMAT_STATUSES) also goes to
+    TRL's completions table as the `general365_format_status` column."""
 
     def __init__(self, *, column: bool = False, name: str = "general365_format"):
         self.column = bool(column)
@@ -362,31 +323,22 @@ class FormatReward:
     def __call__(self, completions: Sequence, answer_type: Sequence[str] | None = None,
                  log_extra: Callable[[str, list], None] | None = None,
                  **columns) -> list[float]:
-        statuses = format_statuses(completions, answer_type)
+        completions = list(completions)
+        types = list(answer_type) if answer_type is not None else [None] * len(completions)
+        if len(types) != len(completions):
+            raise UserError(f"column 'answer_type' has {len(types)} values for "
+                            f"{len(completions)} completions")
+        statuses = []
+        for c, t in zip(completions, types):
+            try:
+                statuses.append(format_status(c, t))
+            except Exception as exc:  # never raise mid-training; say why in the log
+                log.warning("general365 format reward: a completion scores 0.0 after %s: %s",
+                            type(exc).__name__, shown(exc))
+                statuses.append(ERROR)
         if callable(log_extra) and self.column:
             log_extra("general365_format_status", statuses)
         return [1.0 if s == "ok" else 0.0 for s in statuses]
-
-
-def format_statuses(completions: Sequence, answer_type: Sequence[str] | None = None
-                    ) -> list[str]:
-    """format_status of each completion; never raises on one (ERROR, logged)."""
-    completions = list(completions)
-    types = list(answer_type) if answer_type is not None else [None] * len(completions)
-    if len(types) != len(completions):
-        raise UserError(f"column 'answer_type' has {len(types)} values for "
-                        f"{len(completions)} completions")
-    statuses = []
-    for c, t in zip(completions, types):
-        try:
-            statuses.append(format_status(c, t))
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except Exception as exc:  # never raise mid-training; say why in the log
-            log.warning("general365 format reward: a completion scores 0.0 after %s: %s",
-                        type(exc).__name__, shown(exc))
-            statuses.append(ERROR)
-    return statuses
 
 
 format_reward = FormatReward()

@@ -78,20 +78,16 @@ def _build_tokenizer():
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     specials = [BOS, EOS, PAD, *ROLE_TOKENS]
-    trainer = trainers.BpeTrainer(
-        vocab_size=VOCAB_SIZE - 2,  # the two reasoning markers are added below
-        special_tokens=specials,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
+    trainer = trainers.BpeTrainer(  # vocab_size: the two reasoning markers are added below
+        vocab_size=VOCAB_SIZE - 2, special_tokens=specials,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
     tok.train_from_iterator(_corpus(), trainer=trainer)
-    fast = PreTrainedTokenizerFast(
-        tokenizer_object=tok, bos_token=BOS, eos_token=EOS, pad_token=PAD,
-        additional_special_tokens=list(ROLE_TOKENS),
-    )
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token=BOS, eos_token=EOS,
+                                   pad_token=PAD, additional_special_tokens=list(ROLE_TOKENS))
     # Not special: decoding with skip_special_tokens (vLLM's default) must keep them in the
     # text, as real reasoning models' tokenizers do.
-    fast.add_tokens([AddedToken(t, special=False, normalized=False) for t in (THINK_OPEN, THINK_CLOSE)])
+    fast.add_tokens([AddedToken(t, special=False, normalized=False)
+                     for t in (THINK_OPEN, THINK_CLOSE)])
     fast.chat_template = CHAT_TEMPLATE
     fast.model_max_length = MAX_POSITIONS
     fast.padding_side = "left"
@@ -102,28 +98,18 @@ def _build_model(tokenizer):
     import torch
     from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM
 
-    config = LlamaConfig(
-        vocab_size=len(tokenizer),  # no id the tokenizer cannot decode
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        head_dim=32,
-        max_position_embeddings=MAX_POSITIONS,
-        tie_word_embeddings=True,
-        bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-        torch_dtype="float32",
-    )
+    config = LlamaConfig(  # vocab_size: no id the tokenizer cannot decode
+        vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+        num_attention_heads=2, num_key_value_heads=1, head_dim=32,
+        max_position_embeddings=MAX_POSITIONS, tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id, torch_dtype="float32")
     torch.manual_seed(SEED)
     model = LlamaForCausalLM(config).to(torch.float32)
     # Only the token ids: sampling defaults in here would silently change engines' defaults.
     model.generation_config = GenerationConfig(
         bos_token_id=config.bos_token_id, eos_token_id=config.eos_token_id,
-        pad_token_id=config.pad_token_id,
-    )
+        pad_token_id=config.pad_token_id)
     return model
 
 
@@ -143,8 +129,10 @@ def build_tiny_model(path: str | os.PathLike) -> Path:
     path = Path(path)
     if is_built(path):
         return path
-    if path.exists() and (not path.is_dir() or any(path.iterdir())) and not (path / MARKER).exists():
-        raise UserError(f"{path}: exists and is not a tiny-model folder; choose an empty or new path")
+    if (path.exists() and (not path.is_dir() or any(path.iterdir()))
+            and not (path / MARKER).exists()):
+        raise UserError(f"{path}: exists and is not a tiny-model folder; choose an empty or "
+                        "new path")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
     tmp.chmod(0o755)  # mkdtemp's 0700 would hide the model from other users of a shared cache

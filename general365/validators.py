@@ -1,16 +1,10 @@
 """The checks every entry point and reader shares: typed values and strict JSON.
 
-Two halves, one job each:
-
-- **Values**: `is_int` / `is_number` (a JSON `true` is not 1: bool is an int in Python),
-  and `option_int` / `option_number`, which refuse a bad keyword argument with one
-  OptionError (spelled `--flag` on the command line, `name` from Python).
-- **Strict JSON**: `DECODER` parses with Python's C scanner and refuses a key twice in one
-  object (json keeps the last silently), NaN and Infinity (not JSON, RFC 8259), and numbers
-  too large for a float (read as infinity); `problem_in(value)` then finds what a parse
-  cannot see: nesting deeper than MAX_DEPTH, a lone surrogate. `loads(text)` does both and
-  says what was wrong in a few words; `one_object(text)` is the reply rule the judges use:
-  the whole text is exactly one JSON object (one fence around it aside).
+- Values: `is_int` / `is_number` (a JSON `true` is not 1), and `option_int` /
+  `option_number`, which refuse a bad keyword argument with one OptionError.
+- Strict JSON: `DECODER` refuses a key twice in one object (json keeps the last), NaN and
+  infinities (not JSON); `problem_in(value)` finds what a parse cannot see (nesting past
+  MAX_DEPTH, a lone surrogate). `loads` does both; `one_object` is the judges' reply rule.
 """
 
 from __future__ import annotations
@@ -78,9 +72,8 @@ class DuplicateKey(ValueError):
 
 
 class NonFinite:
-    """What NaN, an infinity or a number too large for a float parses to: a marker that
-    problem_in() reports with the field it stands in (raised from the parse hook, the
-    error could not name the field)."""
+    """What NaN, an infinity or `1e999` parses to: a marker that problem_in() reports with
+    its field (an error raised from the parse hook could not name it)."""
 
     def __init__(self, text: str):
         self.text = text
@@ -118,9 +111,8 @@ def _bad_text(s: str) -> bool:
 
 def problem_in(value: Any) -> tuple[str, str | None] | None:
     """(problem, top-level field) for the first container deeper than MAX_DEPTH ("deep"),
-    lone surrogate in a key or a string ("surrogate") or NonFinite ("nonfinite") in a value
-    DECODER made; None when there is none. Iterative: a deep value cannot overflow the
-    stack here."""
+    lone surrogate ("surrogate") or NonFinite ("nonfinite") in a value DECODER made; None
+    when there is none. Iterative: a deep value cannot overflow the stack here."""
     t = type(value)
     if t is NonFinite:
         return "nonfinite", None

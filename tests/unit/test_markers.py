@@ -2,7 +2,7 @@
 
 import pytest
 
-from general365.markers import REASONING_MARKERS, final_part, split_reasoning
+from general365.markers import CLOSES, OPENS, REASONING_MARKERS, final_part, split_reasoning
 
 
 @pytest.mark.parametrize("open_, close", REASONING_MARKERS)
@@ -70,3 +70,13 @@ def test_string_search_agrees_with_the_regex_definition_on_random_texts():
         assert split_reasoning(text) == _regex_split(text), text
         _, final, closed = _regex_split(text)
         assert final_part(text) == (final if closed else None), text
+
+
+@pytest.mark.parametrize("markers", [OPENS, CLOSES])
+def test_no_marker_overlaps_another(markers):
+    # split_reasoning searches with str.find, which finds what the regex alternation would
+    # only while no marker's end is another's start and none holds another.
+    for a in markers:
+        for b in markers:
+            assert a == b or b not in a
+            assert not any(a.endswith(b[:k]) for k in range(1, min(len(a), len(b))))
