@@ -1,10 +1,7 @@
-"""Engine options that have no flag of ours: `--engine-arg KEY=VALUE` (repeatable), or
-`engine_args=` in Python, passed to the engine as keyword arguments (docs/running.md has
-the rules). vllm types each value by its own argument definitions (vllm_engine.py),
-transformers by the model's config or from_pretrained's signature (transformers.py). A
-key the engine does not know, a value it refuses, a key one of our own options sets, or a
-value run.json could not hold as JSON is refused in one line before the engine starts.
-"""
+"""Engine options that have no flag of ours: `--engine-arg KEY=VALUE` or `engine_args=`
+(docs/running.md), typed by vllm's own argument definitions (vllm.py) or the model's config
+and from_pretrained's signature (transformers.py). A key the engine does not know, a value it
+refuses, a key our own options set, or a value run.json could not hold is refused up front."""
 
 from __future__ import annotations
 

@@ -31,13 +31,10 @@ REPO = Path(__file__).resolve().parents[2]
 OWNERS = {
     "general365/grading/judge.py": "judge",
     "general365/runners/openai_api.py": "openai",
-    "general365/runners/chat_reply.py": "openai",
-    "general365/runners/prompt_tokens.py": "openai",
     "general365/runners/transformers.py": "transformers",
     "general365/tiny_model.py": "transformers",
     "general365/runners/vllm.py": "vllm",
     "general365/runners/vllm_dp.py": "vllm",
-    "general365/runners/vllm_engine.py": "vllm",
     "general365/reporting/plots.py": "plots",
     "general365/analysis/": "analysis",   # a folder: every module in it
     "general365/results/send_tensorboard.py": "tensorboard",
