@@ -147,29 +147,23 @@ class TransformersRunner:
             raise UserError(f"model {model!r} has no chat template; a chat model is needed")
         self.model.to(device).eval()
         self.tokenizer.padding_side = "left"
-        self.max_model_len = self._context_length()
-        self.stop_ids = self._stop_ids()
-        self.pad_id = (self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None
-                       else self.stop_ids[0])
-        self.counter = ReasoningCounter(self.tokenizer)
-        self._rendered: dict[tuple[str, str], list[int]] = {}
-
-    def _context_length(self) -> int:
         n = getattr(self.model.config, "max_position_embeddings", None)
         if not n:
             n = getattr(self.tokenizer, "model_max_length", None)
             if not n or n > 10_000_000:  # transformers' "unknown" sentinel is ~1e30
-                raise UserError(f"model {self.model_name!r} states no context length")
-        return int(n)
-
-    def _stop_ids(self) -> list[int]:
+                raise UserError(f"model {model!r} states no context length")
+        self.max_model_len = int(n)
         ids = getattr(self.model.generation_config, "eos_token_id", None)
-        ids = [ids] if isinstance(ids, int) else list(ids or [])
-        if self.tokenizer.eos_token_id is not None and self.tokenizer.eos_token_id not in ids:
-            ids.append(self.tokenizer.eos_token_id)
-        if not ids:
-            raise UserError(f"model {self.model_name!r} has no end-of-sequence token")
-        return ids
+        self.stop_ids = [ids] if isinstance(ids, int) else list(ids or [])
+        eos = self.tokenizer.eos_token_id
+        if eos is not None and eos not in self.stop_ids:
+            self.stop_ids.append(eos)
+        if not self.stop_ids:
+            raise UserError(f"model {model!r} has no end-of-sequence token")
+        self.pad_id = (self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None
+                       else self.stop_ids[0])
+        self.counter = ReasoningCounter(self.tokenizer)
+        self._rendered: dict[tuple[str, str], list[int]] = {}
 
     def _prompt_ids(self, req: GenerationRequest) -> list[int]:
         kwargs = req.template_kwargs(self.chat_template_kwargs)
@@ -222,14 +216,12 @@ class TransformersRunner:
                                self.stop_ids[0])
         config = transformers.GenerationConfig(
             max_new_tokens=max(b.max_tokens for b in budgets), do_sample=False,
-            eos_token_id=self.stop_ids, pad_token_id=self.pad_id,
-        )
+            eos_token_id=self.stop_ids, pad_token_id=self.pad_id)
         with torch.no_grad():
             out = self.model.generate(
                 input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device),
                 generation_config=config,
-                logits_processor=transformers.LogitsProcessorList([sampler]),
-            )
+                logits_processor=transformers.LogitsProcessorList([sampler]))
         stops = set(self.stop_ids)
         for i, (req, budget) in enumerate(zip(reqs, budgets)):
             new = out[i, width:].tolist()
@@ -248,14 +240,12 @@ class TransformersRunner:
 
     def provenance(self) -> dict[str, Any]:
         torch, transformers = _import()
-        return {
-            "backend": self.backend, "model": self.model_name, "revision": self.revision,
-            "dtype": self.dtype, "device": self.device, "batch_size": self.batch_size,
-            "max_model_len": self.max_model_len,
-            "chat_template_kwargs": self.chat_template_kwargs or None,
-            "engine_args": self.engine_args or None,
-            "transformers": transformers.__version__, "torch": torch.__version__,
-        }
+        return {"backend": self.backend, "model": self.model_name, "revision": self.revision,
+                "dtype": self.dtype, "device": self.device, "batch_size": self.batch_size,
+                "max_model_len": self.max_model_len,
+                "chat_template_kwargs": self.chat_template_kwargs or None,
+                "engine_args": self.engine_args or None,
+                "transformers": transformers.__version__, "torch": torch.__version__}
 
 
 # Loading arguments read as true/false whatever from_pretrained's signature says: a
@@ -268,7 +258,7 @@ BOOLEAN_LOADING = {"trust_remote_code", "local_files_only", "use_safetensors",
 CHANGES_RESULT = {"output_loading_info": "makes from_pretrained return a tuple, not a model"}
 # Config attributes that define the model's architecture: the sizes and counts its weights
 # are shaped by (and its type). Others are refused too when, built on the meta device, the
-# model's weights would change name or shape with the new value (_shape_changes).
+# model's weights would change name or shape with the new value (load_args).
 ARCHITECTURE = {"model_type", "architectures", "vocab_size", "hidden_size", "n_embd",
                 "d_model", "num_hidden_layers", "n_layer", "num_layers",
                 "num_attention_heads", "n_head", "num_key_value_heads", "head_dim",
@@ -311,7 +301,7 @@ def load_args(pairs: dict[str, Any], model: str, revision: str | None) -> dict[s
     """`--engine-arg` values as from_pretrained keyword arguments: a config key typed like
     the config's value, a boolean loading argument as true/false, another as a literal. A
     key that changes what from_pretrained returns, or the architecture, is refused."""
-    from .engine_args import OPTION, as_bool, like, literal
+    from .options import OPTION, as_bool, like, literal
     from .registry import check_local_model
 
     torch, transformers = _import()

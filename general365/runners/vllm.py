@@ -5,6 +5,7 @@ anything is generated, and each result is yielded as its request finishes."""
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 from collections.abc import Iterator
@@ -175,8 +176,6 @@ class Engine:
         if shutdown is not None:
             shutdown()
         del llm
-        import gc
-
         gc.collect()
 
 
@@ -190,7 +189,7 @@ def vllm_engine_args(pairs: dict[str, Any]) -> dict[str, Any]:
     from vllm.engine.arg_utils import EngineArgs
     from vllm.utils.argparse_utils import FlexibleArgumentParser
 
-    from .engine_args import OPTION, too_deep
+    from .options import OPTION, too_deep
 
     fields = {f.name for f in dataclasses.fields(EngineArgs)}
     parser = EngineArgs.add_cli_args(FlexibleArgumentParser())
@@ -217,7 +216,7 @@ def vllm_engine_args(pairs: dict[str, Any]) -> dict[str, Any]:
 
 def _by_action(action: Any, value: str, argparse: Any) -> Any:
     """`value` as vLLM's parser reads `--key value` (for a switch: `--key` / `--no-key`)."""
-    from .engine_args import as_bool
+    from .options import as_bool
 
     if isinstance(action, argparse.BooleanOptionalAction) or action.nargs == 0:
         return as_bool(value)
@@ -257,19 +256,17 @@ class VLLMRunner:
         self.engine_args: dict[str, Any] = {
             **parallel, "max_model_len": max_model_len,
             "gpu_memory_utilization": gpu_memory_utilization, "dtype": dtype,
-            "enforce_eager": enforce_eager, "seed": 0, **engine_kwargs,
-        }
+            "enforce_eager": enforce_eager, "seed": 0, **engine_kwargs}
         if "enable_chunked_prefill" not in engine_kwargs and cpu_platform():
             # vLLM's CPU build crashes ("CPU Generator does not use offset") when a seeded
             # request's prompt is prefilled in chunks, and every request here is seeded.
             self.engine_args["enable_chunked_prefill"] = False
         # One engine here, or one process per GPU group: both count and run alike.
-        if data_parallel_size == 1:
-            self._engine: Engine | EnginePool = Engine(model, revision, self.engine_args,
-                                                       self.chat_template_kwargs)
-        else:
-            self._engine = EnginePool(model, revision, self.engine_args,
-                                      self.chat_template_kwargs, data_parallel_size)
+        self._engine: Engine | EnginePool = (
+            Engine(model, revision, self.engine_args, self.chat_template_kwargs)
+            if data_parallel_size == 1 else
+            EnginePool(model, revision, self.engine_args, self.chat_template_kwargs,
+                       data_parallel_size))
         self.max_model_len = self._engine.max_model_len
 
     def prepare(self, requests: list[GenerationRequest]) -> list[Budget]:
@@ -297,12 +294,10 @@ class VLLMRunner:
             executor = getattr(getattr(config, "parallel_config", None),
                                "distributed_executor_backend", None)
             executor = executor if isinstance(executor, str) else None
-        return {
-            "backend": self.backend, "model": self.model_name, "revision": self.revision,
-            "vllm": vllm_version(), "data_parallel_size": self.data_parallel_size,
-            "distributed_executor_backend": executor,
-            **{k: v for k, v in self.engine_args.items()
-               if k not in ("max_model_len", "distributed_executor_backend")},
-            "max_model_len": self.max_model_len,
-            "chat_template_kwargs": self.chat_template_kwargs or None,
-        }
+        return {"backend": self.backend, "model": self.model_name, "revision": self.revision,
+                "vllm": vllm_version(), "data_parallel_size": self.data_parallel_size,
+                "distributed_executor_backend": executor,
+                **{k: v for k, v in self.engine_args.items()
+                   if k not in ("max_model_len", "distributed_executor_backend")},
+                "max_model_len": self.max_model_len,
+                "chat_template_kwargs": self.chat_template_kwargs or None}
