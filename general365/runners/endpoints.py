@@ -29,8 +29,7 @@ class HealthPolicy:
 def check_urls(urls: list[str]) -> list[str]:
     """The base URLs (a trailing / dropped); one given twice is refused, as it would double
     that server's concurrency. Two URLs differing only in credentials are one server."""
-    out: list[str] = []
-    seen: set[str] = set()
+    out: dict[str, str] = {}   # shown -> as given
     for url in urls:
         parsed = urlparse(url) if isinstance(url, str) else None
         if parsed is None or parsed.scheme not in ("http", "https") or not parsed.netloc:
@@ -38,12 +37,11 @@ def check_urls(urls: list[str]) -> list[str]:
             raise OptionError("base_url", f"{given} is not a URL; expected one such as "
                                           f"http://127.0.0.1:8000/v1")
         url = url.rstrip("/")
-        if shown_url(url) in seen:
+        if shown_url(url) in out:
             raise OptionError("base_url", f"{shown_url(url)} is given twice; give each server "
                                           "once ({concurrency} is per server)")
-        seen.add(shown_url(url))
-        out.append(url)
-    return out
+        out[shown_url(url)] = url
+    return list(out.values())
 
 
 @dataclass

@@ -192,9 +192,7 @@ class OpenAIRunner:
                 except (openai.APIConnectionError, asyncio.TimeoutError):
                     give_up("could not be reached in time")
                     return
-                # json.JSONDecodeError (the body said JSON and was not); RecursionError
-                # (nested too deeply for json)
-                except (ValueError, RecursionError):
+                except (ValueError, RecursionError):   # not JSON, or nested too deeply
                     give_up("answered with a body that is not JSON")
                     return
             n = reply.get("count") if isinstance(reply, dict) else None

@@ -155,8 +155,7 @@ class RunStore:
         with open(self.path, "rb") as f:
             data = f.read()
         # A line that ended with its newline was written whole (one write per line); only
-        # the final line may also be torn in a way that left a newline inside it, which
-        # shows as the last line being unreadable.
+        # the last may also be torn with a newline inside it: then it is unreadable.
         good_end = data.rfind(b"\n") + 1   # 0 when there is no newline at all
         lines = data[:good_end].split(b"\n")[:-1]
         report = OpenReport()
@@ -177,8 +176,7 @@ class RunStore:
             offset += len(raw) + 1
         if cut_at < len(data):
             report.torn_bytes = len(data) - cut_at
-            # INFO, not WARNING: the caller gets torn_bytes in the report and tells the user
-            # once (`generate` prints it); a warning here too said it twice.
+            # INFO, not WARNING: the caller tells the user once (`generate` prints it).
             log.info("%s: dropped a torn last line (%d bytes) left by an interrupted run",
                      self.path, report.torn_bytes)
             with open(self.path, "r+b") as f:

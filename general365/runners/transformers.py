@@ -191,9 +191,8 @@ class TransformersRunner:
 
     def generate(self, requests: list[GenerationRequest]) -> Iterator[Generation]:
         budgets = self.prepare(requests)  # all refusals happen here, before any output
-        # Run-major, as the requests come: every run-0 answer is out before any run-1 one,
-        # so a run cut short still holds one full pass to grade. Within a run, prompts are
-        # sorted by length so that a batch wastes little on padding.
+        # Run-major, as the requests come (a run cut short holds one full pass to grade);
+        # within a run, sorted by length so that a batch wastes little on padding.
         order = sorted(range(len(requests)),
                        key=lambda i: (requests[i].run, len(self._prompt_ids(requests[i]))))
         for start in range(0, len(order), self.batch_size):
@@ -301,7 +300,7 @@ def load_args(pairs: dict[str, Any], model: str, revision: str | None) -> dict[s
     """`--engine-arg` values as from_pretrained keyword arguments: a config key typed like
     the config's value, a boolean loading argument as true/false, another as a literal. A
     key that changes what from_pretrained returns, or the architecture, is refused."""
-    from .options import OPTION, as_bool, like, literal
+    from .engine_args import OPTION, as_bool, like, literal
     from .registry import check_local_model
 
     torch, transformers = _import()

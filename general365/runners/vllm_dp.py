@@ -50,7 +50,7 @@ def _worker(cuda_devices: str | None, model: str, revision: str | None,
     # Each worker sees only its GPUs: CUDA_VISIBLE_DEVICES is set before vLLM is imported.
     if cuda_devices is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = cuda_devices
-    from .vllm import Engine
+    from .vllm_engine import Engine
 
     try:
         engine = Engine(model, revision, engine_args, chat_template_kwargs)

@@ -13,7 +13,7 @@ import pytest
 
 import general365
 from general365.errors import OptionError, UserError
-from general365.runners.options import parse_pairs
+from general365.runners.engine_args import parse_pairs
 from general365.runners.options import typed_engine_args
 
 from support.runner_cases import VLLM_ENGINE

@@ -35,6 +35,7 @@ OWNERS = {
     "general365/tiny_model.py": "transformers",
     "general365/runners/vllm.py": "vllm",
     "general365/runners/vllm_dp.py": "vllm",
+    "general365/runners/vllm_engine.py": "vllm",
     "general365/reporting/plots.py": "plots",
     "general365/analysis/": "analysis",   # a folder: every module in it
     "general365/results/send_tensorboard.py": "tensorboard",
