@@ -11,7 +11,7 @@ import math
 import os
 import random
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Awaitable, Iterable, Iterator, TypeVar
 
 from ..errors import MissingExtra, OptionError, UserError
@@ -439,13 +439,9 @@ class OpenAIRunner:
             "request_timeout": self.request_timeout, "max_model_len": self.max_model_len,
             "retry": {"max_attempts": self.retry.max_attempts,
                       "base_delay": self.retry.base_delay, "max_delay": self.retry.max_delay},
-            "health": {"down_after": self.health.down_after,
-                       "probe_first": self.health.probe_first,
-                       "probe_max": self.health.probe_max},
-            "endpoints": [ep.record() for ep in self.endpoints],
+            "health": asdict(self.health), "endpoints": [ep.record() for ep in self.endpoints],
             "chat_template_kwargs": self.chat_template_kwargs, "stats": dict(self.stats),
-            "tokenize": self._tokenize,
-        }
+            "tokenize": self._tokenize}
 
     def summary_lines(self) -> list[str]:
         """The closing summary's lines per endpoint; none for one URL that never went down."""
