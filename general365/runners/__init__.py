@@ -10,17 +10,14 @@ cheap and works without vllm, torch or openai installed.
 - session.py        one generation session on a run folder (lock, pending, run.json)
 - store.py          the run store: responses.jsonl (append-only) and run.json
 - provenance.py     what run.json records about a run
-- limits.py         how many tokens each request may generate
-- engine_output.py  an engine's raw output as a Generation (reasoning split and counted)
+- limits.py         token budgets, and an engine's raw output as a Generation
 - engine_args.py    engine options with no flag of ours (`--engine-arg KEY=VALUE`)
 - vllm.py           the vLLM offline runner
 - vllm_engine.py    one vLLM engine in this process
 - vllm_dp.py        data parallelism: one vLLM engine process per GPU group
 - transformers.py   the transformers runner
-- openai_api.py     the OpenAI-compatible API runner
-- chat_reply.py     one chat completion sent and its reply read
+- openai_api.py     the OpenAI-compatible API runner (prompts counted through /tokenize)
 - endpoints.py      several endpoints serving one model: which takes the next request
-- prompt_tokens.py  prompt tokens counted through vLLM's /tokenize
 """
 
 from .base import (PRESETS, Generation, GenerationRequest, Runner, SamplingSettings, preset,

@@ -8,7 +8,8 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Protocol, runtime_checkable
+from typing import Any, Iterator, Protocol, runtime_checkable
+
 
 @dataclass(frozen=True)
 class SamplingSettings:
@@ -72,8 +73,8 @@ class GenerationRequest:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
     def template_kwargs(self, runner_kwargs: dict[str, Any] | None) -> dict[str, Any]:
-        """The chat template's options: the runner's, and the settings' own, which win (they
-        are part of the store key)."""
+        """The runner's chat template options, and the settings' own, which win (they are part
+        of the store key)."""
         own = dict(self.sampling.extra).get("chat_template_kwargs") or {}
         return {**(runner_kwargs or {}), **own}
 
@@ -106,25 +107,10 @@ class Runner(Protocol):
     def prepare(self, requests: list[GenerationRequest]) -> Any:
         """Refuse (one UserError line) any request that does not fit the model's context,
         before anything is generated (limits.py)."""
-        ...
 
     def generate(self, requests: list[GenerationRequest]) -> Iterator[Generation]:
         """Yield one Generation per request, in any order, as they complete."""
-        ...
 
-    def close(self) -> None:
-        ...
+    def close(self) -> None: ...
 
-    def provenance(self) -> dict[str, Any]:
-        ...
-
-
-def batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    chunk: list[Any] = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
+    def provenance(self) -> dict[str, Any]: ...

@@ -1,16 +1,13 @@
 """Several OpenAI-compatible endpoints serving one model (one per `--base-url`): which one
-takes the next request, and which are down. docs/running.md says how endpoints are chosen,
-marked down (on connection failures only: any reply, even an HTTP error, is the server
-answering) and probed. Nothing here knows about requests or retries: the runner decides
-what a failure costs a request (`OpenAIRunner._one`).
-"""
+takes the next request, which are down (on connection failures only: any reply, even an HTTP
+error, is the server answering), and probing them (docs/running.md). What a failure costs a
+request is the runner's business (`OpenAIRunner._one`)."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
 import sys
-import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 from urllib.parse import urlparse
@@ -32,31 +29,28 @@ class HealthPolicy:
 def check_urls(urls: list[str]) -> list[str]:
     """The base URLs (a trailing / dropped); one given twice is refused, as it would double
     that server's concurrency. Two URLs differing only in credentials are one server."""
-    out: list[str] = []
-    seen: set[str] = set()
+    out: dict[str, str] = {}   # shown -> as given
     for url in urls:
         parsed = urlparse(url) if isinstance(url, str) else None
         if parsed is None or parsed.scheme not in ("http", "https") or not parsed.netloc:
-            shown = repr(shown_url(url)) if isinstance(url, str) else repr(url)
-            raise OptionError("base_url", f"{shown} is not a URL; expected one such as "
+            given = repr(shown_url(url)) if isinstance(url, str) else repr(url)
+            raise OptionError("base_url", f"{given} is not a URL; expected one such as "
                                           f"http://127.0.0.1:8000/v1")
         url = url.rstrip("/")
-        if shown_url(url) in seen:
+        if shown_url(url) in out:
             raise OptionError("base_url", f"{shown_url(url)} is given twice; give each server "
                                           "once ({concurrency} is per server)")
-        seen.add(shown_url(url))
-        out.append(url)
-    return out
+        out[shown_url(url)] = url
+    return list(out.values())
 
 
 @dataclass
 class Endpoint:
-    """One base URL and what it did. `url` has its credentials masked (it names the
-    endpoint everywhere); `target` is where requests go."""
+    """One base URL and what it did."""
 
-    url: str
+    url: str       # credentials masked: it names the endpoint everywhere
     limit: int
-    target: str = ""
+    target: str    # where requests go
     up: bool = True
     in_flight: int = 0
     served: int = 0               # requests whose response came from here
@@ -71,9 +65,6 @@ class Endpoint:
     probe_wait: float = 0.0
     answered_since_back: bool = True   # False from its return until it next replies
     reported: dict[str, Any] = field(default_factory=dict)   # what /v1/models said
-
-    def __post_init__(self) -> None:
-        self.target = self.target or self.url
 
     def record(self) -> dict[str, Any]:
         return {"url": self.url, "concurrency": self.limit,
@@ -114,19 +105,15 @@ class Endpoint:
             self.answered_since_back = False
 
 
-Probe = Callable[[Endpoint], Awaitable[bool]]
-
-
 class Dispatcher:
     """Hands out endpoint slots inside one event loop, and probes the endpoints that are
     down (`probe(endpoint)` is True when it answered)."""
 
-    def __init__(self, endpoints: list[Endpoint], policy: HealthPolicy, probe: Probe,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(self, endpoints: list[Endpoint], policy: HealthPolicy,
+                 probe: Callable[[Endpoint], Awaitable[bool]]):
         self.endpoints = endpoints
         self.policy = policy
         self._probe = probe
-        self._clock = clock
         # Set whenever a slot frees or an endpoint comes back. A waiter picks, and clears
         # and waits only when it found nothing; nothing can run between the two (one
         # event loop), so no wake-up is lost.
@@ -167,9 +154,7 @@ class Dispatcher:
         return any(e.up for e in self.endpoints if e is not ep)
 
     def answered(self, ep: Endpoint) -> None:
-        ep.streak = 0
-        if not ep.up:
-            self._mark_up(ep)
+        self._mark_up(ep)
         ep.answered_since_back = True
 
     def connection_failed(self, ep: Endpoint, why: str) -> None:
@@ -186,8 +171,9 @@ class Dispatcher:
                 self._start_probe(ep)
 
     def _mark_up(self, ep: Endpoint) -> None:
+        if not ep.up:
+            self._changed.set()
         ep.mark_up()
-        self._changed.set()
 
     def _start_probe(self, ep: Endpoint) -> None:
         task = self._probes.get(ep.url)
@@ -253,11 +239,3 @@ def survey(endpoints: list[Endpoint], listings: list[dict[str, Any] | str], mode
                                       f"they should be replicas of one model with the same "
                                       f"settings")
     return next(iter(lengths.values()), None)
-
-
-def summary_lines(endpoints: list[Endpoint], concurrency: int) -> list[str]:
-    """The closing summary's lines per endpoint; none for one URL that never went down."""
-    if len(endpoints) == 1 and not endpoints[0].marked_down:
-        return []
-    return [f"endpoints: {len(endpoints)}, at most {concurrency} requests in flight on each",
-            *(f"  {ep.summary()}" for ep in endpoints)]

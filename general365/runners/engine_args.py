@@ -1,10 +1,7 @@
-"""Engine options that have no flag of ours: `--engine-arg KEY=VALUE` (repeatable), or
-`engine_args=` in Python, passed to the engine as keyword arguments (docs/running.md has
-the rules). vllm types each value by its own argument definitions (vllm_engine.py),
-transformers by the model's config or from_pretrained's signature (transformers.py). A
-key the engine does not know, a value it refuses, a key one of our own options sets, or a
-value run.json could not hold as JSON is refused in one line before the engine starts.
-"""
+"""Engine options that have no flag of ours: `--engine-arg KEY=VALUE` or `engine_args=`
+(docs/running.md), typed by vllm's own argument definitions (vllm_engine.py) or the model's
+config and from_pretrained's signature (transformers.py). A key the engine does not know, a
+value it refuses, a key our own options set, or one run.json could not hold is refused."""
 
 from __future__ import annotations
 
@@ -17,16 +14,13 @@ from ..errors import OptionError
 
 OPTION = "engine_args"
 
-# keys our own options set: the engine gets them from there (and run.json records them so)
+# engine key -> our option that sets it (the engine, and run.json, get it from there)
 OWN = {
-    "vllm": {"model": "model", "revision": "revision", "tokenizer_revision": "revision",
-             "tensor_parallel_size": "tensor_parallel_size",
-             "pipeline_parallel_size": "pipeline_parallel_size",
-             "data_parallel_size": "data_parallel_size",
-             "distributed_executor_backend": "distributed_executor_backend",
-             "max_model_len": "max_model_len",
-             "gpu_memory_utilization": "gpu_memory_utilization", "dtype": "dtype",
-             "enforce_eager": "enforce_eager", "seed": "seed"},
+    "vllm": {**{key: key for key in (
+        "model", "revision", "tensor_parallel_size", "pipeline_parallel_size",
+        "data_parallel_size", "distributed_executor_backend", "max_model_len",
+        "gpu_memory_utilization", "dtype", "enforce_eager", "seed")},
+        "tokenizer_revision": "revision"},
     "transformers": {"pretrained_model_name_or_path": "model", "revision": "revision",
                      "dtype": "dtype", "torch_dtype": "dtype", "config": "model",
                      "device_map": "device"},

@@ -1,12 +1,8 @@
 """A runner for any OpenAI-compatible chat endpoint: OpenAI, `vllm serve`, SGLang, llama.cpp.
-
-docs/running.md says what it guarantees: retries (RetryPolicy; the SDK's own are off),
-several `--base-url` replicas (endpoints.py), `request_timeout` bounding each whole request,
-max_tokens derived from the server's context and /tokenize (prompt_tokens.py). A
-connection failure while another endpoint is up costs a request no try, once per endpoint,
-so a request still ends within max_attempts + endpoints tries. The API key is never
-written: every piece of server text kept is masked first, and cut only after.
-"""
+docs/running.md says what it guarantees: retries (the SDK's own are off), several
+`--base-url` replicas (endpoints.py), `request_timeout` bounding each whole request, max_tokens
+derived from the server's context and /tokenize. The API key is never written: every piece
+of server text kept is masked first, and cut only after."""
 
 from __future__ import annotations
 
@@ -15,20 +11,19 @@ import math
 import os
 import random
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Awaitable, Iterable, Iterator, TypeVar
 
 from ..errors import MissingExtra, OptionError, UserError
 from ..interrupts import run_until
+from ..markers import split_reasoning
 from ..redact import Redactor, shown_url, target, url_secrets
 from ..retry import backoff_delay, retry_after_seconds
 from ..terminal import shown
-from ..validators import option_int
+from ..validators import is_int, option_int
 from .base import Generation, GenerationRequest
-from .chat_reply import BadReply, post_chat, read_completion
-from .endpoints import Dispatcher, Endpoint, HealthPolicy, check_urls, summary_lines, survey
+from .endpoints import Dispatcher, Endpoint, HealthPolicy, check_urls, survey
 from .limits import plan_budgets
-from .prompt_tokens import count_prompts, error_message
 from .store import model_key
 
 
@@ -47,6 +42,10 @@ class RetryPolicy:
 
 class _RequestTimeout(Exception):
     """The whole request outlived request_timeout (however steadily bytes were arriving)."""
+
+
+class BadReply(Exception):
+    """A 200 reply that carries no usable completion: retried like a 5xx."""
 
 
 QUICK_TIMEOUT = 30.0   # seconds, at most, for /v1/models and each /tokenize
@@ -77,39 +76,32 @@ class OpenAIRunner:
         urls = [base_url] if isinstance(base_url, str) else list(base_url or [])
         targets = check_urls(
             urls or [os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"])
-        self.model = model
-        self.revision = revision
-        self.model_id = model_key(model, revision)
+        self.model, self.revision, self.model_id = model, revision, model_key(model, revision)
         self.api_key_env = api_key_env
         self.concurrency = concurrency      # per endpoint
-        self.request_timeout = request_timeout
-        self.retry = retry or RetryPolicy()
-        self.health = health or HealthPolicy()
+        self.request_timeout, self.max_model_len = request_timeout, max_model_len
+        self.retry, self.health = retry or RetryPolicy(), health or HealthPolicy()
         # Shown, never as given: a URL's credentials go to the server and nowhere else.
         self.endpoints = [Endpoint(shown_url(url), concurrency, target=url) for url in targets]
         self.chat_template_kwargs = chat_template_kwargs
         self.extra_body = dict(extra_body or {})
-        self.max_model_len = max_model_len
         self._rng = random.Random(jitter_seed)
-        self._api_key = self._read_key()
-        self._redactor = Redactor(self._api_key, *(secret for url in targets
-                                                   for secret in url_secrets(url)))
-        self.tokenize_note: str | None = None   # why /tokenize is not used, when it is not
-        self._prompt_tokens: dict[str, int] = {}    # prompt hash -> tokens, from /tokenize
-        self._prepared = False
-        self._can_tokenize: bool | None = None
-        self.served_model: str | None = None
-        self.stats = {"requests": 0, "retries": 0, "rerouted": 0, "failed": 0}
-
-    def _read_key(self) -> str:
-        key = os.environ.get(self.api_key_env)
-        if key:
-            return key
-        if self.api_key_env != "OPENAI_API_KEY":
-            raise UserError(f"the environment variable {self.api_key_env} (--api-key-env) "
+        key = os.environ.get(api_key_env)
+        if not key and api_key_env != "OPENAI_API_KEY":
+            raise UserError(f"the environment variable {api_key_env} (--api-key-env) "
                             f"is not set; it should hold the API key")
         # A local server (vllm serve, llama.cpp) usually wants no key, but the SDK needs one.
-        return "EMPTY"
+        self._api_key = key or "EMPTY"
+        self._redactor = Redactor(self._api_key, *(secret for url in targets
+                                                   for secret in url_secrets(url)))
+        # Listing models and counting a prompt take milliseconds: a server stuck on them
+        # should not hold the start for the full --request-timeout (600 s by default).
+        self._quick_timeout = min(request_timeout, QUICK_TIMEOUT)
+        self._tokenize = "not used"   # for run.json: "used", or why it is not
+        self._prompt_tokens: dict[str, int] = {}    # prompt hash -> tokens, from /tokenize
+        self._prepared = False
+        self.served_model: str | None = None
+        self.stats = {"requests": 0, "retries": 0, "rerouted": 0, "failed": 0}
 
     def _client(self, ep: Endpoint):
         import openai
@@ -124,12 +116,6 @@ class OpenAIRunner:
             return await asyncio.wait_for(call, limit or self.request_timeout)
         except asyncio.TimeoutError:
             raise _RequestTimeout() from None
-
-    @property
-    def _quick_timeout(self) -> float:
-        # Listing models and counting a prompt take milliseconds: a server stuck on them
-        # should not hold the start for the full --request-timeout (600 s by default).
-        return min(self.request_timeout, QUICK_TIMEOUT)
 
     def _clean(self, text: object, limit: int | None = MESSAGE_CHARS) -> str:
         return self._redactor.clean(str(text), limit)
@@ -147,34 +133,79 @@ class OpenAIRunner:
     async def _prepare(self, requests: list[GenerationRequest]) -> None:
         clients = {ep.url: self._client(ep) for ep in self.endpoints}
         try:
-            # Every listing ends before a refusal is raised: none is left running.
-            listings = await asyncio.gather(*(self._list_models(clients[ep.url], ep.url)
-                                              for ep in self.endpoints),
-                                            return_exceptions=True)
-            for outcome in listings:
-                if isinstance(outcome, BaseException):
-                    raise outcome
+            listings = await _gather_all(*(self._list_models(clients[ep.url], ep.url)
+                                          for ep in self.endpoints))
             reported = survey(self.endpoints, listings, self.model,
                               lambda text: self._clean(text, 500))
             if self.max_model_len is None:
                 self.max_model_len = reported
             counter = next(ep for ep in self.endpoints if ep.up)
             if self.max_model_len is not None:
-                counted = await count_prompts(
-                    clients[counter.url], target(counter.target)[0], self.model, requests,
-                    template_kwargs=lambda r: r.template_kwargs(self.chat_template_kwargs),
-                    concurrency=self.concurrency,
-                    timeout=self._quick_timeout,
-                    clean=lambda text: self._clean(text, 120))
-                self._prompt_tokens.update(counted.counts)
-                self.tokenize_note = counted.note
-                self._can_tokenize = counted.note is None
+                await self._count_prompts(clients[counter.url], target(counter.target)[0],
+                                          requests)
         finally:
             await _close_all(clients.values())
-        if self.tokenize_note:
-            # Once per command, not per prompt.
-            print(f"general365: note: {shown(self.tokenize_note)}", file=sys.stderr)
         self._check_fits(requests)
+
+    async def _count_prompts(self, client: Any, base_url: str,
+                             requests: list[GenerationRequest]) -> None:
+        """Each distinct prompt counted through vLLM's /tokenize (`{"count": N}`), so that
+        max_tokens can be derived from the context. Any other answer (llama.cpp's
+        `{"tokens": []}`, a gateway's chat completion), or a 4xx but 401/403/429, means: do
+        not count, said once; 401, 403, 429 and 5xx from a server that counts: UserError."""
+        import openai
+
+        url = base_url.rstrip("/")
+        root = url[: -len("/v1")] if url.endswith("/v1") else url
+        where = f"{shown_url(root)}/tokenize"
+        server = client.with_options(base_url=root)
+        sem = asyncio.Semaphore(self.concurrency)
+        note: str | None = None
+
+        def give_up(why: str) -> None:
+            nonlocal note
+            if note is None:
+                note = (f"{where} {why}, so prompt sizes are not counted "
+                        f"(max_tokens cannot be derived from them)")
+
+        async def count(h: str, req: GenerationRequest) -> None:
+            body: dict[str, Any] = {"model": self.model, "messages": list(req.messages),
+                                    "add_generation_prompt": True}
+            template = req.template_kwargs(self.chat_template_kwargs)
+            if template:
+                body["chat_template_kwargs"] = template
+            async with sem:
+                if note is not None:
+                    return
+                try:
+                    # cast_to=object: the decoded JSON as the server sent it, any shape.
+                    reply = await asyncio.wait_for(
+                        server.post("/tokenize", body=body, cast_to=object), self._quick_timeout)
+                except openai.APIStatusError as exc:
+                    if exc.status_code in (401, 403, 429) or exc.status_code >= 500:
+                        raise UserError(
+                            f"{where}: counting the prompt of id {req.problem_id!r} failed "
+                            f"with HTTP {exc.status_code} "
+                            f"({self._clean(error_message(exc), 120)})") from None
+                    give_up(f"answered HTTP {exc.status_code}")   # 404, 405, 400, 422, ...
+                    return
+                except (openai.APIConnectionError, asyncio.TimeoutError):
+                    give_up("could not be reached in time")
+                    return
+                except (ValueError, RecursionError):   # not JSON, or nested too deeply
+                    give_up("answered with a body that is not JSON")
+                    return
+            n = reply.get("count") if isinstance(reply, dict) else None
+            if not is_int(n) or n < 1:
+                give_up(f"answered {self._clean(_shape(reply), 120)}, not a token count")
+                return
+            self._prompt_tokens[h] = n
+
+        await _gather_all(*(count(h, r) for h, r in
+                            {r.prompt_hash(): r for r in requests}.items()))
+        self._tokenize = note or "used"
+        if note:   # once per command, not per prompt
+            print(f"general365: note: {shown(note)}", file=sys.stderr)
 
     async def _list_models(self, client: Any, url: str) -> dict[str, Any] | str:
         """The models a server lists ({} when it does not list them), or why it cannot be
@@ -245,17 +276,11 @@ class OpenAIRunner:
         clients = {ep.url: self._client(ep) for ep in self.endpoints}
         dispatcher = Dispatcher(self.endpoints, self.health,
                                 probe=lambda ep: self._probe(clients[ep.url]))
-        todo: asyncio.Queue = asyncio.Queue()
+        todo = iter(requests)   # shared by the workers: each request goes to one
         done: asyncio.Queue = asyncio.Queue()
-        for r in requests:
-            todo.put_nowait(r)
 
         async def worker() -> None:
-            while True:
-                try:
-                    req = todo.get_nowait()
-                except asyncio.QueueEmpty:
-                    return
+            for req in todo:
                 try:
                     result: Any = await self._one(dispatcher, clients, req)
                 except Exception as exc:   # a bug here must surface, not hang the caller
@@ -313,22 +338,17 @@ class OpenAIRunner:
             retry_after = None
             free = False
             try:
-                completion = await self._bounded(post_chat(clients[ep.url], kwargs))
-                generation, served = read_completion(req, completion, kwargs["max_tokens"],
-                                                     self._redactor, MESSAGE_CHARS)
+                completion = await self._bounded(_post_chat(clients[ep.url], kwargs))
+                generation, served = self._read(req, completion, kwargs["max_tokens"])
                 if self.served_model is None:
                     self.served_model = served
-            except openai.RateLimitError as exc:
+            except openai.APIStatusError as exc:   # 429 (RateLimitError) included
                 dispatcher.answered(ep)
-                last, retry_after = (f"HTTP 429 ({self._clean(error_message(exc))})",
-                                     retry_after_seconds(exc))
-            except openai.APIStatusError as exc:
-                dispatcher.answered(ep)
-                if exc.status_code < 500 and exc.status_code != 408:
-                    return self._failed(req, f"HTTP {exc.status_code}: "
-                                             f"{self._clean(error_message(exc))}", ep)
-                last, retry_after = (f"HTTP {exc.status_code} ({self._clean(error_message(exc))})",
-                                     retry_after_seconds(exc))
+                message = self._clean(error_message(exc))
+                if exc.status_code < 500 and exc.status_code not in (408, 429):
+                    return self._failed(req, f"HTTP {exc.status_code}: {message}", ep)
+                last = f"HTTP {exc.status_code} ({message})"
+                retry_after = retry_after_seconds(exc)
             except (openai.APITimeoutError, _RequestTimeout):
                 last = f"timed out after {self.request_timeout:g}s"
             except openai.APIConnectionError as exc:
@@ -361,6 +381,43 @@ class OpenAIRunner:
             self.stats["retries"] += 1
             await asyncio.sleep(self.retry.delay(charged - 1, retry_after, self._rng))
 
+    def _read(self, req: GenerationRequest, completion: Any, max_tokens: int
+              ) -> tuple[Generation, str | None]:
+        """The Generation a reply holds, and the model id the server named, every piece of
+        server text masked (a hostile server can echo the key anywhere); answers are never
+        cut, and searched for the whole key."""
+        clean = self._redactor.clean
+        try:
+            if not getattr(completion, "choices", None):
+                raise BadReply("no choices in the reply")
+            choice = completion.choices[0]
+            msg = choice.message
+            extra = msg.model_extra or {}
+            if msg.content is not None and not isinstance(msg.content, str):
+                raise BadReply("content is not text")
+            content = clean(msg.content or "", answer=True)
+            apart = extra.get("reasoning_content") or extra.get("reasoning")
+            if apart:
+                reasoning = clean(str(apart), answer=True)
+            else:
+                reasoning, _, _ = split_reasoning(content)
+            usage = completion.usage
+            details = getattr(usage, "completion_tokens_details", None)
+            r_tokens = _count(getattr(details, "reasoning_tokens", None)) if details else None
+            served, finish = getattr(completion, "model", None), choice.finish_reason
+            generation = Generation(
+                problem_id=req.problem_id, run=req.run, response=content,
+                finish_reason=clean(finish, MESSAGE_CHARS) if isinstance(finish, str) else None,
+                output_tokens=_count(getattr(usage, "completion_tokens", None)),
+                reasoning=reasoning, reasoning_tokens=r_tokens,
+                prompt_tokens=_count(getattr(usage, "prompt_tokens", None)),
+                sampling={**req.sampling.to_dict(), "max_tokens": max_tokens})
+        except (AttributeError, TypeError, IndexError, KeyError) as exc:
+            # The SDK builds reply objects without validating them: a 200 whose JSON has
+            # the wrong shape surfaces here, and is retried like any unreadable reply.
+            raise BadReply(f"reply of the wrong shape ({exc})") from None
+        return generation, clean(served, MESSAGE_CHARS) if isinstance(served, str) else None
+
     def _failed(self, req: GenerationRequest, why: str, ep: Endpoint) -> Generation:
         self.stats["failed"] += 1
         ep.failed += 1
@@ -382,17 +439,64 @@ class OpenAIRunner:
             "request_timeout": self.request_timeout, "max_model_len": self.max_model_len,
             "retry": {"max_attempts": self.retry.max_attempts,
                       "base_delay": self.retry.base_delay, "max_delay": self.retry.max_delay},
-            "health": {"down_after": self.health.down_after,
-                       "probe_first": self.health.probe_first,
-                       "probe_max": self.health.probe_max},
-            "endpoints": [ep.record() for ep in self.endpoints],
+            "health": asdict(self.health), "endpoints": [ep.record() for ep in self.endpoints],
             "chat_template_kwargs": self.chat_template_kwargs, "stats": dict(self.stats),
-            "tokenize": self.tokenize_note or ("used" if self._can_tokenize else "not used"),
-        }
+            "tokenize": self._tokenize}
 
     def summary_lines(self) -> list[str]:
-        return summary_lines(self.endpoints, self.concurrency)
+        """The closing summary's lines per endpoint; none for one URL that never went down."""
+        if len(self.endpoints) == 1 and not self.endpoints[0].marked_down:
+            return []
+        return [f"endpoints: {len(self.endpoints)}, at most {self.concurrency} requests in "
+                "flight on each", *(f"  {ep.summary()}" for ep in self.endpoints)]
 
 
 async def _close_all(clients: Iterable[Any]) -> None:
     await asyncio.gather(*(c.close() for c in clients))
+
+
+async def _gather_all(*calls: Awaitable[Any]) -> list[Any]:
+    """The results of `calls`, or the first error raised once every call has finished
+    (none is left running unawaited)."""
+    outcomes = await asyncio.gather(*calls, return_exceptions=True)
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return outcomes
+
+
+def error_message(exc: Exception) -> str:
+    """The server's own message of an error reply, uncut: the caller masks the key in it
+    first, then cuts."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])
+    return str(getattr(exc, "message", exc))
+
+
+def _shape(value: object) -> str:
+    """A few words on what a reply was, for a note (never the reply itself)."""
+    if isinstance(value, dict):
+        return f"an object with the fields {', '.join(sorted(map(str, value))[:6]) or '(none)'}"
+    if isinstance(value, str):
+        return "text that is not JSON"   # the SDK hands back a non-JSON body as text
+    return f"a JSON {'null' if value is None else type(value).__name__}"
+
+
+async def _post_chat(client: Any, kwargs: dict[str, Any]) -> Any:
+    """`chat.completions.create(**kwargs)` without the SDK's transformation of typed
+    parameters (our body is plain JSON already, and that step cost about a third of the
+    client's CPU: benchmarks/api_throughput.py); the reply is the SDK's ChatCompletion."""
+    from openai.types.chat import ChatCompletion
+
+    body = {k: v for k, v in kwargs.items() if k != "extra_body"}
+    body.update(kwargs.get("extra_body") or {})
+    return await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+
+
+def _count(value: object) -> int | None:
+    """A token count as reported, or None: the SDK does not validate replies, and a string
+    (perhaps the key) or a 400-digit number must not reach responses.jsonl."""
+    return value if is_int(value) and 0 <= value < 2 ** 53 else None

@@ -9,7 +9,7 @@ import json
 import os
 from typing import Any, Callable, Mapping, Sequence
 
-from ..errors import OptionError
+from ..errors import OptionError, UserError
 from ..validators import StrictJSONError, is_finite, is_int, is_number, loads, problem_in
 from .base import GenerationRequest, SamplingSettings, preset, run_seed
 from .endpoints import check_urls
@@ -17,32 +17,31 @@ from .registry import check_backend
 
 DEFAULT_SEED = 0
 
-# option -> the least value it takes (None: unset)
-_FLOORS = {"runs": 1, "limit": 1, "max_tokens": 1, "concurrency": 1, "max_attempts": 1,
-           "batch_size": 1, "tensor_parallel_size": 1, "data_parallel_size": 1,
-           "pipeline_parallel_size": 1, "max_model_len": 1}
+# options that are a count, at least 1 (None: unset)
+_COUNTS = ("runs", "limit", "max_tokens", "concurrency", "max_attempts", "batch_size",
+           "tensor_parallel_size", "data_parallel_size", "pipeline_parallel_size",
+           "max_model_len")
 _FINITE = ("temperature", "top_p", "request_timeout", "gpu_memory_utilization")
 _TEXT = ("model", "revision", "system_prompt")
-# vLLM's executors for several GPUs or nodes (ParallelConfig.distributed_executor_backend):
-# "mp" processes on this node, "ray" a Ray cluster (several nodes), "uni" this process.
-# vLLM's "external_launcher" needs every rank started by torchrun, which this runner is not.
+# vLLM's executors (ParallelConfig.distributed_executor_backend): "mp" processes on this
+# node, "ray" a Ray cluster, "uni" this process ("external_launcher" needs torchrun ranks).
 EXECUTOR_BACKENDS = ("mp", "ray", "uni")
 
 
-def _check_count(name: str, value: Any, least: int, *, optional: bool = True) -> None:
+def _check_count(name: str, value: Any, *, optional: bool = True) -> None:
     if value is None and optional:
         return
     if not is_int(value):
         raise OptionError(name, f"must be an integer (got {value!r})")
-    if value < least:
-        raise OptionError(name, f"must be at least {least} (got {value})")
+    if value < 1:
+        raise OptionError(name, f"must be at least 1 (got {value})")
 
 
 def check_options(o: Mapping[str, Any]) -> None:
     """Every out-of-range value refused with one line."""
     check_backend(o["backend"])
-    for name, least in _FLOORS.items():
-        _check_count(name, o.get(name), least)
+    for name in _COUNTS:
+        _check_count(name, o.get(name))
     # float('nan') and float('inf') pass every comparison below unnoticed.
     for name in _FINITE:
         value = o.get(name)
@@ -100,7 +99,7 @@ def parallel_options(tensor_parallel_size: int = 1, pipeline_parallel_size: int 
     for name, value in (("tensor_parallel_size", tensor_parallel_size),
                         ("pipeline_parallel_size", pipeline_parallel_size),
                         ("data_parallel_size", data_parallel_size)):
-        _check_count(name, value, 1, optional=False)
+        _check_count(name, value, optional=False)
     options: dict[str, Any] = {"tensor_parallel_size": tensor_parallel_size,
                                "pipeline_parallel_size": pipeline_parallel_size}
     backend = distributed_executor_backend
@@ -160,8 +159,6 @@ def sampling_settings(o: Mapping[str, Any], chat_kwargs: dict[str, Any] | None
     # The template's options change what the model is asked, so they are part of the key.
     if chat_kwargs:
         overrides["extra"] = (("chat_template_kwargs", chat_kwargs),)
-    from ..errors import UserError
-
     try:
         return preset(o["preset"], seed=o["seed"], **overrides)
     except UserError as exc:

@@ -38,14 +38,11 @@ def package_versions(backend: str) -> dict[str, str]:
 
 
 def hardware(backend: str) -> dict[str, Any]:
-    hw: dict[str, Any] = {
-        "platform": platform.platform(),
-        "cpu": platform.processor() or platform.machine(),
-        "cpu_count": os.cpu_count(),
-    }
-    # The GPU matters where the model runs here. For an API backend the model runs on the
-    # server, and importing torch would only slow every start, so it is asked only when
-    # torch is already loaded by the backend.
+    hw: dict[str, Any] = {"platform": platform.platform(),
+                          "cpu": platform.processor() or platform.machine(),
+                          "cpu_count": os.cpu_count()}
+    # For an API backend the model runs on the server, and importing torch would only slow
+    # every start: the GPU is asked only when the backend has loaded torch already.
     if backend == "openai" and "torch" not in sys.modules:
         hw["gpu"] = "not queried (the model runs on the API server)"
         return hw
@@ -54,15 +51,11 @@ def hardware(backend: str) -> dict[str, Any]:
     except ImportError:
         hw["gpu"] = "torch not installed"
         return hw
-    if torch.cuda.is_available():
-        n = torch.cuda.device_count()
-        hw["gpu_count"] = n
-        hw["gpu"] = [torch.cuda.get_device_name(i) for i in range(n)]
-        hw["cuda"] = torch.version.cuda
-    else:
-        hw["gpu_count"] = 0
-        hw["gpu"] = None
-    return hw
+    if not torch.cuda.is_available():
+        return {**hw, "gpu_count": 0, "gpu": None}
+    n = torch.cuda.device_count()
+    return {**hw, "gpu_count": n, "gpu": [torch.cuda.get_device_name(i) for i in range(n)],
+            "cuda": torch.version.cuda}
 
 
 def dataset_fingerprint(problems: Iterable[Problem]) -> str:
@@ -85,31 +78,16 @@ def start_record(*, backend: str, model: str, revision: str | None, dataset: dic
     # The command line holds what the settings hold (a base URL's password, an
     # --engine-arg token), so it is stored as masked as they are.
     sessions.append({"started": now(), "argv": shown_argv(command or sys.argv[1:])})
-    return {
-        "general365_run": 1,
-        "model": model,
-        "revision": revision,
-        "backend": backend,
-        "runner": runner,
-        "dataset": dataset,
-        "sampling": sampling,
-        "prompt": prompt,
-        "runs": runs,
-        "versions": package_versions(backend),
-        "hardware": hardware(backend),
-        "started": (previous or {}).get("started") or sessions[-1]["started"],
-        "ended": None,
-        "status": "running",
-        "sessions": sessions,
-        "counts": (previous or {}).get("counts", {}),
-    }
+    return {"general365_run": 1, "model": model, "revision": revision, "backend": backend,
+            "runner": runner, "dataset": dataset, "sampling": sampling, "prompt": prompt,
+            "runs": runs, "versions": package_versions(backend), "hardware": hardware(backend),
+            "started": (previous or {}).get("started") or sessions[-1]["started"],
+            "ended": None, "status": "running", "sessions": sessions,
+            "counts": (previous or {}).get("counts", {})}
 
 
 def end_record(record: dict[str, Any], *, status: str, counts: dict[str, Any]) -> dict[str, Any]:
-    out = dict(record)
-    out["ended"] = now()
-    out["status"] = status
-    out["counts"] = counts
+    out = {**record, "ended": now(), "status": status, "counts": counts}
     if out.get("sessions"):
         out["sessions"][-1] = {**out["sessions"][-1], "ended": out["ended"], "status": status,
                                "counts": counts}

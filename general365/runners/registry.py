@@ -23,19 +23,6 @@ def check_backend(backend: str) -> None:
         raise UserError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
 
 
-def runner_class(backend: str) -> type:
-    check_backend(backend)
-    module_name, class_name = BACKENDS[backend]
-    try:
-        importlib.import_module(backend)
-    except ImportError:
-        raise MissingExtra(backend, backend) from None
-    return getattr(importlib.import_module(module_name), class_name)
-
-
-LOCAL_BACKENDS = ("vllm", "transformers")
-
-
 def _looks_like_path(model: str) -> bool:
     # A Hub id is "name" or "org/name"; these can only be meant as a place on disk.
     return (os.path.isabs(model) or model.startswith(("./", "../", "~"))
@@ -59,7 +46,12 @@ def check_local_model(model: str) -> None:
 
 
 def make_runner(backend: str, model: str, **opts: Any) -> Runner:
-    if backend in LOCAL_BACKENDS:   # before importing the backend: that takes seconds
+    check_backend(backend)
+    if backend in ("vllm", "transformers"):   # before importing the backend: that takes seconds
         check_local_model(model)
-    cls = runner_class(backend)
-    return cls(model, **opts)
+    module_name, class_name = BACKENDS[backend]
+    try:
+        importlib.import_module(backend)
+    except ImportError:
+        raise MissingExtra(backend, backend) from None
+    return getattr(importlib.import_module(module_name), class_name)(model, **opts)

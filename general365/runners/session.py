@@ -1,10 +1,7 @@
-"""One generation session on a run folder (`general365.generate`, variant expansion), in the
-order docs/running.md guarantees: the folder's lock first, and what is pending computed
-under it; the runner built and every pending prompt checked to fit before anything is
-written; run.json records the start, each answer is appended as it completes, and run.json
-records the end before the lock is let go. A session that stops before writing run.json
-leaves no folder it created behind.
-"""
+"""One generation session on a run folder, in the order docs/running.md guarantees: the lock,
+then what is pending; every prompt checked to fit before anything is written; run.json's
+start, each answer appended as it completes, run.json's end, then the lock let go. A session
+that stops before writing run.json leaves no folder it created behind."""
 
 from __future__ import annotations
 
@@ -120,8 +117,14 @@ def run_session(plan: SessionPlan) -> GenerateResult:
             result.runner_lines = list(lines()) if callable(lines) else []
             counts = {**result.counts(), "records_in_file": len(store)}
             result.status = status
-            _write_end_record(store, plan.end_record(record, status=status, counts=counts),
-                              failing=status == "interrupted", notes=result.notes)
+            try:
+                store.write_run_json(plan.end_record(record, status=status, counts=counts))
+            except UserError as exc:
+                # When the run is already failing (a full disk, Ctrl-C), this failure must
+                # not hide the first: run.json keeps its state, which a rerun replaces.
+                if status != "interrupted":
+                    raise
+                result.notes.append(f"{exc} (run.json keeps its earlier state)")
     finally:
         # The lock is held until run.json is final; a session refused before it wrote
         # anything (a prompt too long, a model that does not load) leaves no folder behind.
@@ -129,18 +132,6 @@ def run_session(plan: SessionPlan) -> GenerateResult:
         if runner is not None:
             runner.close()
     return result
-
-
-def _write_end_record(store: RunStore, record: dict[str, Any], *, failing: bool,
-                      notes: list[str]) -> None:
-    """run.json's final state. When the run is already failing (a full disk, Ctrl-C), a
-    failure here must not hide the first: run.json keeps its state, which a rerun replaces."""
-    try:
-        store.write_run_json(record)
-    except UserError as exc:
-        if not failing:
-            raise
-        notes.append(f"{exc} (run.json keeps its earlier state)")
 
 
 def _safe_provenance(runner: Any) -> dict[str, Any]:

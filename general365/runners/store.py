@@ -1,9 +1,7 @@
-"""The run store: `responses.jsonl` (append-only) and `run.json` (provenance) in one folder,
-built so that a run killed at any moment resumes where it stopped (docs/running.md): one
-`os.write` per record on an O_APPEND descriptor (at worst one torn last line, cut off on
-open), and every record carries its full key (model, settings, prompt hash, id, run), so
-a folder never serves one model's or setting's answers to another.
-"""
+"""The run store: `responses.jsonl` (append-only) and `run.json` in one folder, resumable
+after a kill at any moment (docs/running.md): one `os.write` per record on an O_APPEND
+descriptor (at worst one torn last line, cut on open); every record carries its full key, so
+a folder never serves one model's or setting's answers to another."""
 
 from __future__ import annotations
 
@@ -68,15 +66,12 @@ class RecordKey:
 def build_record(generation: Generation, request: GenerationRequest, model: str,
                  inline: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A `responses.jsonl` row: the Response and key fields, and the problem's inline ones."""
-    resp = Response(
+    d = Response(
         id=request.problem_id, run=request.run, response=generation.response, model=model,
         reasoning=generation.reasoning, output_tokens=generation.output_tokens,
         reasoning_tokens=generation.reasoning_tokens, finish_reason=generation.finish_reason,
-        sampling=generation.sampling or request.sampling.to_dict(),
-    )
-    d = resp.to_dict()
-    d["settings_hash"] = settings_hash(request.sampling)
-    d["prompt_hash"] = request.prompt_hash()
+        sampling=generation.sampling or request.sampling.to_dict()).to_dict()
+    d.update(settings_hash=settings_hash(request.sampling), prompt_hash=request.prompt_hash())
     if generation.prompt_tokens is not None:
         d["prompt_tokens"] = generation.prompt_tokens
     if inline:
@@ -86,8 +81,6 @@ def build_record(generation: Generation, request: GenerationRequest, model: str,
 
 @dataclass
 class OpenReport:
-    """What `RunStore.open` found on disk."""
-
     records: int = 0
     torn_bytes: int = 0   # bytes cut off the end (a torn last line), 0 if none
 
@@ -109,22 +102,22 @@ class RunStore:
         self.appended = 0
 
     def open(self) -> OpenReport:
-        """Take the folder's lock (creating what is missing), then read what is there: a
-        second process is refused here, before it loads a model or computes what is pending."""
+        """Take the folder's lock, then read it: a second process is refused here, before it
+        loads a model."""
         self._created_dir = not os.path.isdir(self.run_dir)
         for _attempt in range(20):
             os.makedirs(self.run_dir, exist_ok=True)
+            created = True
             try:
                 try:
                     fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT
                                  | os.O_EXCL, 0o644)
-                    created = True
                 except FileExistsError:
                     check_target(self.path)
+                    created = False
                     # O_NONBLOCK: a FIFO put there after the check fails (ENXIO) instead
                     # of hanging until a reader comes; a regular file ignores the flag.
                     fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK)
-                    created = False
             except FileNotFoundError:   # removed in between (see close(discard=True))
                 continue
             except OSError as exc:
@@ -143,13 +136,11 @@ class RunStore:
                                 "folder (wait for it to finish, or use another --out)")
             # The lock is on the file we opened: if a process that held it removed that
             # file before letting go (an empty file it had created), start again.
-            st = os.fstat(fd)
             try:
-                same = os.path.samestat(st, os.stat(self.path))
+                if os.path.samestat(os.fstat(fd), os.stat(self.path)):
+                    break
             except FileNotFoundError:
-                same = False
-            if same:
-                break
+                pass
             os.close(fd)
         else:
             raise UserError(f"{self.path}: the file keeps being replaced by another process")
@@ -163,35 +154,29 @@ class RunStore:
     def _load(self) -> OpenReport:
         with open(self.path, "rb") as f:
             data = f.read()
-        good_end = data.rfind(b"\n") + 1   # 0 when there is no newline at all
-        tail = data[good_end:]
-        lines = data[:good_end].split(b"\n")[:-1]
         # A line that ended with its newline was written whole (one write per line); only
-        # the final line may also be torn in a way that left a newline inside it, which
-        # JSON parsing below catches as the last line being unreadable.
+        # the last may also be torn with a newline inside it: then it is unreadable.
+        good_end = data.rfind(b"\n") + 1   # 0 when there is no newline at all
+        lines = data[:good_end].split(b"\n")[:-1]
         report = OpenReport()
-        last_bad: int | None = None
+        cut_at, offset = good_end, 0
         for i, raw in enumerate(lines, start=1):
-            if not raw.strip():
-                continue
-            try:
-                d = parse_json(raw.decode("utf-8"), path=self.path, line=i)
-            except (UnicodeDecodeError, NotJSON):
-                if i == len(lines) and not tail:
-                    last_bad = i
+            if raw.strip():
+                try:
+                    d = parse_json(raw.decode("utf-8"), path=self.path, line=i)
+                except (UnicodeDecodeError, NotJSON):
+                    if i < len(lines) or good_end < len(data):
+                        raise DataError("not a JSON line (the file is damaged mid-way, not "
+                                        "just torn at the end)", path=self.path, line=i,
+                                        expected="one JSON object a line") from None
+                    cut_at = offset
                     break
-                raise DataError("not a JSON line (the file is damaged mid-way, not just "
-                                "torn at the end)", path=self.path, line=i,
-                                expected="one JSON object a line") from None
-            self._add_existing(d, line=i)
-            report.records += 1
-        cut_at = good_end
-        if last_bad is not None:
-            cut_at = len(b"\n".join(lines[: last_bad - 1])) + (1 if last_bad > 1 else 0)
+                self._add_existing(d, line=i)
+                report.records += 1
+            offset += len(raw) + 1
         if cut_at < len(data):
             report.torn_bytes = len(data) - cut_at
-            # INFO, not WARNING: the caller gets torn_bytes in the report and tells the user
-            # once (`generate` prints it); a warning here too said it twice.
+            # INFO, not WARNING: the caller tells the user once (`generate` prints it).
             log.info("%s: dropped a torn last line (%d bytes) left by an interrupted run",
                      self.path, report.torn_bytes)
             with open(self.path, "r+b") as f:
@@ -214,8 +199,8 @@ class RunStore:
 
     def pending(self, requests: Iterable[GenerationRequest], model: str
                 ) -> tuple[list[GenerationRequest], int]:
-        """(requests still to generate, how many are done). A record for the same (id, run)
-        under another model, settings or prompt refuses the folder (grading keys on (id, run))."""
+        """(requests still to generate, how many are done); a record for the same (id, run)
+        under another key refuses the folder (grading keys on (id, run))."""
         todo: list[GenerationRequest] = []
         done = 0
         for req in requests:
@@ -280,7 +265,7 @@ class RunStore:
 
     def close(self, *, discard: bool = False) -> None:
         """Release the lock; with `discard`, first remove what this store created and never
-        wrote to: a run refused before its first record leaves nothing behind."""
+        wrote to."""
         if self._fd is None:
             return
         try:
@@ -309,8 +294,7 @@ class RunStore:
         write_text(self.run_json, text.encode("utf-8", "replace"))
 
     def check_paths(self) -> None:
-        """Refuse, before anything is opened, a responses.jsonl or run.json that is not a
-        plain file."""
+        """Refuse a responses.jsonl or run.json that is not a plain file."""
         for path, what in ((self.path, "a file of JSON lines (the run's responses)"),
                            (self.run_json, "a JSON file (the run's provenance)")):
             if os.path.lexists(path) and not os.path.isfile(path):
@@ -321,18 +305,16 @@ class RunStore:
         if not os.path.lexists(self.run_json):
             return None
         self.check_paths()
+        expected = "the JSON object `general365 generate` writes"
         try:
             with open(self.run_json, encoding="utf-8") as f:
-                data = parse_json(f.read(), path=self.run_json,
-                                  expected="the JSON object `general365 generate` writes")
+                data = parse_json(f.read(), path=self.run_json, expected=expected)
         except UnicodeDecodeError:
-            raise DataError("not UTF-8 text", path=self.run_json,
-                            expected="the JSON object `general365 generate` writes") from None
+            raise DataError("not UTF-8 text", path=self.run_json, expected=expected) from None
         # A later session extends the record (its sessions list), so its shape must hold.
         if not isinstance(data, dict):
             raise DataError("not a JSON object", path=self.run_json,
-                            value=type(data).__name__,
-                            expected="the JSON object `general365 generate` writes") from None
+                            value=type(data).__name__, expected=expected)
         if not isinstance(data.get("sessions", []), list):
             raise DataError("not a list", path=self.run_json, field="sessions",
                             value=type(data["sessions"]).__name__,
@@ -341,8 +323,7 @@ class RunStore:
 
 
 def iter_records(path: str) -> Iterator[dict[str, Any]]:
-    """The records of a responses file (for tests and tools), read strictly as every file
-    is (jsonl.parse: a DataError naming the line); skips a torn last line."""
+    """The records of a responses file, read strictly; skips a torn last line."""
     with open(path, "rb") as f:
         data = f.read()
     for n, raw in enumerate(data[: data.rfind(b"\n") + 1].split(b"\n"), start=1):

@@ -1,11 +1,7 @@
-"""A runner on transformers' `generate`, for small models and machines without vLLM.
-
-Prompts are the model's own chat template, batched run by run and sorted by length within
-a run (left padding). Each row samples from its own `torch.Generator` seeded with the
-request's seed, so a response does not depend on what shares its batch: the row sampler
-runs as the last logits processor and leaves one finite logit, which `generate` (greedy)
-takes. At its own max_tokens a row gets the stop token forced (finish_reason "length").
-"""
+"""A runner on transformers' `generate`, for small models and machines without vLLM. Each row
+samples from its own seeded `torch.Generator` (a response does not depend on its batch): the
+row sampler, the last logits processor, leaves one finite logit for greedy `generate` to
+take, and forces the stop token at the row's own max_tokens (finish_reason "length")."""
 
 from __future__ import annotations
 
@@ -14,9 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import MissingExtra, OptionError, UserError, first_line
-from .base import Generation, GenerationRequest, batched
-from .limits import Budget, plan_budgets
-from .engine_output import ReasoningCounter, make_generation
+from .base import Generation, GenerationRequest
+from .limits import Budget, ReasoningCounter, make_generation, plan_budgets
 
 SUPPORTED_EXTRA = ("chat_template_kwargs", "logit_bias")
 
@@ -30,20 +25,16 @@ def _import():
     return torch, transformers
 
 
-def _extra(req: GenerationRequest) -> dict[str, Any]:
+def _logit_bias(req: GenerationRequest, vocab_size: int) -> dict[int, float]:
+    """The request's logit_bias by token id; refuses any option but SUPPORTED_EXTRA."""
     extra = dict(req.sampling.extra)
     unknown = sorted(set(extra) - set(SUPPORTED_EXTRA))
     if unknown:
         raise UserError(f"id {req.problem_id!r}: the transformers backend does not support the "
                         f"sampling option(s) {', '.join(unknown)}; supported: "
                         f"{', '.join(SUPPORTED_EXTRA)}")
-    return extra
-
-
-def _logit_bias(req: GenerationRequest, vocab_size: int) -> dict[int, float]:
-    raw = _extra(req).get("logit_bias") or {}
     out = {}
-    for token, bias in dict(raw).items():
+    for token, bias in dict(extra.get("logit_bias") or {}).items():
         try:
             tid = int(token)
         except (TypeError, ValueError):
@@ -55,55 +46,48 @@ def _logit_bias(req: GenerationRequest, vocab_size: int) -> dict[int, float]:
     return out
 
 
-class _Row:
-    """One request's sampling state inside a batch."""
+def _row_sampler(torch, transformers, reqs: list[GenerationRequest], budgets: list[Budget],
+                 biases: list[dict[int, float]], device: str, prompt_len: int, stop_id: int):
+    """A logits processor that samples each row as its own request asks (the last one)."""
+    generators = []
+    for req in reqs:
+        generator = None
+        if req.sampling.seed is not None:
+            generator = torch.Generator(device=device)
+            generator.manual_seed(int(req.sampling.seed) % (2 ** 63))
+        generators.append(generator)
 
-    def __init__(self, torch, req: GenerationRequest, budget: Budget, device: str,
-                 bias: dict[int, float]):
-        s = req.sampling
-        self.temperature, self.top_p, self.top_k = s.temperature, s.top_p, s.top_k
-        self.max_tokens = budget.max_tokens
-        self.bias = bias
-        self.generator = None
-        if s.seed is not None:
-            self.generator = torch.Generator(device=device)
-            self.generator.manual_seed(int(s.seed) % (2 ** 63))
-
-
-def _row_sampler_class(torch, transformers):
     class RowSampler(transformers.LogitsProcessor):
-        def __init__(self, rows: list[_Row], prompt_len: int, stop_id: int):
-            self.rows, self.prompt_len, self.stop_id = rows, prompt_len, stop_id
-
         def __call__(self, input_ids, scores):
-            step = input_ids.shape[1] - self.prompt_len
-            chosen = torch.empty(len(self.rows), dtype=torch.long, device=scores.device)
-            for i, row in enumerate(self.rows):
-                if step >= row.max_tokens:
-                    chosen[i] = self.stop_id  # this row's budget is spent
+            step = input_ids.shape[1] - prompt_len
+            chosen = torch.empty(len(reqs), dtype=torch.long, device=scores.device)
+            for i, (req, budget, bias) in enumerate(zip(reqs, budgets, biases)):
+                s = req.sampling
+                if step >= budget.max_tokens:
+                    chosen[i] = stop_id  # this row's budget is spent
                     continue
                 logits = scores[i].float()
-                for tid, b in row.bias.items():
+                for tid, b in bias.items():
                     logits[tid] += b
-                if row.temperature == 0:
+                if s.temperature == 0:
                     chosen[i] = torch.argmax(logits)
                     continue
-                logits = logits / row.temperature
-                if 0 < row.top_k < logits.shape[-1]:
-                    kth = torch.topk(logits, row.top_k).values[-1]
+                logits = logits / s.temperature
+                if 0 < s.top_k < logits.shape[-1]:
+                    kth = torch.topk(logits, s.top_k).values[-1]
                     logits = logits.masked_fill(logits < kth, float("-inf"))
                 probs = torch.softmax(logits, dim=-1)
-                if row.top_p < 1.0:
+                if s.top_p < 1.0:
                     sorted_p, order = torch.sort(probs, descending=True)
                     # keep the smallest head whose mass reaches top_p (the first token always)
-                    drop = torch.cumsum(sorted_p, dim=-1) - sorted_p >= row.top_p
+                    drop = torch.cumsum(sorted_p, dim=-1) - sorted_p >= s.top_p
                     probs = probs.scatter(0, order, sorted_p.masked_fill(drop, 0.0))
-                chosen[i] = torch.multinomial(probs, 1, generator=row.generator)[0]
+                chosen[i] = torch.multinomial(probs, 1, generator=generators[i])[0]
             out = torch.full_like(scores, float("-inf"))
             out.scatter_(1, chosen[:, None], 0.0)
             return out
 
-    return RowSampler
+    return RowSampler()
 
 
 def _check_device(torch, device: str) -> None:
@@ -134,6 +118,7 @@ class TransformersRunner:
                  device: str = "cpu", batch_size: int = 8,
                  chat_template_kwargs: dict[str, Any] | None = None,
                  engine_args: dict[str, Any] | None = None):
+        from .registry import check_local_model
         from .store import model_key
 
         torch, transformers = _import()
@@ -143,21 +128,18 @@ class TransformersRunner:
         self.model_id = model_key(model, revision)
         self.dtype, self.batch_size = dtype, batch_size
         self.chat_template_kwargs = dict(chat_template_kwargs or {})
-        # from_pretrained's keyword arguments for the model (--engine-arg; typed and checked
-        # by load_args, below, in general365.generate)
+        # from_pretrained's keyword arguments (--engine-arg, typed by load_args, below)
         self.engine_args = dict(engine_args or {})
         if dtype != "auto" and not isinstance(getattr(torch, str(dtype), None), torch.dtype):
             raise UserError(f"dtype {dtype!r} is not a torch dtype; expected auto, float32, "
                             f"bfloat16 or float16")
         _check_device(torch, device)
-        from .registry import check_local_model
-
         check_local_model(model)
         try:
             self.tokenizer = transformers.AutoTokenizer.from_pretrained(model, revision=revision)
             self.model = transformers.AutoModelForCausalLM.from_pretrained(
-                model, revision=revision, dtype="auto" if dtype == "auto" else getattr(torch, dtype),
-                **self.engine_args)
+                model, revision=revision,
+                dtype="auto" if dtype == "auto" else getattr(torch, dtype), **self.engine_args)
         except (OSError, ValueError, TypeError) as exc:   # ValueError: no usable tokenizer files
             raise UserError(f"cannot load model {model!r} with transformers: "
                             f"{first_line(exc)}") from None
@@ -165,29 +147,23 @@ class TransformersRunner:
             raise UserError(f"model {model!r} has no chat template; a chat model is needed")
         self.model.to(device).eval()
         self.tokenizer.padding_side = "left"
-        self.max_model_len = self._context_length()
-        self.stop_ids = self._stop_ids()
-        self.pad_id = (self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None
-                       else self.stop_ids[0])
-        self.counter = ReasoningCounter(self.tokenizer)
-        self._rendered: dict[tuple[str, str], list[int]] = {}
-
-    def _context_length(self) -> int:
         n = getattr(self.model.config, "max_position_embeddings", None)
         if not n:
             n = getattr(self.tokenizer, "model_max_length", None)
             if not n or n > 10_000_000:  # transformers' "unknown" sentinel is ~1e30
-                raise UserError(f"model {self.model_name!r} states no context length")
-        return int(n)
-
-    def _stop_ids(self) -> list[int]:
+                raise UserError(f"model {model!r} states no context length")
+        self.max_model_len = int(n)
         ids = getattr(self.model.generation_config, "eos_token_id", None)
-        ids = [ids] if isinstance(ids, int) else list(ids or [])
-        if self.tokenizer.eos_token_id is not None and self.tokenizer.eos_token_id not in ids:
-            ids.append(self.tokenizer.eos_token_id)
-        if not ids:
-            raise UserError(f"model {self.model_name!r} has no end-of-sequence token")
-        return ids
+        self.stop_ids = [ids] if isinstance(ids, int) else list(ids or [])
+        eos = self.tokenizer.eos_token_id
+        if eos is not None and eos not in self.stop_ids:
+            self.stop_ids.append(eos)
+        if not self.stop_ids:
+            raise UserError(f"model {model!r} has no end-of-sequence token")
+        self.pad_id = (self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None
+                       else self.stop_ids[0])
+        self.counter = ReasoningCounter(self.tokenizer)
+        self._rendered: dict[tuple[str, str], list[int]] = {}
 
     def _prompt_ids(self, req: GenerationRequest) -> list[int]:
         kwargs = req.template_kwargs(self.chat_template_kwargs)
@@ -201,7 +177,6 @@ class TransformersRunner:
         return ids
 
     def prepare(self, requests: list[GenerationRequest]) -> list[Budget]:
-        """Render and count every prompt and refuse any that cannot fit (UserError)."""
         for req in requests:
             # Text only: a message whose content is a list of parts carries images (a
             # multimodal CFE-Bench row), which this backend cannot show the model.
@@ -209,20 +184,19 @@ class TransformersRunner:
                 raise UserError(f"id {req.problem_id!r}: the transformers backend takes text "
                                 "prompts only, and this one carries images; run multimodal "
                                 "problems with --backend vllm or openai (a vision model)")
-        vocab = len(self.tokenizer)
         for req in requests:
-            _logit_bias(req, vocab)
+            _logit_bias(req, len(self.tokenizer))
         return plan_budgets(requests, [len(self._prompt_ids(r)) for r in requests],
                             self.max_model_len)
 
     def generate(self, requests: list[GenerationRequest]) -> Iterator[Generation]:
         budgets = self.prepare(requests)  # all refusals happen here, before any output
-        # Run-major, as the requests come: every run-0 answer is out before any run-1 one,
-        # so a run cut short still holds one full pass to grade. Within a run, prompts are
-        # sorted by length so that a batch wastes little on padding.
+        # Run-major, as the requests come (a run cut short holds one full pass to grade);
+        # within a run, sorted by length so that a batch wastes little on padding.
         order = sorted(range(len(requests)),
                        key=lambda i: (requests[i].run, len(self._prompt_ids(requests[i]))))
-        for chunk in batched(order, self.batch_size):
+        for start in range(0, len(order), self.batch_size):
+            chunk = order[start:start + self.batch_size]
             yield from self._generate_batch([requests[i] for i in chunk],
                                             [budgets[i] for i in chunk])
 
@@ -236,19 +210,17 @@ class TransformersRunner:
         for i, p in enumerate(prompts):
             input_ids[i, width - len(p):] = torch.tensor(p, dtype=torch.long)
             mask[i, width - len(p):] = 1
-        vocab = len(self.tokenizer)
-        rows = [_Row(torch, r, b, self.device, _logit_bias(r, vocab)) for r, b in zip(reqs, budgets)]
-        sampler = _row_sampler_class(torch, transformers)(rows, width, self.stop_ids[0])
+        biases = [_logit_bias(r, len(self.tokenizer)) for r in reqs]
+        sampler = _row_sampler(torch, transformers, reqs, budgets, biases, self.device, width,
+                               self.stop_ids[0])
         config = transformers.GenerationConfig(
             max_new_tokens=max(b.max_tokens for b in budgets), do_sample=False,
-            eos_token_id=self.stop_ids, pad_token_id=self.pad_id,
-        )
+            eos_token_id=self.stop_ids, pad_token_id=self.pad_id)
         with torch.no_grad():
             out = self.model.generate(
                 input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device),
                 generation_config=config,
-                logits_processor=transformers.LogitsProcessorList([sampler]),
-            )
+                logits_processor=transformers.LogitsProcessorList([sampler]))
         stops = set(self.stop_ids)
         for i, (req, budget) in enumerate(zip(reqs, budgets)):
             new = out[i, width:].tolist()
@@ -267,14 +239,12 @@ class TransformersRunner:
 
     def provenance(self) -> dict[str, Any]:
         torch, transformers = _import()
-        return {
-            "backend": self.backend, "model": self.model_name, "revision": self.revision,
-            "dtype": self.dtype, "device": self.device, "batch_size": self.batch_size,
-            "max_model_len": self.max_model_len,
-            "chat_template_kwargs": self.chat_template_kwargs or None,
-            "engine_args": self.engine_args or None,
-            "transformers": transformers.__version__, "torch": torch.__version__,
-        }
+        return {"backend": self.backend, "model": self.model_name, "revision": self.revision,
+                "dtype": self.dtype, "device": self.device, "batch_size": self.batch_size,
+                "max_model_len": self.max_model_len,
+                "chat_template_kwargs": self.chat_template_kwargs or None,
+                "engine_args": self.engine_args or None,
+                "transformers": transformers.__version__, "torch": torch.__version__}
 
 
 # Loading arguments read as true/false whatever from_pretrained's signature says: a
@@ -287,7 +257,7 @@ BOOLEAN_LOADING = {"trust_remote_code", "local_files_only", "use_safetensors",
 CHANGES_RESULT = {"output_loading_info": "makes from_pretrained return a tuple, not a model"}
 # Config attributes that define the model's architecture: the sizes and counts its weights
 # are shaped by (and its type). Others are refused too when, built on the meta device, the
-# model's weights would change name or shape with the new value (_shape_changes).
+# model's weights would change name or shape with the new value (load_args).
 ARCHITECTURE = {"model_type", "architectures", "vocab_size", "hidden_size", "n_embd",
                 "d_model", "num_hidden_layers", "n_layer", "num_layers",
                 "num_attention_heads", "n_head", "num_key_value_heads", "head_dim",
@@ -331,10 +301,9 @@ def load_args(pairs: dict[str, Any], model: str, revision: str | None) -> dict[s
     the config's value, a boolean loading argument as true/false, another as a literal. A
     key that changes what from_pretrained returns, or the architecture, is refused."""
     from .engine_args import OPTION, as_bool, like, literal
-
-    _, transformers = _import()
     from .registry import check_local_model
 
+    torch, transformers = _import()
     check_local_model(model)
     try:
         config = transformers.AutoConfig.from_pretrained(model, revision=revision).to_dict()
@@ -346,53 +315,39 @@ def load_args(pairs: dict[str, Any], model: str, revision: str | None) -> dict[s
     for key, value in pairs.items():
         if key in CHANGES_RESULT:
             raise OptionError(OPTION, f"{key!r} {CHANGES_RESULT[key]}; it cannot be given")
+        if key in config and key in ARCHITECTURE:
+            raise OptionError(OPTION, f"{key!r} defines the model's architecture (the "
+                                      "shapes of its weights); it cannot be changed at "
+                                      "loading")
         if key in config:
-            if key in ARCHITECTURE:
-                raise OptionError(OPTION, f"{key!r} defines the model's architecture (the "
-                                          "shapes of its weights); it cannot be changed at "
-                                          "loading")
             out[key] = like(config[key], value, key)
-        elif key in loading:
-            if loading[key]:
-                try:
-                    out[key] = as_bool(value) if isinstance(value, str) else value
-                except ValueError:
-                    raise OptionError(OPTION, f"{key}={value!r}: expected true or false") \
-                        from None
-                if not isinstance(out[key], bool):
-                    raise OptionError(OPTION, f"{key}={value!r}: expected true or false")
-            else:
-                out[key] = literal(value, key) if isinstance(value, str) else value
-        else:
+        elif key not in loading:
             raise OptionError(OPTION, f"{key!r} is neither a from_pretrained argument of "
                                       f"transformers nor an attribute of the model's config "
                                       f"({config.get('model_type', '?')}); e.g. "
                                       f"attn_implementation, or a config key such as "
                                       f"rope_scaling")
-    changed = {k: v for k, v in out.items() if k in config}
-    if changed:
-        _check_shapes(transformers, model, revision, changed)
-    return out
+        elif loading[key]:
+            try:
+                out[key] = value if isinstance(value, bool) else as_bool(value)
+            except (ValueError, AttributeError):   # not text, or not true/false
+                raise OptionError(OPTION, f"{key}={value!r}: expected true or false") from None
+        else:
+            out[key] = literal(value, key) if isinstance(value, str) else value
 
-
-def _check_shapes(transformers: Any, model: str, revision: str | None,
-                  changed: dict[str, Any]) -> None:
-    """Refuse config values under which the weights change name or shape (the checkpoint
-    would not fit), found by building the model on the meta device with and without them."""
-    import torch
-
-    from .engine_args import OPTION
-
+    # Config values under which the weights change name or shape (the checkpoint would not
+    # fit) are refused, found by building the model on the meta device with and without.
     def shapes(**overrides: Any) -> dict[str, tuple]:
         cfg = transformers.AutoConfig.from_pretrained(model, revision=revision, **overrides)
         with torch.device("meta"):
             built = transformers.AutoModelForCausalLM.from_config(cfg)
         return {n: tuple(t.shape) for n, t in built.state_dict().items()}
 
+    changed = {k: v for k, v in out.items() if k in config}
     try:
-        before = shapes()
+        before = shapes() if changed else None
     except Exception:   # a model we cannot build bare: from_pretrained's own checks decide
-        return
+        return out
     for key, value in changed.items():
         try:
             after = shapes(**{key: value})
@@ -404,3 +359,4 @@ def _check_shapes(transformers: Any, model: str, revision: str | None,
             raise OptionError(OPTION, f"{key}={value!r} changes the shapes of the model's "
                                       "weights (its architecture); it cannot be changed at "
                                       "loading")
+    return out

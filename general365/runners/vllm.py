@@ -36,19 +36,17 @@ class VLLMRunner:
         self.engine_args: dict[str, Any] = {
             **parallel, "max_model_len": max_model_len,
             "gpu_memory_utilization": gpu_memory_utilization, "dtype": dtype,
-            "enforce_eager": enforce_eager, "seed": 0, **engine_kwargs,
-        }
+            "enforce_eager": enforce_eager, "seed": 0, **engine_kwargs}
         if "enable_chunked_prefill" not in engine_kwargs and cpu_platform():
             # vLLM's CPU build crashes ("CPU Generator does not use offset") when a seeded
             # request's prompt is prefilled in chunks, and every request here is seeded.
             self.engine_args["enable_chunked_prefill"] = False
         # One engine here, or one process per GPU group: both count and run alike.
-        if data_parallel_size == 1:
-            self._engine: Engine | EnginePool = Engine(model, revision, self.engine_args,
-                                                       self.chat_template_kwargs)
-        else:
-            self._engine = EnginePool(model, revision, self.engine_args,
-                                      self.chat_template_kwargs, data_parallel_size)
+        self._engine: Engine | EnginePool = (
+            Engine(model, revision, self.engine_args, self.chat_template_kwargs)
+            if data_parallel_size == 1 else
+            EnginePool(model, revision, self.engine_args, self.chat_template_kwargs,
+                       data_parallel_size))
         self.max_model_len = self._engine.max_model_len
 
     def prepare(self, requests: list[GenerationRequest]) -> list[Budget]:
@@ -71,13 +69,15 @@ class VLLMRunner:
     def provenance(self) -> dict[str, Any]:
         executor = self.engine_args.get("distributed_executor_backend")
         if isinstance(self._engine, Engine) and self._engine.llm is not None:
-            executor = self._engine.executor_backend()   # what vLLM chose, when left open
-        return {
-            "backend": self.backend, "model": self.model_name, "revision": self.revision,
-            "vllm": vllm_version(), "data_parallel_size": self.data_parallel_size,
-            "distributed_executor_backend": executor,
-            **{k: v for k, v in self.engine_args.items()
-               if k not in ("max_model_len", "distributed_executor_backend")},
-            "max_model_len": self.max_model_len,
-            "chat_template_kwargs": self.chat_template_kwargs or None,
-        }
+            # what vLLM chose ("uni", "mp", "ray"), when left open
+            config = getattr(self._engine.llm.llm_engine, "vllm_config", None)
+            executor = getattr(getattr(config, "parallel_config", None),
+                               "distributed_executor_backend", None)
+            executor = executor if isinstance(executor, str) else None
+        return {"backend": self.backend, "model": self.model_name, "revision": self.revision,
+                "vllm": vllm_version(), "data_parallel_size": self.data_parallel_size,
+                "distributed_executor_backend": executor,
+                **{k: v for k, v in self.engine_args.items()
+                   if k not in ("max_model_len", "distributed_executor_backend")},
+                "max_model_len": self.max_model_len,
+                "chat_template_kwargs": self.chat_template_kwargs or None}

@@ -1,11 +1,7 @@
-"""Data parallelism for the vLLM runner: one engine process per GPU group.
-
-Each worker sees only its GPUs (CUDA_VISIBLE_DEVICES set before vLLM is imported) and gets
-a round-robin shard of the requests. Two phases keep refusals up front across shards:
-every worker counts its shard and the parent plans every budget; then each generates and
-sends each Generation back as it finishes. Workers are spawned (CUDA cannot be forked), so
-a script that builds a runner needs the `if __name__ == "__main__":` guard.
-"""
+"""Data parallelism for the vLLM runner: one spawned engine process per GPU group (a script
+that builds one needs the `if __name__ == "__main__":` guard), each with a round-robin shard.
+Every worker counts its shard and the parent plans every budget (refusals stay up front);
+then each generates, sending each Generation back as it finishes."""
 
 from __future__ import annotations
 
@@ -48,9 +44,10 @@ def gpu_groups(data_parallel_size: int, tensor_parallel_size: int,
     return [",".join(devices[r * per:(r + 1) * per]) for r in range(data_parallel_size)]
 
 
-def _worker(rank: int, cuda_devices: str | None, model: str, revision: str | None,
+def _worker(cuda_devices: str | None, model: str, revision: str | None,
             engine_args: dict[str, Any], chat_template_kwargs: dict[str, Any] | None,
             conn) -> None:
+    # Each worker sees only its GPUs: CUDA_VISIBLE_DEVICES is set before vLLM is imported.
     if cuda_devices is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = cuda_devices
     from .vllm_engine import Engine
@@ -100,24 +97,22 @@ class EnginePool:
             parent, child = ctx.Pipe()
             process = ctx.Process(
                 target=_worker, name=f"general365-vllm-dp{rank}",
-                args=(rank, devices, model, revision, engine_args, chat_template_kwargs, child))
+                args=(devices, model, revision, engine_args, chat_template_kwargs, child))
             process.start()
             child.close()
             self.workers.append((process, parent))
+        lengths = []
         try:
-            lengths = [self._expect(rank, "ready", START_TIMEOUT_S)
-                       for rank in range(len(self.workers))]
+            for rank, (_, conn) in enumerate(self.workers):
+                if not conn.poll(START_TIMEOUT_S):
+                    raise RuntimeError(f"vLLM worker {rank} sent nothing for "
+                                       f"{START_TIMEOUT_S:.0f}s")
+                lengths.append(self._check(rank, "ready", self._recv(rank)))
         except BaseException:
             self.close()
             raise
         self.max_model_len = min(lengths)
         self.broken = False
-
-    def _expect(self, rank: int, kind: str, timeout: float | None = None) -> Any:
-        process, conn = self.workers[rank]
-        if not conn.poll(timeout):
-            raise RuntimeError(f"vLLM worker {rank} sent nothing for {timeout:.0f}s")
-        return self._check(rank, kind, self._recv(rank))
 
     def _recv(self, rank: int) -> tuple[str, Any]:
         process, conn = self.workers[rank]
@@ -138,32 +133,26 @@ class EnginePool:
             raise RuntimeError(f"vLLM worker {rank}: expected {kind!r}, got {got!r}")
         return payload
 
-    def _shards(self, requests: list[GenerationRequest]) -> list[list[int]]:
-        n = len(self.workers)
-        return [list(range(rank, len(requests), n)) for rank in range(n)]
-
     def count(self, requests: list[GenerationRequest]) -> list[int]:
         if self.broken or not self.workers:
             raise RuntimeError("this data-parallel vLLM runner was stopped midway or closed")
-        shards = self._shards(requests)
-        for rank, shard in enumerate(shards):
-            self.workers[rank][1].send(("count", [requests[i] for i in shard]))
+        n = len(self.workers)   # worker `rank` takes requests[rank::n]
+        for rank, (_, conn) in enumerate(self.workers):
+            conn.send(("count", requests[rank::n]))
         # Every worker's reply is read before any is acted on, so that a refusal by one
         # leaves no stale reply in another's pipe.
-        replies = [self._recv(rank) for rank in range(len(shards))]
+        replies = [self._recv(rank) for rank in range(n)]
         counts = [0] * len(requests)
-        for rank, (shard, reply) in enumerate(zip(shards, replies)):
-            for i, n in zip(shard, self._check(rank, "counts", reply)):
-                counts[i] = n
+        for rank, reply in enumerate(replies):
+            counts[rank::n] = self._check(rank, "counts", reply)
         return counts
 
     def run(self, requests: list[GenerationRequest], budgets: list[Budget]
             ) -> Iterator[Generation]:
-        shards = self._shards(requests)
-        for rank, shard in enumerate(shards):
-            payload = ([requests[i] for i in shard], [budgets[i] for i in shard])
-            self.workers[rank][1].send(("run", payload))
-        busy = {self.workers[rank][1]: rank for rank in range(len(self.workers))}
+        n = len(self.workers)
+        for rank, (_, conn) in enumerate(self.workers):
+            conn.send(("run", (requests[rank::n], budgets[rank::n])))
+        busy = {conn: rank for rank, (_, conn) in enumerate(self.workers)}
         try:
             while busy:
                 for conn in wait(list(busy)):

@@ -1,21 +1,19 @@
 """One vLLM engine in this process. `LLM.chat`'s two halves taken apart (the same renderer,
 then the same engine loop) so that every prompt is rendered and counted before anything is
-generated (refused up front if it cannot fit: limits.py), and results are yielded as each
-request finishes (the store appends them at once). vLLM is imported only when an engine is
-built.
-"""
+generated, and results are yielded as each request finishes. vLLM is imported only when an
+engine is built."""
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import MissingExtra, UserError, first_line
+from ..errors import MissingExtra, OptionError, UserError, first_line
 from .base import Generation, GenerationRequest
-from .limits import Budget
-from .engine_output import ReasoningCounter, make_generation
+from .limits import Budget, ReasoningCounter, make_generation
 
 
 def require_vllm():
@@ -156,27 +154,17 @@ class Engine:
                     if not out.finished or out.request_id not in pending:
                         continue
                     req, budget = pending.pop(out.request_id)
-                    yield self._generation(req, budget, out)
+                    completion = out.outputs[0]
+                    n_prompt = len(out.prompt_token_ids or ()) or budget.prompt_tokens
+                    yield make_generation(
+                        req, text=completion.text, token_ids=list(completion.token_ids),
+                        finish_reason=completion.finish_reason,
+                        budget=Budget(n_prompt, budget.max_tokens), counter=self.counter)
         finally:
             if pending:  # the consumer stopped early or something failed: free the engine
                 engine.abort_request(list(pending))
         if pending:
             raise RuntimeError(f"vLLM finished without {len(pending)} request(s)")
-
-    def _generation(self, req: GenerationRequest, budget: Budget, out: Any) -> Generation:
-        completion = out.outputs[0]
-        n_prompt = len(out.prompt_token_ids or ()) or budget.prompt_tokens
-        return make_generation(
-            req, text=completion.text, token_ids=list(completion.token_ids),
-            finish_reason=completion.finish_reason, budget=Budget(n_prompt, budget.max_tokens),
-            counter=self.counter)
-
-    def executor_backend(self) -> str | None:
-        """The distributed executor vLLM runs ("uni", "mp", "ray"), as its config says."""
-        config = getattr(self.llm.llm_engine, "vllm_config", None)
-        backend = getattr(getattr(config, "parallel_config", None),
-                          "distributed_executor_backend", None)
-        return backend if isinstance(backend, str) else None
 
     def close(self) -> None:
         llm, self.llm = getattr(self, "llm", None), None
@@ -186,8 +174,6 @@ class Engine:
         if shutdown is not None:
             shutdown()
         del llm
-        import gc
-
         gc.collect()
 
 
@@ -201,7 +187,6 @@ def vllm_engine_args(pairs: dict[str, Any]) -> dict[str, Any]:
     from vllm.engine.arg_utils import EngineArgs
     from vllm.utils.argparse_utils import FlexibleArgumentParser
 
-    from ..errors import OptionError
     from .engine_args import OPTION, too_deep
 
     fields = {f.name for f in dataclasses.fields(EngineArgs)}
@@ -236,15 +221,12 @@ def _by_action(action: Any, value: str, argparse: Any) -> Any:
     if action.nargs == "?" and action.const is True and value.lower() in ("true", "1", "yes"):
         return True
     convert = action.type or str
-    if action.nargs in ("+", "*") or isinstance(action.nargs, int):
+    several = action.nargs in ("+", "*") or isinstance(action.nargs, int)
+    if several:
         items = json.loads(value) if value.lstrip().startswith("[") else value.split(",")
-        return _check_choices(action, [convert(v) if isinstance(v, str) else v for v in items])
-    return _check_choices(action, [convert(value)])[0]
-
-
-def _check_choices(action: Any, values: list) -> list:
-    if action.choices is not None:
-        for v in values:
-            if v not in action.choices:
-                raise ValueError(f"expected one of {', '.join(map(str, action.choices))}")
-    return values
+        values = [convert(v) if isinstance(v, str) else v for v in items]
+    else:
+        values = [convert(value)]
+    if action.choices is not None and any(v not in action.choices for v in values):
+        raise ValueError(f"expected one of {', '.join(map(str, action.choices))}")
+    return values if several else values[0]

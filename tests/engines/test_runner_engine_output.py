@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from general365.runners.base import GenerationRequest, SamplingSettings
-from general365.runners.limits import Budget
-from general365.runners.engine_output import ReasoningCounter, make_generation
+from general365.runners.limits import Budget, ReasoningCounter, make_generation
 
 
 @pytest.fixture(scope="module")

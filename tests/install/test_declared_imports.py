@@ -31,8 +31,6 @@ REPO = Path(__file__).resolve().parents[2]
 OWNERS = {
     "general365/grading/judge.py": "judge",
     "general365/runners/openai_api.py": "openai",
-    "general365/runners/chat_reply.py": "openai",
-    "general365/runners/prompt_tokens.py": "openai",
     "general365/runners/transformers.py": "transformers",
     "general365/tiny_model.py": "transformers",
     "general365/runners/vllm.py": "vllm",
