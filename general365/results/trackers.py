@@ -1,9 +1,6 @@
-"""`report_to=`: a report's results in experiment trackers (transformers' `report_to`
-names). One tracker run per model (all its runs pooled): the scalars of rows.py, the
-provenance as the run's parameters, and the per-sample rows as a table where the tracker
-has tables (W&B, trackio, MLflow), else as an artifact (TensorBoard: a CSV file beside its
-event files, and the same rows as a text summary). Where each one writes is the tracker's
-own setting (docs/reports.md lists them).
+"""`report_to=` (transformers' names): one tracker run per model (all its runs pooled) with
+the scalars of rows.py, the provenance as parameters and the per-sample rows as a table
+(send_*.py). Where each one writes is the tracker's own setting (docs/reports.md).
 """
 
 from __future__ import annotations
@@ -17,7 +14,7 @@ import sys
 from typing import Any, Callable, Sequence
 
 from ..errors import OptionError, UserError
-from ..redact import shown_urls
+from ..redact import Redactor, shown_urls, url_secrets
 from ..reporting.load import ModelRuns
 from ..terminal import ShownStream
 from . import rows as results
@@ -69,15 +66,13 @@ def check_logging_dir(logging_dir: str | None, trackers: Sequence[str],
 def log_report(models: Sequence[ModelRuns], trackers: Sequence[str], *,
                logging_dir: str | None) -> list[str]:
     """Send every model's results to each tracker; one line per tracker saying where they
-    went. A tracker that fails stops here with one line naming it (the report itself is
-    already written)."""
+    went. A tracker that fails stops here with one line naming it."""
     done = []
     for tracker in trackers:
         send: Callable[..., str] = importlib.import_module(
             f"{__package__}.send_{tracker}").send
         try:
-            # A tracker's chatter is not ours: it goes to stderr, and it is escaped there, since
-            # it may quote a model name from a graded file ("Created new run: <name>").
+            # a tracker's chatter goes to stderr, escaped: it may quote a graded file's model
             err = sys.stderr
             with contextlib.redirect_stdout(ShownStream(err)), \
                     contextlib.redirect_stderr(ShownStream(err)):
@@ -99,8 +94,6 @@ _URLS = ("MLFLOW_TRACKING_URI", "WANDB_BASE_URL")
 
 def _one_line(text: str) -> str:
     """A tracker's error as one printable line, any credential in it masked."""
-    from ..redact import Redactor, url_secrets
-
     for var in _SECRETS:
         text = Redactor(os.environ.get(var)).clean(text)
     text = Redactor(None, *(s for var in _URLS
