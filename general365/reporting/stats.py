@@ -5,7 +5,7 @@ consistency within seed families; docs/reports.md has the conventions.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 
@@ -47,13 +47,11 @@ class RowCounts:
 
 
 def tally(rows: Iterable[Graded]) -> RowCounts:
-    counts = dict.fromkeys(Status, 0)
-    for r in rows:
-        counts[r.status] += 1
-    n = sum(counts.values())
+    counts = Counter(r.status for r in rows)
+    n = counts.total()
+    wrong = (Status.INCORRECT, Status.NO_ANSWER, Status.TIMEOUT, Status.JUDGE_FAILED)
     return RowCounts(correct=counts[Status.CORRECT], graded=n - counts[Status.UNGRADED], rows=n,
-                 incorrect=counts[Status.INCORRECT], no_answer=counts[Status.NO_ANSWER],
-                 timeout=counts[Status.TIMEOUT], judge_failed=counts[Status.JUDGE_FAILED])
+                     **{s.value: counts[s] for s in wrong})
 
 
 @dataclass(frozen=True)

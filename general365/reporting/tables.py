@@ -1,8 +1,5 @@
-"""The report's tables as typed values, and their Markdown and CSV forms.
-
-A `Table` holds raw cells (fractions, counts, text, None); rendering decides the look
-(percent with one decimal in Markdown, percent with two decimals in CSV), so that tests
-check values, not strings.
+"""The report's tables as typed values (raw cells: fractions, counts, text, None, so that
+tests check values), and their Markdown and CSV forms, which decide the look.
 """
 
 from __future__ import annotations
@@ -42,12 +39,11 @@ class Table:
         return [r[i] for r in self.rows]
 
     def records(self) -> list[dict[str, Any]]:
-        """The rows as dicts keyed by column name (e.g. for `pandas.DataFrame(...)`)."""
         names = [c.name for c in self.columns]
         return [dict(zip(names, r)) for r in self.rows]
 
     def cell(self, row_label: str, column: str, *, label_column: int = 0) -> Any:
-        """The cell in the first row whose first column equals `row_label` (tests, notebooks)."""
+        """The cell in the first row whose first column equals `row_label`."""
         i = [c.name for c in self.columns].index(column)
         for r in self.rows:
             if r[label_column] == row_label:
@@ -70,7 +66,6 @@ def fmt(value: Any, kind: str, *, digits: int) -> str:
 
 
 def md_cell(text: str) -> str:
-    """Text that stays in its Markdown table cell."""
     return text.replace("|", "\\|").replace("\n", " ")
 
 
@@ -108,9 +103,7 @@ def _source(s: ModelSummary) -> str:
 
 
 def _statuses(t: RowCounts | None) -> list[Any]:
-    if t is None:
-        return [None] * len(STATUS_COLUMNS)
-    return [t.no_answer, t.timeout, t.judge_failed, t.ungraded]
+    return [None if t is None else getattr(t, s) for s in STATUS_COLUMNS]
 
 
 def _status_cols() -> list[Column]:
@@ -177,8 +170,7 @@ def seed_variant_table(models: Sequence[ModelSummary]) -> Table:
 
 
 def per_run_columns(lead: list[Column], n: int, each: str, tail: Sequence[str]) -> list[Column]:
-    """`lead`, a percentage column for each of `n` runs ("Run 1" + `each`, ...), then the
-    percentage columns named `tail`."""
+    """`lead`, a percentage column for each of `n` runs ("Run 1" + `each`, ...), then `tail`'s."""
     return (lead + [Column(f"Run {i + 1}{each}", PCT) for i in range(n)]
             + [Column(name, PCT) for name in tail])
 
@@ -189,8 +181,7 @@ def per_run(values: list[Any], n: int) -> list[Any]:
 
 
 def stability_table(models: Sequence[ModelSummary]) -> Table:
-    """The paper's Table 3: each run's accuracy, their mean and Delta = max - min; with
-    avg@N and pass@N over problems for the user's runs."""
+    """The paper's Table 3, with avg@N and pass@N for the user's runs."""
     n = max([s.stability.n for s in models if s.stability] +
             [len(s.published_runs.runs) for s in models if s.published_runs] + [1])
     cols = per_run_columns([Column("Model"), Column("Source"), Column("Runs", INT)], n, "",

@@ -16,9 +16,8 @@ from .trackers import PROJECT, SAMPLE_COLUMNS, params, samples
 def send(models: Sequence[ModelRuns], *, logging_dir: str | None) -> str:
     import wandb
 
-    # W&B records the command line (sys.argv) in every run's metadata, read whenever its
-    # settings are: it sees the line as run.json stores it, credentials masked (a base
-    # URL's password, an --engine-arg token), for as long as its runs are open.
+    # W&B records sys.argv in every run's metadata: it sees it as run.json stores it,
+    # credentials masked, for as long as its runs are open
     argv = sys.argv
     sys.argv = [*argv[:1], *shown_argv(argv[1:])]
     try:
