@@ -169,11 +169,10 @@ def render_page(models: Sequence[ModelSummary], tables: Sequence[Table],
             f"seed {int(settings.get('bootstrap_seed', 0))}.</p>",
             *[f'<p class="note"><strong>Note:</strong> {_e(n)}.</p>'
               for n in settings.get("notes", [])],
-            table_html(board, table_id="leaderboard", run_names=run_names)]
-    body += [figure_html(f) for f in figures]
-    for t in tables:
-        body.append(table_html(t, table_id=t.key, run_names=run_names))
-    body.append(provenance_html(models))
+            table_html(board, table_id="leaderboard", run_names=run_names),
+            *[figure_html(f) for f in figures],
+            *[table_html(t, table_id=t.key, run_names=run_names) for t in tables],
+            provenance_html(models)]
     return page(f"{title} leaderboard", "".join(body))
 
 

@@ -93,12 +93,6 @@ def draw_leaderboard(models: Sequence[ModelSummary], title: str = "General365"):
     return fig, ax
 
 
-def leaderboard_figure(models: Sequence[ModelSummary], out_dir: str,
-                       title: str = "General365") -> Figure:
-    fig, _ = draw_leaderboard(models, title)
-    return save(fig, out_dir, "leaderboard", "Overall accuracy, ranked (Figure 1)")
-
-
 def _spread_labels(ax, texts, points, iterations: int = 200) -> None:
     """Push overlapping labels apart vertically (in display pixels) and tie each moved label
     to its point with a thin line."""
@@ -244,7 +238,9 @@ def all_figures(models: Sequence[ModelSummary], out_dir: str, *, title: str = "G
                 radar: bool = True) -> list[Figure]:
     """The report's figures; `radar=False` for a benchmark without categories."""
     os.makedirs(out_dir, exist_ok=True)
-    figures = [leaderboard_figure(models, out_dir, title), tokens_figure(models, out_dir)]
+    fig, _ = draw_leaderboard(models, title)
+    figures = [save(fig, out_dir, "leaderboard", "Overall accuracy, ranked (Figure 1)"),
+               tokens_figure(models, out_dir)]
     if radar:
         figures.append(radar_figure(models, out_dir))
     return figures

@@ -47,9 +47,7 @@ class ModelSummary:
     @property
     def label(self) -> str:
         """The name as shown in tables and figures; published rows are marked."""
-        if self.kind == "published":
-            return f"{self.name} [paper, {self.benchmark}]"
-        return self.name
+        return f"{self.name} [paper, {self.benchmark}]" if self.kind == "published" else self.name
 
 
 def summarize_runs(m: ModelRuns, *, resamples: int = stats.BOOTSTRAP_RESAMPLES,
@@ -163,9 +161,7 @@ def model_to_dict(s: ModelSummary) -> dict[str, Any]:
 
 def report_to_dict(models: Sequence[ModelSummary], *, settings: dict[str, Any]) -> dict:
     return {
-        "schema": REPORT_SCHEMA,
-        "version": REPORT_VERSION,
-        "general365_version": __version__,
+        "schema": REPORT_SCHEMA, "version": REPORT_VERSION, "general365_version": __version__,
         "settings": settings,
         "conventions": {
             "accuracy": "correct / graded rows; no_answer, timeout, judge_failed and "

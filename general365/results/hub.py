@@ -103,7 +103,8 @@ def _results_schema():
     fields = [(k, pa.bool_() if k == "random_weights" else pa.string())
               for k in results.provenance(ModelRuns(name=""))]
     fields += [("run", pa.int64()), ("created", pa.string()), ("run_json", pa.string())]
-    fields += [(k, pa.float64() if results.is_rate(k) else pa.int64())
+    rates = ("accuracy", "coverage", "avg_at_n", "pass_at_n")
+    fields += [(k, pa.float64() if k.split("/")[0] in rates else pa.int64())
                for k in results.metric_columns()]
     return pa.schema(fields)
 

@@ -47,10 +47,6 @@ def metric_columns() -> list[str]:
     return keys + list(RUNS_KEYS)
 
 
-def is_rate(key: str) -> bool:
-    return key.split("/")[0] in ("accuracy", "coverage", "avg_at_n", "pass_at_n")
-
-
 def as_text(value: Any) -> str | None:
     """A value as a column's text: strings as they are, anything else as JSON."""
     if value is None or isinstance(value, str):
