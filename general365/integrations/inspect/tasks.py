@@ -91,18 +91,15 @@ def general365_grader(judge_model: str | None = None, judge_base_url: str | None
     return score
 
 
-def _sample(row: dict[str, Any]) -> Sample:
-    return Sample(input=build_messages(row)[-1]["content"], target=row["answer"],
-                  id=row["id"], metadata={"general365": row,
-                                          "answer_type": row["answer_type"],
-                                          "seed_id": row["seed_id"]})
-
-
 def _task(name: str, judge_model, judge_base_url, judge_api_key_env, **source) -> Task:
     from ...data.load import load_dataset
 
-    ds = load_dataset("all", split="public", **source)
-    return Task(dataset=MemoryDataset([_sample(dict(r)) for r in ds], name=name),
+    rows = [dict(r) for r in load_dataset("all", split="public", **source)]
+    samples = [Sample(input=build_messages(r)[-1]["content"], target=r["answer"], id=r["id"],
+                      metadata={"general365": r, "answer_type": r["answer_type"],
+                                "seed_id": r["seed_id"]})
+               for r in rows]
+    return Task(dataset=MemoryDataset(samples, name=name),
                 solver=generate(),
                 scorer=general365_grader(judge_model, judge_base_url, judge_api_key_env),
                 # the paper's reasoning preset (max_tokens: the model's, or --max-tokens)
