@@ -75,12 +75,11 @@ def build_report(paths: Sequence[str], *, published: str = "full",
     models = [summary.summarize_runs(m, resamples=resamples, seed=seed) for m in runs]
     stab = {s.name: s for s in kind.stability()} if published != "none" else {}
     models += [summary.summarize_published(p, stab.get(p.name)) for p in kind.published(published)]
-    notes = _comparison_notes(runs, published)
     settings = {"published": published, "bootstrap_resamples": resamples,
                 "bootstrap_seed": seed, "bootstrap_level": stats.BOOTSTRAP_LEVEL,
                 "inputs": [os.path.abspath(p) for p in paths],
                 "published_source": kind.published_source if published != "none" else None,
-                "notes": notes}
+                "notes": _comparison_notes(runs, published)}
     if kind is not GENERAL365:
         settings["benchmark"] = kind.name
     own = kind.row_tables(runs, published) if kind.row_tables is not None else []

@@ -102,10 +102,9 @@ def table_html(t: Table, *, table_id: str, run_names: set[str] | None = None) ->
                 raw = "" if v is None else repr(float(v))
                 cells.append(f'<td class="num" data-v="{_e(raw)}">'
                              f'{_e(fmt(v, c.kind, digits=1))}</td>')
-            elif c.name == "Model":   # a model given as a long path wraps (see STYLE)
-                cells.append(f'<td class="name">{_e("" if v is None else v)}</td>')
-            else:
-                cells.append(f"<td>{_e('' if v is None else v)}</td>")
+            else:   # a model given as a long path wraps (see STYLE)
+                cls = ' class="name"' if c.name == "Model" else ""
+                cells.append(f"<td{cls}>{_e('' if v is None else v)}</td>")
         # the user's rows stand out; a Source column tells a run from a published namesake
         if "Source" in names:
             is_run = row[names.index("Source")] == "your run"
