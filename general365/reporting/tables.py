@@ -25,6 +25,9 @@ class Column:
     kind: str = TEXT
 
 
+STATUS_COLS = [Column(s, INT) for s in STATUS_COLUMNS]
+
+
 @dataclass
 class Table:
     key: str                      # file stem: tables/<key>.csv
@@ -106,15 +109,11 @@ def _statuses(t: RowCounts | None) -> list[Any]:
     return [None if t is None else getattr(t, s) for s in STATUS_COLUMNS]
 
 
-def _status_cols() -> list[Column]:
-    return [Column(s, INT) for s in STATUS_COLUMNS]
-
-
 def categories_table(models: Sequence[ModelSummary]) -> Table:
     """The paper's Table 1: the 8 categories and Overall, grouped, ranked by Overall."""
     cols = ([Column("Model"), Column("Source")] + [Column(c.value, PCT) for c in Category]
             + [Column("Overall", PCT), Column("95% CI low", PCT), Column("95% CI high", PCT),
-               Column("Graded", INT)] + _status_cols() + [Column("Coverage", PCT)])
+               Column("Graded", INT)] + STATUS_COLS + [Column("Coverage", PCT)])
     t = Table("table1_categories", "Table 1: accuracy by challenge category", cols,
               note=CATEGORY_NOTE + " 95% CI: percentile bootstrap over seed families "
                    "(a seed and its variants resampled together), seeded. Published rows "
@@ -135,7 +134,7 @@ def leaderboard_table(models: Sequence[ModelSummary]) -> Table:
              Column("Overall", PCT), Column("95% CI low", PCT), Column("95% CI high", PCT)]
             + [Column(c.value, PCT) for c in Category]
             + [Column("Avg output tokens", NUM), Column("Truncation", PCT),
-               Column("Graded", INT)] + _status_cols())
+               Column("Graded", INT)] + STATUS_COLS)
     t = Table("leaderboard", "Leaderboard", cols)
     for i, s in enumerate(leaderboard_order(models), start=1):
         iv, tk = s.interval, s.tokens
@@ -150,7 +149,7 @@ def leaderboard_table(models: Sequence[ModelSummary]) -> Table:
 def _slice_table(key: str, title: str, label: str, models: Sequence[ModelSummary],
                  attr: str, note: str = "") -> Table:
     cols = ([Column("Model"), Column(label), Column("Accuracy", PCT), Column("Correct", INT),
-             Column("Graded", INT)] + _status_cols())
+             Column("Graded", INT)] + STATUS_COLS)
     t = Table(key, title, cols, note=note)
     for s in ranked(m for m in models if m.kind == "run"):
         for name, tl in getattr(s, attr).items():
@@ -236,7 +235,7 @@ def tokens_table(models: Sequence[ModelSummary]) -> Table:
 def status_table(models: Sequence[ModelSummary]) -> Table:
     cols = ([Column("Model"), Column("Rows", INT), Column("Graded", INT),
              Column("Coverage", PCT), Column("Accuracy", PCT), Column("correct", INT),
-             Column("incorrect", INT)] + _status_cols())
+             Column("incorrect", INT)] + STATUS_COLS)
     t = Table("statuses", "Grading statuses", cols,
               note="Accuracy counts only `correct` as right, over graded rows; `ungraded` "
                    "rows have no verdict and are left out (Coverage = graded / rows).")
