@@ -30,19 +30,15 @@ def parse_report_to(value: str | Sequence[str] | None) -> list[str]:
     tracker, `all` or `none`. None and `none` name no tracker."""
     if value is None:
         return []
-    items = value.split(",") if isinstance(value, str) else list(value)
-    names = [str(v).strip() for v in items]
-    known = (*TRACKERS, "all", "none")
-    bad = [n for n in names if n not in known]
+    names = [str(v).strip() for v in (value.split(",") if isinstance(value, str) else value)]
+    bad = [n for n in names if n not in (*TRACKERS, "all", "none")]
     if bad or not names:
         shown = ", ".join(repr(b) for b in bad) if bad else "''"
         raise OptionError("report_to", f"{shown}: expected a comma-separated list of "
                                        f"{', '.join(TRACKERS)}, or all, or none")
     if "none" in names and len(set(names)) > 1:
         raise OptionError("report_to", "none cannot be given with a tracker")
-    if "all" in names:
-        return list(TRACKERS)
-    return [t for t in TRACKERS if t in names]
+    return [t for t in TRACKERS if t in names or "all" in names]
 
 
 def check_logging_dir(logging_dir: str | None, trackers: Sequence[str],
