@@ -1,12 +1,7 @@
-"""General365 inside the evaluation harnesses people already run.
+"""General365 inside lm-evaluation-harness and inspect_ai, graded by this project's grader
+(a harness's accuracy is `general365 grade`'s on the same outputs; docs/harnesses.md).
 
-- lm_eval/    lm-evaluation-harness tasks (`general365`, `general365_sample`); give
-              `TASK_DIR` to `lm_eval --include_path`
-- inspect/    inspect_ai tasks, found by `inspect eval general365/general365_sample`
-              through inspect's entry point
-- harness.py  what both share: a harness row's problem, the judge from the environment,
-              one response graded by this project's grader (`grade_one`)
-
-Both grade with this project's grader, so a harness's accuracy is `general365 grade`'s on
-the same outputs. lighteval has no task here: docs/harnesses.md says why.
+- lm_eval/    lm-evaluation-harness tasks; give `TASK_DIR` to `lm_eval --include_path`
+- inspect/    inspect_ai tasks, found through inspect's entry point
+- harness.py  what both share: a row's problem, the judge from the environment, `grade_one`
 """

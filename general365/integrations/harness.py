@@ -1,9 +1,6 @@
 """What the harness tasks share: the problem a harness row stands for, the judge named in
-the environment, and one response graded by the benchmark's own grader.
-
-Without a judge the policy is `rule`: text answers cannot be graded then (status
-`ungraded`) and are left out of accuracy, as in `general365 grade --policy rule`; the
-harness's `coverage` is the share that was graded.
+the environment, and one response graded by the benchmark's own grader. Without a judge the
+policy is `rule`: text answers are `ungraded` and left out of accuracy (`coverage` says so).
 """
 
 from __future__ import annotations
@@ -27,9 +24,8 @@ RULE_NOTE = ("general365: no judge, so the rule policy grades: text answers are 
 
 
 def judge_from_env(environ: Mapping[str, str] | None = None):
-    """The LLM judge the environment names (GENERAL365_JUDGE_MODEL, optionally
-    GENERAL365_JUDGE_BASE_URL and GENERAL365_JUDGE_API_KEY_ENV, the variable holding the
-    key, OPENAI_API_KEY by default), or None."""
+    """The LLM judge the environment names (the key is in OPENAI_API_KEY, or in the variable
+    GENERAL365_JUDGE_API_KEY_ENV names), or None."""
     env = os.environ if environ is None else environ
     model = (env.get(JUDGE_MODEL_ENV) or "").strip()
     if not model:
@@ -51,8 +47,7 @@ _noted = False
 
 
 def grade_one(row: Mapping[str, Any] | Problem, text: str, judge=None) -> Verdict:
-    """The verdict `general365 grade` gives `text` as the answer to `row` (policy `paper`
-    with a judge, `rule` without)."""
+    """The verdict `general365 grade` gives `text` as the answer to `row`."""
     global _noted
     from ..grading.hybrid import grade
 

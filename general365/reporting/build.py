@@ -1,9 +1,6 @@
-"""A report from graded files only: tables (Markdown, CSV, JSON), figures (PNG, SVG) and the
-leaderboard page (`general365.report`, and `general365 report` on the command line).
-
-Everything is read and checked before anything is written; the report is built in a
-temporary folder beside the output and swapped in whole at the end (folders.py), so a bad
-input leaves nothing behind and a reader never sees half a report.
+"""A report from graded files only: tables (Markdown, CSV, JSON), figures and the page.
+Everything is read and checked before anything is written, in a temporary folder swapped in
+whole at the end (folders.py): a bad input leaves nothing, and no reader sees half a report.
 """
 
 from __future__ import annotations
@@ -24,8 +21,6 @@ from .load import ModelRuns, load_graded
 
 @dataclass
 class Report:
-    """A built report, before or after writing (the Python entry point returns it)."""
-
     models: list[summary.ModelSummary]
     tables: list[tables.Table]
     settings: dict
@@ -66,8 +61,8 @@ def build_report(paths: Sequence[str], *, published: str = "full",
                  resamples: int = stats.BOOTSTRAP_RESAMPLES,
                  seed: int = stats.BOOTSTRAP_SEED,
                  kind_of: KindOf | None = None) -> Report:
-    """Read graded files and compute every table (no files written). `kind_of` names the
-    report kind of a benchmark (rows carry their benchmark's name; None: General365)."""
+    """Read graded files and compute every table (no files written). `kind_of` gives the
+    report kind of the benchmark the rows name."""
     check_report_options(published=published, resamples=resamples)
     if not paths:
         raise UserError("no graded files given; expected one or more GRADED.jsonl")
@@ -80,12 +75,11 @@ def build_report(paths: Sequence[str], *, published: str = "full",
     models = [summary.summarize_runs(m, resamples=resamples, seed=seed) for m in runs]
     stab = {s.name: s for s in kind.stability()} if published != "none" else {}
     models += [summary.summarize_published(p, stab.get(p.name)) for p in kind.published(published)]
-    notes = _comparison_notes(runs, published)
     settings = {"published": published, "bootstrap_resamples": resamples,
                 "bootstrap_seed": seed, "bootstrap_level": stats.BOOTSTRAP_LEVEL,
                 "inputs": [os.path.abspath(p) for p in paths],
                 "published_source": kind.published_source if published != "none" else None,
-                "notes": notes}
+                "notes": _comparison_notes(runs, published)}
     if kind is not GENERAL365:
         settings["benchmark"] = kind.name
     own = kind.row_tables(runs, published) if kind.row_tables is not None else []
@@ -94,8 +88,7 @@ def build_report(paths: Sequence[str], *, published: str = "full",
 
 
 def _one_kind(runs: list[ModelRuns], kind_of: KindOf | None) -> ReportKind:
-    """One benchmark per report: its tables are that benchmark's (benchmarks side by side
-    are compared by `general365 analyze`, not ranked on one leaderboard)."""
+    """One benchmark per report (`general365 analyze` compares benchmarks)."""
     names = sorted({r.benchmark or "general365" for m in runs for r in m.rows})
     if len(names) > 1:
         raise UserError(f"the graded files are of different benchmarks ({', '.join(names)}); "
@@ -112,12 +105,19 @@ def _one_kind(runs: list[ModelRuns], kind_of: KindOf | None) -> ReportKind:
 
 def _comparison_notes(runs, published: str) -> list[str]:
     """What the reader must know before comparing the rows: models graded on different
-    problems, and the paper's figures on another part of the benchmark than the runs
-    (run.json records the split a run used)."""
+    problems, and the paper's figures on another part of the benchmark than the runs."""
     notes = []
-    problem_sets = _problem_set_note(runs)
-    if problem_sets:
-        notes.append(problem_sets)
+    sets = [(m.name, frozenset(r.id for r in m.rows)) for m in runs]
+    if len({ids for _, ids in sets}) > 1:
+        # the report still ranks them, as asked, and says so on every output
+        common = frozenset.intersection(*(ids for _, ids in sets))
+        shown = ", ".join(f"{name} {len(ids)}" for name, ids in sets[:6])
+        if len(sets) > 6:
+            shown += f", and {len(sets) - 6} more"
+        notes.append(f"the models were graded on different problem sets ({shown} problems; "
+                     f"{len(common)} in common): their accuracies are not directly "
+                     "comparable; grade every model on the same problems (e.g. generate "
+                     "--ids) to rank them")
     datasets = [rj["dataset"] for m in runs for rj in m.run_json
                 if isinstance(rj.get("dataset"), dict)]
     splits = {d.get("split") for d in datasets}
@@ -134,30 +134,12 @@ def _comparison_notes(runs, published: str) -> list[str]:
     return notes
 
 
-def _problem_set_note(runs) -> str | None:
-    """A warning when the models were not graded on the same problems: a ranking of
-    accuracies over different problem sets compares the sets as much as the models. (The
-    report still ranks them, as asked; it says so on every output: summary, page, tables.)"""
-    sets = [(m.name, frozenset(r.id for r in m.rows)) for m in runs]
-    if len({ids for _, ids in sets}) <= 1:
-        return None
-    common = frozenset.intersection(*(ids for _, ids in sets))
-    shown = ", ".join(f"{name} {len(ids)}" for name, ids in sets[:6])
-    if len(sets) > 6:
-        shown += f", and {len(sets) - 6} more"
-    return (f"the models were graded on different problem sets ({shown} problems; "
-            f"{len(common)} in common): their accuracies are not directly comparable; "
-            "grade every model on the same problems (e.g. generate --ids) to rank them")
-
-
 TMP_BASE = "general365-report"
 
 
 def write_report(report: Report, out: str) -> Report:
-    """Write the report under `out` (created if needed), all or nothing: it is built in a
-    temporary folder beside `out`, then swapped in whole (folders.write_folder). Existing
-    report files there are replaced, other files are left alone. Temporaries that a killed
-    report left are removed first."""
+    """Write the report under `out`, all or nothing (folders.write_folder): report files
+    there are replaced, other files are left alone."""
     report.out, report.files = folders.write_folder(
         out, lambda tmp: _build_files(report, tmp), base=TMP_BASE, what="the report",
         own=("tables", "figures", "tensorboard", "hub"))  # the last two: report_to, push_to_hub
@@ -166,10 +148,8 @@ def write_report(report: Report, out: str) -> Report:
 
 def _build_files(report: Report, tmp: str) -> None:
     os.makedirs(os.path.join(tmp, "tables"))
-    for t in report.tables:
+    for t in [*report.tables, tables.leaderboard_table(report.models)]:
         write_text(os.path.join(tmp, "tables", t.key + ".csv"), tables.to_csv(t))
-    board = tables.leaderboard_table(report.models)
-    write_text(os.path.join(tmp, "tables", board.key + ".csv"), tables.to_csv(board))
     kind = report.kind
     md = [f"# {kind.title} report", "",
           f"Published figures: {report.settings['published']}. " + " ".join(kind.notes), ""]

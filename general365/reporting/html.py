@@ -1,6 +1,6 @@
-"""The leaderboard page: one self-contained `index.html` (inline CSS and JS, figures inlined
-as base64 SVG, no network) with the sortable ranked table, the figures, status counts and the
-provenance of each run. Every piece of text is escaped: model names are user input.
+"""The leaderboard page: one self-contained `index.html` (inline CSS, JS and SVG figures, no
+network): the sortable ranked table, the figures, the tables and each run's provenance.
+Every piece of text is escaped: model names are user input.
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ from .tables import INT, NUM, PCT, Table, fmt, leaderboard_table
 CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
        "script-src 'unsafe-inline'")
 
-# Wide tables scroll inside their own box (.wrap: bounded in height too, so that its sticky
-# header works and its horizontal scrollbar stays on screen); long unbroken text (a model
-# given as a path) wraps. So nothing widens the page itself, at any window width.
+# Nothing widens the page: wide tables scroll in their own box (.wrap, bounded in height so
+# that the sticky header works), long unbroken text (a model given as a path) wraps.
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;
 max-width:1400px;padding:0 16px;color:#1d1d1f;background:#fff}
@@ -85,23 +84,15 @@ def _e(value: Any) -> str:
     return escape(str(value), quote=True)
 
 
-def _is_run_row(row: list, t: Table, run_names: set[str]) -> bool:
-    """Highlight the user's rows; a Source column decides where a published model shares a
-    name with a run."""
-    names = [c.name for c in t.columns]
-    if "Source" in names:
-        return row[names.index("Source")] == "your run"
-    return "Model" in names and row[names.index("Model")] in run_names
-
-
 def table_html(t: Table, *, table_id: str, run_names: set[str] | None = None) -> str:
     head = "".join(f'<th data-kind="{_e(c.kind)}" scope="col">{_e(c.name)}</th>'
                    for c in t.columns)
+    names = [c.name for c in t.columns]
     body = []
     last_group = None
     for i, row in enumerate(t.rows):
         group = t.groups[i] if i < len(t.groups) else None
-        # Group title rows (Table 1); the sort script drops them once rows are re-ordered.
+        # group title rows (Table 1); the sort script drops them once rows are re-ordered
         if group and group != last_group:
             body.append(f'<tr class="group"><td colspan="{len(t.columns)}">{_e(group)}</td></tr>')
         last_group = group
@@ -111,11 +102,14 @@ def table_html(t: Table, *, table_id: str, run_names: set[str] | None = None) ->
                 raw = "" if v is None else repr(float(v))
                 cells.append(f'<td class="num" data-v="{_e(raw)}">'
                              f'{_e(fmt(v, c.kind, digits=1))}</td>')
-            elif c.name == "Model":   # a model given as a long path wraps (see STYLE)
-                cells.append(f'<td class="name">{_e("" if v is None else v)}</td>')
-            else:
-                cells.append(f"<td>{_e('' if v is None else v)}</td>")
-        is_run = _is_run_row(row, t, run_names or set())
+            else:   # a model given as a long path wraps (see STYLE)
+                cls = ' class="name"' if c.name == "Model" else ""
+                cells.append(f"<td{cls}>{_e('' if v is None else v)}</td>")
+        # the user's rows stand out; a Source column tells a run from a published namesake
+        if "Source" in names:
+            is_run = row[names.index("Source")] == "your run"
+        else:
+            is_run = "Model" in names and row[names.index("Model")] in (run_names or set())
         cls = ' class="run"' if is_run else ""
         body.append(f"<tr{cls}>" + "".join(cells) + "</tr>")
     note = f'<p class="note">{_e(t.note.replace("`", ""))}</p>' if t.note else ""
@@ -174,11 +168,10 @@ def render_page(models: Sequence[ModelSummary], tables: Sequence[Table],
             f"seed {int(settings.get('bootstrap_seed', 0))}.</p>",
             *[f'<p class="note"><strong>Note:</strong> {_e(n)}.</p>'
               for n in settings.get("notes", [])],
-            table_html(board, table_id="leaderboard", run_names=run_names)]
-    body += [figure_html(f) for f in figures]
-    for t in tables:
-        body.append(table_html(t, table_id=t.key, run_names=run_names))
-    body.append(provenance_html(models))
+            table_html(board, table_id="leaderboard", run_names=run_names),
+            *[figure_html(f) for f in figures],
+            *[table_html(t, table_id=t.key, run_names=run_names) for t in tables],
+            provenance_html(models)]
     return page(f"{title} leaderboard", "".join(body))
 
 

@@ -1,14 +1,9 @@
 """A results dataset folder (the Hub layout `general365 report --hub-folder` writes, or a
-download of such a Hub repository) read back as graded rows, so that a leaderboard can be
-built from it: `general365 report DIR --out REPORT_DIR`.
+download of it) read back as graded rows, so that `general365 report DIR` builds from it.
 
     README.md                      configs `results` and `details` (YAML front matter)
     data/results/<key>.parquet     one row per model and run: flat metrics, provenance
     data/details/<key>.parquet     one row per graded response of that model and run
-
-Each (model, run) has its own files, so that a second model pushed to the same repository
-adds files and replaces none. The columns are fixed here, written by general365.results.hub
-and read by `datasets.load_dataset(DIR, "results" | "details")` as well as by this module.
 """
 
 from __future__ import annotations
@@ -92,8 +87,7 @@ def _rows(pq, f: str) -> list[dict[str, Any]]:
 
 def _json_object(text: str, path: str, n: int, field: str, expected: str,
                  row_id: Any = None) -> dict[str, Any]:
-    """A column's JSON text, read as strictly as a graded file (jsonl.parse: nesting,
-    duplicate keys, huge integers), and an object: one line naming file, row and field."""
+    """A column's JSON object, read as strictly as a graded file (jsonl.parse)."""
     from ..jsonl import parse
 
     try:
@@ -109,8 +103,7 @@ def _json_object(text: str, path: str, n: int, field: str, expected: str,
 
 
 def _graded_dict(row: dict[str, Any], path: str, n: int) -> dict[str, Any]:
-    """A details row as the graded row it was made from (no response text: the report
-    needs none)."""
+    """A details row as the graded row it was made from, less the response text."""
     d = {k: v for k, v in row.items() if v is not None and k not in ("judge_model", "sampling")}
     d["response"] = ""
     if row.get("sampling"):

@@ -1,9 +1,6 @@
-"""What a report shows that depends on the benchmark: its name, the published figures beside
-the user's runs, its own tables, and whether it has categories to draw.
-
-General365's kind is the default; another benchmark (the Benchmark seam, general365/tasks/)
-hands the report its own `ReportKind`. The report machinery (load, statistics, figures, the
-page) is shared.
+"""What a report shows that depends on the benchmark (its name, published figures, tables,
+categories): General365's kind is the default; another benchmark (general365/tasks/) hands
+the report its own `ReportKind`, and the rest of the report machinery is shared.
 """
 
 from __future__ import annotations
@@ -29,8 +26,7 @@ class ReportKind:
     published_source: str | None = None
     categories: bool = False    # a radar figure and the category note
     notes: Sequence[str] = field(default_factory=tuple)   # said at the head of report.md
-    # The benchmark's own measures, computed from the graded rows themselves (CFE-Bench's
-    # Variable Accuracy reads each row's parts), given the --published choice; shown first.
+    # the benchmark's own measures from the graded rows and the --published choice; first
     row_tables: Callable[[Sequence[ModelRuns], str], list[tables.Table]] | None = None
 
 

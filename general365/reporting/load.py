@@ -1,9 +1,6 @@
-"""Read graded files (`graded.jsonl`) into typed rows, grouped by model.
-
-The report reads only what the grader wrote (and a run folder's `run.json` for provenance,
-when one sits beside the graded file); it never grades. Every row is checked before anything
-is computed, so that a bad file is refused with one line (file:line, field, expected) and no
-report is half-written.
+"""Read graded files (`graded.jsonl`, and a run folder's `run.json` for provenance) into
+typed rows, grouped by model. Every row is checked before anything is computed, so that a bad
+file is refused with one line (file:line, field, expected) and no report is half-written.
 """
 
 from __future__ import annotations
@@ -30,14 +27,12 @@ class ModelRuns:
 
     @property
     def random_weights(self) -> bool:
-        """Whether run.json says the model had random weights (the demo's tiny model)."""
         return any(rj.get("random_weights") is True for rj in self.run_json)
 
     @property
     def group(self) -> str:
-        """`demo` for a random-weight model (whatever preset it was sampled with: its
-        scores say nothing of reasoning); else `reasoning` or `chat` where the rows'
-        sampling preset says so, else `other`."""
+        """`demo` for a random-weight model (whatever its preset), else the rows' one preset,
+        `reasoning` or `chat`, else `other`."""
         if self.random_weights:
             return "demo"
         p = {r.preset for r in self.rows if r.preset}
@@ -59,8 +54,7 @@ class ModelRuns:
 
 
 def parse_row(d: Any, *, path: str, line: int, model: str) -> Graded:
-    """One graded row, checked (schema.Graded), without its response text. `model` is used
-    when the row names none."""
+    """One graded row, checked, without its response text; `model` where the row names none."""
     row = Graded.from_dict(d, path=path, line=line, with_text=False)
     if not row.response.model:
         row.response.model = model
@@ -68,7 +62,7 @@ def parse_row(d: Any, *, path: str, line: int, model: str) -> Graded:
 
 
 def read_run_json(graded_path: str) -> dict[str, Any] | None:
-    """The run folder's `run.json` beside a graded file, for provenance; None if absent."""
+    """The run folder's `run.json` beside a graded file; None if absent."""
     path = os.path.join(os.path.dirname(os.path.abspath(graded_path)), "run.json")
     if not os.path.isfile(path):
         return None
@@ -81,9 +75,7 @@ def read_run_json(graded_path: str) -> dict[str, Any] | None:
     data = parse_json(text, path=path, expected="a JSON object describing the run")
     if not isinstance(data, dict):
         raise DataError("not a JSON object", path=path, expected="a JSON object")
-    # The report copies run.json into its page and report.json: credentials stored
-    # verbatim by earlier versions (a base URL's, an --engine-arg token, either in the
-    # stored command line) are masked on the way in.
+    # copied into the page and report.json: credentials earlier versions stored are masked
     return shown_settings(data)
 
 
@@ -107,14 +99,28 @@ def load_graded(paths: Sequence[str], names: Sequence[str] | None = None) -> lis
     seen: dict[tuple[str, str, int], Graded] = {}
     for i, path in enumerate(paths):
         for rows, run_json in _read_input(path, name=names[i] if names else None):
-            _add_rows(models, seen, path, rows, run_json)
+            for row in rows:
+                key = (row.model, row.id, row.run)
+                if key in seen:
+                    first = seen[key]
+                    raise DataError(
+                        f"duplicate row: model {row.model!r} run {row.run} already at "
+                        f"{first.path}:{first.line}", path=path, line=row.line, row_id=row.id,
+                        field="run", expected="each (model, id, run) once; give each file "
+                                              "its own name with --name to compare settings")
+                seen[key] = row
+                entry = models.setdefault(row.model, ModelRuns(name=row.model))
+                entry.rows.append(row)
+                if path not in entry.files:
+                    entry.files.append(path)
+                    if run_json is not None:
+                        entry.run_json.append(run_json)
     return list(models.values())
 
 
 def _read_input(path: str, *, name: str | None) -> list[tuple[list[Graded], dict | None]]:
-    """A graded file's rows, or each model's rows of a results folder (hub_folder.py).
-    `name` overrides every row's model (for two files of the same model under different
-    settings)."""
+    """A graded file's rows, or each model's rows of a results folder (hub_folder.py);
+    `name` overrides every row's model."""
     if os.path.isdir(path):
         from . import hub_folder
 
@@ -131,31 +137,8 @@ def _read_input(path: str, *, name: str | None) -> list[tuple[list[Graded], dict
 
 def _rows(lines: Iterable[tuple[int, Any]], path: str, model: str,
           name: str | None) -> list[Graded]:
-    rows = []
-    for n, d in lines:
-        row = parse_row(d, path=path, line=n, model=model)
-        if name:
+    rows = [parse_row(d, path=path, line=n, model=model) for n, d in lines]
+    if name:
+        for row in rows:
             row.response.model = name
-        rows.append(row)
     return rows
-
-
-def _add_rows(models: dict[str, ModelRuns], seen: dict, path: str, rows: list[Graded],
-              run_json: dict | None) -> None:
-    for row in rows:
-        key = (row.model, row.id, row.run)
-        if key in seen:
-            first = seen[key]
-            raise DataError(
-                f"duplicate row: model {row.model!r} run {row.run} already at "
-                f"{first.path}:{first.line}", path=path, line=row.line, row_id=row.id,
-                field="run", expected="each (model, id, run) once; give each file its "
-                                      "own name with --name to compare settings")
-        seen[key] = row
-        entry = models.setdefault(row.model, ModelRuns(name=row.model))
-        entry.rows.append(row)
-        if path not in entry.files:
-            entry.files.append(path)
-            if run_json is not None:
-                entry.run_json.append(run_json)
-

@@ -1,7 +1,6 @@
-"""The paper's figures for any set of models: the ranked leaderboard with intervals
-(Figure 1), accuracy versus average output tokens (Figure 4) and the category radar
-(Figure 5). Written as PNG and SVG with matplotlib's Agg backend (no display needed).
-"""
+"""The paper's figures for any set of models, as PNG and SVG (matplotlib's Agg backend): the
+ranked leaderboard (Figure 1), accuracy versus output tokens (Figure 4), the category radar
+(Figure 5)."""
 
 from __future__ import annotations
 
@@ -55,7 +54,6 @@ def _color(s: ModelSummary) -> str:
 
 
 def draw_leaderboard(models: Sequence[ModelSummary], title: str = "General365"):
-    """The figure and its axes (tests check the layout before it is saved)."""
     plt = _plt()
     ms = [m for m in leaderboard_order(models) if m.accuracy is not None]
     n = max(len(ms), 1)
@@ -72,8 +70,7 @@ def draw_leaderboard(models: Sequence[ModelSummary], title: str = "General365"):
             right = hi
         ax.text(right + 0.6, y, f"{acc:.1f}", va="center", fontsize=8)
     ax.set_yticks(ys)
-    ax.set_yticklabels([shown(m.label) for m in ms], fontsize=8)
-    for tick, m in zip(ax.get_yticklabels(), ms):
+    for tick, m in zip(ax.set_yticklabels([shown(m.label) for m in ms], fontsize=8), ms):
         if m.kind == "run":
             tick.set_fontweight("bold")
     top = max([100 * (m.interval.high if m.interval else m.accuracy) for m in ms] + [PASSING * 100])
@@ -96,15 +93,9 @@ def draw_leaderboard(models: Sequence[ModelSummary], title: str = "General365"):
     return fig, ax
 
 
-def leaderboard_figure(models: Sequence[ModelSummary], out_dir: str,
-                       title: str = "General365") -> Figure:
-    fig, _ = draw_leaderboard(models, title)
-    return save(fig, out_dir, "leaderboard", "Overall accuracy, ranked (Figure 1)")
-
-
 def _spread_labels(ax, texts, points, iterations: int = 200) -> None:
     """Push overlapping labels apart vertically (in display pixels) and tie each moved label
-    to its point with a thin line: a small stand-in for a label-placement library."""
+    to its point with a thin line."""
     fig = ax.figure
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
@@ -122,13 +113,11 @@ def _spread_labels(ax, texts, points, iterations: int = 200) -> None:
                 wj, hj = sizes[j]
                 if xi < xj + wj and xj < xi + wi and yi < yj + hj and yj < yi + hi:
                     push = (min(yi + hi, yj + hj) - max(yi, yj)) / 2 + 1
-                    # The label of the higher point goes up, so labels keep the points' order.
-                    if (anchors[i], i) >= (anchors[j], j):
-                        pos[i][1] += push
-                        pos[j][1] -= push
-                    else:
-                        pos[i][1] -= push
-                        pos[j][1] += push
+                    # the higher point's label goes up: labels keep the points' order
+                    if (anchors[i], i) < (anchors[j], j):
+                        push = -push
+                    pos[i][1] += push
+                    pos[j][1] -= push
                     moved = True
         if not moved:
             break
@@ -162,17 +151,13 @@ def draw_tokens(models: Sequence[ModelSummary]):
         points.append((x, y))
     if ms:
         xs = [p[0] for p in points]
-        # From zero, as lengths compare by ratio; room on the right for the labels. A point
-        # at zero tokens gets a margin on the left, so that it is not drawn on the axis.
+        # from zero (lengths compare by ratio), room on the right for the labels, and
+        # margins so that no point or whisker is drawn on an axis, where it reads as no data
         span = max(xs) or 1.0
         ax.set_xlim(min(0.0, min(xs) - 0.05 * span), 1.35 * span)
-        # The intervals' ends too, so that no whisker runs off the plot; and a margin past
-        # 0% and 100%, so that a model at either end (a random demo model's 0%, a lone
-        # point) is not drawn on the axis itself, where it reads as no data.
         lows = [100 * m.interval.low if m.interval else y for m, (_, y) in zip(ms, points)]
         highs = [100 * m.interval.high if m.interval else y for m, (_, y) in zip(ms, points)]
         ax.set_ylim(min(lows) - 5, max(highs) + 5)
-        # Labels start a few points to the right of their marker.
         for t, (x, y) in zip(texts, points):
             t.set_position((x + 0.02 * span, y))
         _spread_labels(ax, texts, points)
@@ -193,7 +178,7 @@ def tokens_figure(models: Sequence[ModelSummary], out_dir: str) -> Figure:
 
 def radar_selection(models: Sequence[ModelSummary], limit: int = RADAR_MAX) -> list[ModelSummary]:
     """Every run with category scores, then published models evenly spaced over the ranking
-    until `limit` polygons (the full list is in Table 1)."""
+    up to `limit` polygons."""
     has = [m for m in leaderboard_order(models)
            if any(v is not None for v in m.categories.values())]
     runs = [m for m in has if m.kind == "run"][:limit]
@@ -227,8 +212,7 @@ def draw_radar(models: Sequence[ModelSummary]):
         line, = ax.plot(angles + angles[:1], vals + vals[:1], lw=lw, ls=ls, color=color,
                         label=shown(m.label), marker="o" if m.kind == "run" else None, ms=3)
         ax.fill(angles + angles[:1], vals + vals[:1], alpha=0.06, color=line.get_color())
-    ax.set_xticks(angles)
-    # Two lines each, so that the side labels stay clear of the legend.
+    ax.set_xticks(angles)   # labels on two lines: the side ones stay clear of the legend
     ax.set_xticklabels([c.replace(" & ", " &\n") if " & " in c else c.replace(" ", "\n", 1)
                         for c in cats], fontsize=8)
     ax.xaxis.set_tick_params(pad=10)
@@ -236,7 +220,7 @@ def draw_radar(models: Sequence[ModelSummary]):
     ax.set_yticks([20, 40, 60, 80])
     ax.set_yticklabels(["20%", "40%", "60%", "80%"], fontsize=7, color="grey")
     ax.set_title("Accuracy by challenge category (Figure 5)", fontsize=10, pad=24)
-    # Outside the polar axes, on the right: it never covers a polygon.
+    # outside the polar axes, on the right: it never covers a polygon
     ax.legend(loc="center left", bbox_to_anchor=(1.3, 0.5), fontsize=8, frameon=False)
     return fig, ax, chosen
 
@@ -254,7 +238,9 @@ def all_figures(models: Sequence[ModelSummary], out_dir: str, *, title: str = "G
                 radar: bool = True) -> list[Figure]:
     """The report's figures; `radar=False` for a benchmark without categories."""
     os.makedirs(out_dir, exist_ok=True)
-    figures = [leaderboard_figure(models, out_dir, title), tokens_figure(models, out_dir)]
+    fig, _ = draw_leaderboard(models, title)
+    figures = [save(fig, out_dir, "leaderboard", "Overall accuracy, ranked (Figure 1)"),
+               tokens_figure(models, out_dir)]
     if radar:
         figures.append(radar_figure(models, out_dir))
     return figures

@@ -36,27 +36,21 @@ class PublishedStability:
 
 
 def read_csv(name: str) -> list[dict[str, str]]:
-    """The rows of a bundled CSV file of published figures."""
     with open(os.path.join(PUBLISHED_DIR, name), encoding="utf-8", newline="") as f:
         return list(csv.DictReader(f))
 
 
 def _pct(text: str) -> float:
-    # Printed with one decimal; dividing by 100 keeps them as printed when shown as percent.
-    return float(text) / 100.0
+    return float(text) / 100.0   # printed with one decimal: shown as percent, as printed
 
 
 def table1() -> list[PublishedModel]:
     """Table 1: 26 models, 8 categories and Overall, full benchmark, in the paper's order."""
-    out = []
-    for row in read_csv("table1_full.csv"):
-        out.append(PublishedModel(
-            name=row["model"], group=row["group"], benchmark="full",
-            overall=_pct(row["Overall"]),
-            categories={c.value: _pct(row[c.value]) for c in Category},
-            paper_rank=int(row["rank"]),
-        ))
-    return out
+    return [PublishedModel(name=row["model"], group=row["group"], benchmark="full",
+                           overall=_pct(row["Overall"]),
+                           categories={c.value: _pct(row[c.value]) for c in Category},
+                           paper_rank=int(row["rank"]))
+            for row in read_csv("table1_full.csv")]
 
 
 def table2() -> list[PublishedModel]:
@@ -67,11 +61,6 @@ def table2() -> list[PublishedModel]:
             for r in read_csv("table2_public.csv")]
 
 
-def table2_full_column() -> dict[str, float]:
-    """Table 2's full-benchmark column, as printed (it differs from Table 1 for one model)."""
-    return {r["model"]: _pct(r["full"]) for r in read_csv("table2_public.csv")}
-
-
 def table3() -> list[PublishedStability]:
     return [PublishedStability(name=r["model"],
                                runs=tuple(_pct(r[f"rep{i}"]) for i in range(1, 5)),
@@ -80,8 +69,4 @@ def table3() -> list[PublishedStability]:
 
 
 def published(which: str) -> list[PublishedModel]:
-    if which == "full":
-        return table1()
-    if which == "public":
-        return table2()
-    return []
+    return {"full": table1, "public": table2}.get(which, list)()

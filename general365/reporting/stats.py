@@ -1,22 +1,18 @@
-"""The numbers behind the tables: accuracy, the seed-family bootstrap, run stability
-(the paper's Appendix D), avg@N / pass@N, and consistency within seed families. The
-conventions are in docs/reports.md; the bootstrap resamples whole seed families because a
-seed and its variants are not independent.
+"""The numbers behind the tables: accuracy, the seed-family bootstrap (a seed and its
+variants are not independent), run stability (the paper's Appendix D), avg@N / pass@N, and
+consistency within seed families; docs/reports.md has the conventions.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from ..schema import Graded, Status
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:   # numpy is imported where used: `general365 grade` loads this module
     import numpy as np
-
-# numpy is imported in the functions that use it: `general365 grade` loads this module (a
-# benchmark names its report kind) and uses none of them; numpy is a third of its start-up.
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -51,13 +47,11 @@ class RowCounts:
 
 
 def tally(rows: Iterable[Graded]) -> RowCounts:
-    counts = dict.fromkeys(Status, 0)
-    for r in rows:
-        counts[r.status] += 1
-    n = sum(counts.values())
+    counts = Counter(r.status for r in rows)
+    n = counts.total()
+    wrong = (Status.INCORRECT, Status.NO_ANSWER, Status.TIMEOUT, Status.JUDGE_FAILED)
     return RowCounts(correct=counts[Status.CORRECT], graded=n - counts[Status.UNGRADED], rows=n,
-                 incorrect=counts[Status.INCORRECT], no_answer=counts[Status.NO_ANSWER],
-                 timeout=counts[Status.TIMEOUT], judge_failed=counts[Status.JUDGE_FAILED])
+                     **{s.value: counts[s] for s in wrong})
 
 
 @dataclass(frozen=True)
@@ -74,8 +68,7 @@ class Interval:
 
 
 def family_counts(rows: Iterable[Graded]) -> tuple[np.ndarray, np.ndarray]:
-    """(correct, graded) per seed family, families in sorted order so that the result does
-    not depend on the order of the rows."""
+    """(correct, graded) per seed family, in sorted order (not the rows')."""
     import numpy as np
     fam: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for r in rows:
@@ -91,8 +84,8 @@ def family_counts(rows: Iterable[Graded]) -> tuple[np.ndarray, np.ndarray]:
 def bootstrap_interval(rows: Sequence[Graded], *, resamples: int = BOOTSTRAP_RESAMPLES,
                        seed: int = BOOTSTRAP_SEED,
                        level: float = BOOTSTRAP_LEVEL) -> Interval | None:
-    """Percentile interval of pooled accuracy, resampling whole seed families (a seed with
-    all its variants and runs) with replacement. None when nothing is graded."""
+    """Percentile interval of pooled accuracy, resampling whole seed families (with their
+    variants and runs); None when nothing is graded."""
     import numpy as np
     correct, graded = family_counts(rows)
     n = len(graded)
@@ -150,10 +143,8 @@ def stability(rows: Sequence[Graded]) -> Stability:
 
 @dataclass(frozen=True)
 class Consistency:
-    """Shares of seed families whose graded members (seed and variants) are all correct, all
-    wrong, or mixed. Defined per run and averaged over runs (no tie rule is needed, and it is
-    the single-run figure when there is one run). Only families with at least two graded
-    members in a run count: a lone problem cannot be consistent or not."""
+    """Shares of seed families whose graded members are all correct, all wrong, or mixed:
+    per run (families with two or more graded members in it), averaged over runs."""
 
     all_correct: float | None
     all_wrong: float | None

@@ -1,7 +1,5 @@
-"""One summary per model (a user's runs or a published row), and the report's JSON form.
-
-The JSON (`report.json`) is what other tools read; its structure is versioned by
-`REPORT_SCHEMA`/`REPORT_VERSION` and documented in docs/reports.md.
+"""One summary per model (a user's runs or a published row), and the report's JSON form
+(`report.json`, versioned by REPORT_SCHEMA/REPORT_VERSION, documented in docs/reports.md).
 """
 
 from __future__ import annotations
@@ -49,9 +47,7 @@ class ModelSummary:
     @property
     def label(self) -> str:
         """The name as shown in tables and figures; published rows are marked."""
-        if self.kind == "published":
-            return f"{self.name} [paper, {self.benchmark}]"
-        return self.name
+        return f"{self.name} [paper, {self.benchmark}]" if self.kind == "published" else self.name
 
 
 def summarize_runs(m: ModelRuns, *, resamples: int = stats.BOOTSTRAP_RESAMPLES,
@@ -60,9 +56,7 @@ def summarize_runs(m: ModelRuns, *, resamples: int = stats.BOOTSTRAP_RESAMPLES,
     overall = stats.tally(rows)
     cat_t = {c.value: stats.tally(r for r in rows if c in r.categories) for c in Category}
     types = {t.value: stats.tally(r for r in rows if r.answer_type is t) for t in AnswerType}
-    unknown = stats.tally(r for r in rows if r.answer_type is None)
-    if unknown.rows:
-        types["(unknown)"] = unknown
+    types["(unknown)"] = stats.tally(r for r in rows if r.answer_type is None)
     return ModelSummary(
         name=m.name, kind="run", group=m.group, accuracy=overall.accuracy,
         categories={k: t.accuracy for k, t in cat_t.items()},
@@ -88,15 +82,9 @@ def summarize_published(p: PublishedModel,
                         published_runs=runs)
 
 
-def _display(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-
-
 def provenance(m: ModelRuns) -> dict[str, Any]:
-    """What a reader needs to trust a run: model, backend, settings, dataset, judge. From
-    run.json where present (its keys are taken as written), else from the rows."""
+    """What a reader needs to trust a run: model, backend, settings, dataset, judge; from
+    run.json where present, else from the rows."""
     out: dict[str, Any] = {"model": m.name, "files": list(m.files),
                            "runs": m.runs, "rows": len(m.rows)}
     settings = sorted({r.settings_key for r in m.rows if r.settings_key})
@@ -111,9 +99,11 @@ def provenance(m: ModelRuns) -> dict[str, Any]:
         # The run store's keys (runners/provenance.py); anything else stays in run_json.
         for key in ("backend", "revision", "dataset", "sampling", "prompt", "runs",
                     "versions", "started", "ended", "status", "judge"):
-            if rj.get(key) is not None:
-                out.setdefault(f"run.json {key}", _display(rj[key]))
-    # Say plainly what is not known rather than leave it out.
+            value = rj.get(key)
+            if value is not None:
+                out.setdefault(f"run.json {key}", value if isinstance(value, str) else
+                               json.dumps(value, sort_keys=True, ensure_ascii=False, default=str))
+    # say plainly what is not known rather than leave it out
     missing = "not recorded (no run.json beside the graded file)"
     out.setdefault("run.json backend", missing)
     out.setdefault("run.json dataset", missing)
@@ -123,20 +113,19 @@ def provenance(m: ModelRuns) -> dict[str, Any]:
     return out
 
 
+def _rank_key(s: ModelSummary) -> tuple:
+    return (-(s.accuracy if s.accuracy is not None else -1.0), s.name, s.kind)
+
+
 def ranked(models: Sequence[ModelSummary]) -> list[ModelSummary]:
-    """Grouped (reasoning, chat, other), ranked by overall accuracy within each group; ties
-    by name so that the order is stable."""
-    def key(s: ModelSummary):
-        acc = s.accuracy if s.accuracy is not None else -1.0
-        return (GROUP_ORDER.index(s.group) if s.group in GROUP_ORDER else len(GROUP_ORDER),
-                -acc, s.name, s.kind)
-    return sorted(models, key=key)
+    """Grouped (GROUP_ORDER), ranked by overall accuracy within each group, then by name."""
+    return sorted(models, key=lambda s: (GROUP_ORDER.index(s.group) if s.group in GROUP_ORDER
+                                         else len(GROUP_ORDER), *_rank_key(s)))
 
 
 def leaderboard_order(models: Sequence[ModelSummary]) -> list[ModelSummary]:
     """One ranking over all groups (the leaderboard and its bar chart)."""
-    return sorted(models, key=lambda s: (-(s.accuracy if s.accuracy is not None else -1.0),
-                                         s.name, s.kind))
+    return sorted(models, key=_rank_key)
 
 
 def _opt(obj) -> Any:
@@ -172,9 +161,7 @@ def model_to_dict(s: ModelSummary) -> dict[str, Any]:
 
 def report_to_dict(models: Sequence[ModelSummary], *, settings: dict[str, Any]) -> dict:
     return {
-        "schema": REPORT_SCHEMA,
-        "version": REPORT_VERSION,
-        "general365_version": __version__,
+        "schema": REPORT_SCHEMA, "version": REPORT_VERSION, "general365_version": __version__,
         "settings": settings,
         "conventions": {
             "accuracy": "correct / graded rows; no_answer, timeout, judge_failed and "

@@ -1,8 +1,5 @@
-"""The report's tables as typed values, and their Markdown and CSV forms.
-
-A `Table` holds raw cells (fractions, counts, text, None); rendering decides the look
-(percent with one decimal in Markdown, percent with two decimals in CSV), so that tests
-check values, not strings.
+"""The report's tables as typed values (raw cells: fractions, counts, text, None, so that
+tests check values), and their Markdown and CSV forms, which decide the look.
 """
 
 from __future__ import annotations
@@ -28,6 +25,9 @@ class Column:
     kind: str = TEXT
 
 
+STATUS_COLS = [Column(s, INT) for s in STATUS_COLUMNS]
+
+
 @dataclass
 class Table:
     key: str                      # file stem: tables/<key>.csv
@@ -42,12 +42,11 @@ class Table:
         return [r[i] for r in self.rows]
 
     def records(self) -> list[dict[str, Any]]:
-        """The rows as dicts keyed by column name (e.g. for `pandas.DataFrame(...)`)."""
         names = [c.name for c in self.columns]
         return [dict(zip(names, r)) for r in self.rows]
 
     def cell(self, row_label: str, column: str, *, label_column: int = 0) -> Any:
-        """The cell in the first row whose first column equals `row_label` (tests, notebooks)."""
+        """The cell in the first row whose first column equals `row_label`."""
         i = [c.name for c in self.columns].index(column)
         for r in self.rows:
             if r[label_column] == row_label:
@@ -70,7 +69,6 @@ def fmt(value: Any, kind: str, *, digits: int) -> str:
 
 
 def md_cell(text: str) -> str:
-    """Text that stays in its Markdown table cell."""
     return text.replace("|", "\\|").replace("\n", " ")
 
 
@@ -108,20 +106,14 @@ def _source(s: ModelSummary) -> str:
 
 
 def _statuses(t: RowCounts | None) -> list[Any]:
-    if t is None:
-        return [None] * len(STATUS_COLUMNS)
-    return [t.no_answer, t.timeout, t.judge_failed, t.ungraded]
-
-
-def _status_cols() -> list[Column]:
-    return [Column(s, INT) for s in STATUS_COLUMNS]
+    return [None if t is None else getattr(t, s) for s in STATUS_COLUMNS]
 
 
 def categories_table(models: Sequence[ModelSummary]) -> Table:
     """The paper's Table 1: the 8 categories and Overall, grouped, ranked by Overall."""
     cols = ([Column("Model"), Column("Source")] + [Column(c.value, PCT) for c in Category]
             + [Column("Overall", PCT), Column("95% CI low", PCT), Column("95% CI high", PCT),
-               Column("Graded", INT)] + _status_cols() + [Column("Coverage", PCT)])
+               Column("Graded", INT)] + STATUS_COLS + [Column("Coverage", PCT)])
     t = Table("table1_categories", "Table 1: accuracy by challenge category", cols,
               note=CATEGORY_NOTE + " 95% CI: percentile bootstrap over seed families "
                    "(a seed and its variants resampled together), seeded. Published rows "
@@ -142,7 +134,7 @@ def leaderboard_table(models: Sequence[ModelSummary]) -> Table:
              Column("Overall", PCT), Column("95% CI low", PCT), Column("95% CI high", PCT)]
             + [Column(c.value, PCT) for c in Category]
             + [Column("Avg output tokens", NUM), Column("Truncation", PCT),
-               Column("Graded", INT)] + _status_cols())
+               Column("Graded", INT)] + STATUS_COLS)
     t = Table("leaderboard", "Leaderboard", cols)
     for i, s in enumerate(leaderboard_order(models), start=1):
         iv, tk = s.interval, s.tokens
@@ -157,7 +149,7 @@ def leaderboard_table(models: Sequence[ModelSummary]) -> Table:
 def _slice_table(key: str, title: str, label: str, models: Sequence[ModelSummary],
                  attr: str, note: str = "") -> Table:
     cols = ([Column("Model"), Column(label), Column("Accuracy", PCT), Column("Correct", INT),
-             Column("Graded", INT)] + _status_cols())
+             Column("Graded", INT)] + STATUS_COLS)
     t = Table(key, title, cols, note=note)
     for s in ranked(m for m in models if m.kind == "run"):
         for name, tl in getattr(s, attr).items():
@@ -177,8 +169,7 @@ def seed_variant_table(models: Sequence[ModelSummary]) -> Table:
 
 
 def per_run_columns(lead: list[Column], n: int, each: str, tail: Sequence[str]) -> list[Column]:
-    """`lead`, a percentage column for each of `n` runs ("Run 1" + `each`, ...), then the
-    percentage columns named `tail`."""
+    """`lead`, a percentage column for each of `n` runs ("Run 1" + `each`, ...), then `tail`'s."""
     return (lead + [Column(f"Run {i + 1}{each}", PCT) for i in range(n)]
             + [Column(name, PCT) for name in tail])
 
@@ -189,8 +180,7 @@ def per_run(values: list[Any], n: int) -> list[Any]:
 
 
 def stability_table(models: Sequence[ModelSummary]) -> Table:
-    """The paper's Table 3: each run's accuracy, their mean and Delta = max - min; with
-    avg@N and pass@N over problems for the user's runs."""
+    """The paper's Table 3, with avg@N and pass@N for the user's runs."""
     n = max([s.stability.n for s in models if s.stability] +
             [len(s.published_runs.runs) for s in models if s.published_runs] + [1])
     cols = per_run_columns([Column("Model"), Column("Source"), Column("Runs", INT)], n, "",
@@ -245,7 +235,7 @@ def tokens_table(models: Sequence[ModelSummary]) -> Table:
 def status_table(models: Sequence[ModelSummary]) -> Table:
     cols = ([Column("Model"), Column("Rows", INT), Column("Graded", INT),
              Column("Coverage", PCT), Column("Accuracy", PCT), Column("correct", INT),
-             Column("incorrect", INT)] + _status_cols())
+             Column("incorrect", INT)] + STATUS_COLS)
     t = Table("statuses", "Grading statuses", cols,
               note="Accuracy counts only `correct` as right, over graded rows; `ungraded` "
                    "rows have no verdict and are left out (Coverage = graded / rows).")

@@ -1,6 +1,5 @@
-"""Results where users already look: experiment trackers (`report_to=`) and a results
-dataset in the Hugging Face Hub's layout (`hub_folder=`, `push_to_hub=`). Modules are
-imported on use: a report that sends results nowhere loads none of them.
+"""Results where users already look, imported on use: experiment trackers (`report_to=`)
+and a results dataset in the Hub's layout (`hub_folder=`, `push_to_hub=`).
 
 - rows.py              what is sent, computed once from a model's graded rows
 - hub.py               the results dataset in the Hub layout: written, pushed

@@ -1,10 +1,7 @@
-"""A report's results as a dataset in the Hub layout (reporting/hub_folder.py has the layout
-and reads it back): `hub_folder=DIR` writes it, `push_to_hub=ORG/NAME` uploads it.
-
-Every (model, run) is its own pair of files, named by the model, the run and what was
-evaluated (the dataset's fingerprint, the sampling settings): pushing a second model to
-the same repository adds files beside the first's and replaces none, while pushing the
-same evaluation again replaces its own files with equal ones.
+"""A report's results as a dataset in the Hub layout (reporting/hub_folder.py reads it back):
+`hub_folder=DIR` writes it, `push_to_hub=ORG/NAME` uploads it. Each (model, run) is its own
+pair of files, named by what was evaluated: a second model's push adds files and replaces
+none, the same evaluation pushed again replaces its own files with equal ones.
 """
 
 from __future__ import annotations
@@ -25,9 +22,6 @@ from ..validators import is_int
 from . import rows as results
 
 _REPO = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
-PROVENANCE = ("model", "backend", "revision", "benchmark", "sampling", "judge_models",
-              "general365_version", "dataset_source", "dataset_split", "dataset_config",
-              "dataset_fingerprint", "prompt_version", "random_weights")
 
 CARD = """---
 {mark}
@@ -106,9 +100,11 @@ def _key(m: ModelRuns, run: int, prov: dict[str, Any]) -> str:
 def _results_schema():
     import pyarrow as pa
 
-    fields = [(k, pa.bool_() if k == "random_weights" else pa.string()) for k in PROVENANCE]
+    fields = [(k, pa.bool_() if k == "random_weights" else pa.string())
+              for k in results.provenance(ModelRuns(name=""))]
     fields += [("run", pa.int64()), ("created", pa.string()), ("run_json", pa.string())]
-    fields += [(k, pa.float64() if results.is_rate(k) else pa.int64())
+    rates = ("accuracy", "coverage", "avg_at_n", "pass_at_n")
+    fields += [(k, pa.float64() if k.split("/")[0] in rates else pa.int64())
                for k in results.metric_columns()]
     return pa.schema(fields)
 
@@ -132,9 +128,8 @@ def _detail(r: Graded, model: str) -> dict[str, Any]:
 
 def write_folder(models: Sequence[ModelRuns], folder: str) -> list[str]:
     """Write (or add to) the results folder; returns the files written, relative to it.
-    Every file goes through fsutil.atomic_write (whole or not at all; a FIFO, a device or a
-    folder at its name is refused), each run's details before its results row, the card
-    last."""
+    Each file is written whole or not at all (fsutil), a run's details before its results
+    row (so that a results row never lacks its details), the card last."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -154,7 +149,6 @@ def write_folder(models: Sequence[ModelRuns], folder: str) -> list[str]:
             row = {**prov, "run": run, "created": created, "run_json": run_json}
             row.update({k: metrics.get(k) for k in results.metric_columns()})
             key = _key(m, run, prov)
-            # details first: a results row (what load_dataset lists) never lacks its details
             staged.append((f"{layout.DETAILS_DIR}/{key}.parquet",
                            pa.Table.from_pylist([_detail(r, m.name) for r in rows],
                                                 schema=dschema)))
@@ -182,7 +176,6 @@ def write_folder(models: Sequence[ModelRuns], folder: str) -> list[str]:
 
 
 def _kept(written: Sequence[str]) -> str:
-    # Pairs are written details first, so each results row written has its details.
     pairs = sum(rel.startswith(layout.RESULTS_DIR + "/") for rel in written)
     return (f"{pairs} model run(s) were written whole before it" if pairs
             else "no model run was added")
@@ -190,8 +183,8 @@ def _kept(written: Sequence[str]) -> str:
 
 def push_folder(folder: str, repo: str, *, files: Sequence[str], private: bool = True,
                 token: str | None = None, api: Any = None) -> str:
-    """Upload the files of this report (`files`, relative to `folder`) to a Hub dataset
-    repository; other files already there are left as they are. Returns its URL."""
+    """Upload `files` (relative to `folder`) to a Hub dataset repository, leaving other files
+    there as they are; returns its URL."""
     check_repo(repo)
     if api is None:
         from huggingface_hub import HfApi

@@ -1,6 +1,5 @@
-"""What the trackers and the Hub results dataset receive, computed once from a model's
-graded rows: the scalars (the `evaluate` metric's flat keys, metric.flat_scores, plus the
-report's avg@N and pass@N over runs) and the provenance of the runs."""
+"""What the trackers and the Hub results dataset receive from a model's graded rows: the
+scalars (metric.flat_scores, with avg@N and pass@N over runs) and the runs' provenance."""
 
 from __future__ import annotations
 
@@ -19,8 +18,7 @@ RUNS_KEYS = ("n_runs", "avg_at_n", "pass_at_n")
 
 
 def scalars(rows: Iterable[Graded]) -> dict[str, int | float]:
-    """The metric's flat keys for these rows (accuracy, coverage, counts, status/<status>,
-    accuracy/<answer type>, accuracy/<category>, ...)."""
+    """The metric's flat keys for these rows (accuracy, coverage, status/<status>, ...)."""
     summary = GradeSummary()
     for r in rows:
         summary.add(r)
@@ -28,30 +26,25 @@ def scalars(rows: Iterable[Graded]) -> dict[str, int | float]:
 
 
 def model_scalars(m: ModelRuns) -> dict[str, int | float]:
-    """A model's scalars over all its runs, with n_runs, avg_at_n and pass_at_n (absent
+    """A model's scalars over all its runs, with RUNS_KEYS (avg_at_n and pass_at_n absent
     where no row is graded)."""
     out: dict[str, int | float] = dict(scalars(m.rows))
     st = stats.stability(m.rows)
     out["n_runs"] = st.n
-    if st.avg_at_n is not None:
-        out["avg_at_n"] = st.avg_at_n
-    if st.pass_at_n is not None:
-        out["pass_at_n"] = st.pass_at_n
+    for key in ("avg_at_n", "pass_at_n"):
+        if getattr(st, key) is not None:
+            out[key] = getattr(st, key)
     return out
 
 
 def metric_columns() -> list[str]:
-    """Every key `scalars` can give, in its order: the results dataset's columns are the
-    same for every model (files written apart must read back as one table)."""
+    """Every key `scalars` can give, in its order: the results dataset has the same columns
+    for every model (files written apart read back as one table)."""
     keys = ["accuracy", "coverage", "total", "graded", "correct"]
     keys += [f"status/{s.value}" for s in Status]
     for name in sorted(t.value for t in AnswerType) + sorted(c.value for c in Category):
         keys += [f"{part}/{slug(name)}" for part in ("total", "graded", "correct", "accuracy")]
     return keys + list(RUNS_KEYS)
-
-
-def is_rate(key: str) -> bool:
-    return key.split("/")[0] in ("accuracy", "coverage", "avg_at_n", "pass_at_n")
 
 
 def as_text(value: Any) -> str | None:
@@ -62,8 +55,8 @@ def as_text(value: Any) -> str | None:
 
 
 def provenance(m: ModelRuns) -> dict[str, Any]:
-    """Where the model's rows came from, flat: what a tracker takes as run parameters and
-    the results dataset as columns (first run.json beside the graded files, where any)."""
+    """Where the model's rows came from, flat (from the first run.json, where any): a
+    tracker's run parameters, the results dataset's columns."""
     rj = m.run_json[0] if m.run_json else {}
     dataset = rj.get("dataset") if isinstance(rj.get("dataset"), dict) else {}
     prompt = rj.get("prompt") if isinstance(rj.get("prompt"), dict) else {}

@@ -13,9 +13,8 @@ from .trackers import PROJECT, SAMPLE_COLUMNS, params, samples
 
 
 def mlflow_key(key: str) -> str:
-    """MLflow's file store keeps a metric in a file named by its key, so `accuracy` and
-    `accuracy/number` cannot both be written there: MLflow gets `accuracy.number`, on every
-    store alike."""
+    """`accuracy.number`: MLflow's file store names a metric's file by its key, so it cannot
+    hold both `accuracy` and `accuracy/number`."""
     return key.replace("/", ".")
 
 

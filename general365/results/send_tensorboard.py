@@ -1,6 +1,5 @@
-"""report_to=tensorboard: event files (TensorBoard's own writer and protos, no TensorFlow)
-one folder per model under logging_dir, with the per-sample rows as samples.csv beside
-them (TensorBoard has no tables) and as a text summary."""
+"""report_to=tensorboard: event files (TensorBoard's own writer, no TensorFlow), one folder
+per model under logging_dir; the per-sample rows as a text summary and samples.csv."""
 
 from __future__ import annotations
 
@@ -40,7 +39,7 @@ def send(models: Sequence[ModelRuns], *, logging_dir: str | None) -> str:
                                    summary=text_pb("samples", head + "\n" + body)))
         finally:
             writer.close()
-        # TensorBoard has no tables: the rows are also an artifact beside the events.
+        # TensorBoard has no tables: the rows are also an artifact beside the events
         with open(os.path.join(folder, "samples.csv"), "w", encoding="utf-8", newline="") as f:
             w = csv.writer(f)
             w.writerow(SAMPLE_COLUMNS)

@@ -16,35 +16,30 @@ from .trackers import PROJECT, SAMPLE_COLUMNS, params, samples
 def send(models: Sequence[ModelRuns], *, logging_dir: str | None) -> str:
     import wandb
 
-    # W&B records the command line (sys.argv) in every run's metadata, read whenever its
-    # settings are: it sees the line as run.json stores it, credentials masked (a base
-    # URL's password, an --engine-arg token), for as long as its runs are open.
+    # W&B records sys.argv in every run's metadata: it sees it as run.json stores it,
+    # credentials masked, for as long as its runs are open
     argv = sys.argv
     sys.argv = [*argv[:1], *shown_argv(argv[1:])]
-    try:
-        return _send(wandb, models)
-    finally:
-        sys.argv = argv
-
-
-def _send(wandb, models: Sequence[ModelRuns]) -> str:
     project = os.environ.get("WANDB_PROJECT") or PROJECT
     mode = os.environ.get("WANDB_MODE") or "online"
     where = ""
-    for m in models:
-        run = wandb.init(project=project, name=m.name, config=params(m), job_type="eval",
-                         reinit="create_new",
-                         settings=wandb.Settings(console="off", silent=True,
-                                                 x_disable_stats=True))
-        try:
-            scalars = results.model_scalars(m)
-            run.log(scalars, step=0)
-            run.log({"samples": wandb.Table(columns=list(SAMPLE_COLUMNS), data=samples(m))},
-                    step=0)
-            run.summary.update(scalars)
-            # offline: the run folders under WANDB_DIR (`wandb sync` them later)
-            where = os.path.dirname(os.path.dirname(run.dir)) if mode == "offline" \
-                else (run.url or project)
-        finally:
-            run.finish()
+    try:
+        for m in models:
+            run = wandb.init(project=project, name=m.name, config=params(m), job_type="eval",
+                             reinit="create_new",
+                             settings=wandb.Settings(console="off", silent=True,
+                                                     x_disable_stats=True))
+            try:
+                scalars = results.model_scalars(m)
+                run.log(scalars, step=0)
+                run.log({"samples": wandb.Table(columns=list(SAMPLE_COLUMNS),
+                                                data=samples(m))}, step=0)
+                run.summary.update(scalars)
+                # offline: the run folders under WANDB_DIR (`wandb sync` them later)
+                where = os.path.dirname(os.path.dirname(run.dir)) if mode == "offline" \
+                    else (run.url or project)
+            finally:
+                run.finish()
+    finally:
+        sys.argv = argv
     return f"W&B project {project} ({mode}: {where})"

@@ -1,9 +1,6 @@
-"""`report_to=`: a report's results in experiment trackers (transformers' `report_to`
-names). One tracker run per model (all its runs pooled): the scalars of rows.py, the
-provenance as the run's parameters, and the per-sample rows as a table where the tracker
-has tables (W&B, trackio, MLflow), else as an artifact (TensorBoard: a CSV file beside its
-event files, and the same rows as a text summary). Where each one writes is the tracker's
-own setting (docs/reports.md lists them).
+"""`report_to=` (transformers' names): one tracker run per model (all its runs pooled) with
+the scalars of rows.py, the provenance as parameters and the per-sample rows as a table
+(send_*.py). Where each one writes is the tracker's own setting (docs/reports.md).
 """
 
 from __future__ import annotations
@@ -17,7 +14,7 @@ import sys
 from typing import Any, Callable, Sequence
 
 from ..errors import OptionError, UserError
-from ..redact import shown_urls
+from ..redact import Redactor, shown_urls, url_secrets
 from ..reporting.load import ModelRuns
 from ..terminal import ShownStream
 from . import rows as results
@@ -33,19 +30,15 @@ def parse_report_to(value: str | Sequence[str] | None) -> list[str]:
     tracker, `all` or `none`. None and `none` name no tracker."""
     if value is None:
         return []
-    items = value.split(",") if isinstance(value, str) else list(value)
-    names = [str(v).strip() for v in items]
-    known = (*TRACKERS, "all", "none")
-    bad = [n for n in names if n not in known]
+    names = [str(v).strip() for v in (value.split(",") if isinstance(value, str) else value)]
+    bad = [n for n in names if n not in (*TRACKERS, "all", "none")]
     if bad or not names:
         shown = ", ".join(repr(b) for b in bad) if bad else "''"
         raise OptionError("report_to", f"{shown}: expected a comma-separated list of "
                                        f"{', '.join(TRACKERS)}, or all, or none")
     if "none" in names and len(set(names)) > 1:
         raise OptionError("report_to", "none cannot be given with a tracker")
-    if "all" in names:
-        return list(TRACKERS)
-    return [t for t in TRACKERS if t in names]
+    return [t for t in TRACKERS if t in names or "all" in names]
 
 
 def check_logging_dir(logging_dir: str | None, trackers: Sequence[str],
@@ -69,15 +62,13 @@ def check_logging_dir(logging_dir: str | None, trackers: Sequence[str],
 def log_report(models: Sequence[ModelRuns], trackers: Sequence[str], *,
                logging_dir: str | None) -> list[str]:
     """Send every model's results to each tracker; one line per tracker saying where they
-    went. A tracker that fails stops here with one line naming it (the report itself is
-    already written)."""
+    went. A tracker that fails stops here with one line naming it."""
     done = []
     for tracker in trackers:
         send: Callable[..., str] = importlib.import_module(
             f"{__package__}.send_{tracker}").send
         try:
-            # A tracker's chatter is not ours: it goes to stderr, and it is escaped there, since
-            # it may quote a model name from a graded file ("Created new run: <name>").
+            # a tracker's chatter goes to stderr, escaped: it may quote a graded file's model
             err = sys.stderr
             with contextlib.redirect_stdout(ShownStream(err)), \
                     contextlib.redirect_stderr(ShownStream(err)):
@@ -99,8 +90,6 @@ _URLS = ("MLFLOW_TRACKING_URI", "WANDB_BASE_URL")
 
 def _one_line(text: str) -> str:
     """A tracker's error as one printable line, any credential in it masked."""
-    from ..redact import Redactor, url_secrets
-
     for var in _SECRETS:
         text = Redactor(os.environ.get(var)).clean(text)
     text = Redactor(None, *(s for var in _URLS

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -21,10 +20,8 @@ UNGRADED = Status.UNGRADED.value
 
 
 def _registered(name: str) -> str:
-    """The task's name for inspect's registry, always `general365/NAME`: inspect prefixes
-    the package itself when it sees general365 as installed, but a checkout on sys.path
-    (its stale egg-info found first) would register a bare NAME that `inspect eval
-    general365/NAME` cannot find."""
+    """Always `general365/NAME`: inspect prefixes the package itself only when it sees
+    general365 installed, not for a checkout on sys.path (a stale egg-info found first)."""
     try:
         from inspect_ai._util.registry import registry_name
 
@@ -43,6 +40,7 @@ def _graded(scores: list[SampleScore]) -> list[SampleScore]:
 
 
 def _over_graded(inner: Metric) -> Metric:
+    # annotated: inspect reads the parameter's type to tell this signature from its old one
     def compute(scores: list[SampleScore]) -> float:
         return inner(_graded(scores))
 
@@ -51,14 +49,13 @@ def _over_graded(inner: Metric) -> Metric:
 
 @metric
 def accuracy() -> Metric:
-    """Correct over graded answers: an answer that could not be graded (a text answer with
-    no judge, status ungraded) is left out, as in `general365 grade`."""
+    """Correct over graded answers (an ungraded one is left out, as in `general365 grade`)."""
     return _over_graded(_accuracy())
 
 
 @metric
 def stderr() -> Metric:
-    """The standard error of that accuracy (over the graded answers)."""
+    """The standard error of that accuracy."""
     return _over_graded(_stderr())
 
 
@@ -74,8 +71,8 @@ def coverage() -> Metric:
 @scorer(metrics=[accuracy(), stderr(), coverage()])
 def general365_grader(judge_model: str | None = None, judge_base_url: str | None = None,
                       judge_api_key_env: str = "OPENAI_API_KEY"):
-    """General365's grader on the completion: `rule` policy, or `paper` with a judge
-    (`judge_model`, else the one GENERAL365_JUDGE_MODEL names)."""
+    """General365's grader: `rule` policy, or `paper` with a judge (`judge_model`, else
+    GENERAL365_JUDGE_MODEL's)."""
     judge = (make_judge(judge_model, judge_base_url, judge_api_key_env) if judge_model
              else judge_from_env())
 
@@ -93,22 +90,18 @@ def general365_grader(judge_model: str | None = None, judge_base_url: str | None
     return score
 
 
-def _sample(row: dict[str, Any]) -> Sample:
-    return Sample(input=build_messages(row)[-1]["content"], target=row["answer"],
-                  id=row["id"], metadata={"general365": row,
-                                          "answer_type": row["answer_type"],
-                                          "seed_id": row["seed_id"]})
-
-
 def _task(name: str, judge_model, judge_base_url, judge_api_key_env, **source) -> Task:
     from ...data.load import load_dataset
 
-    ds = load_dataset("all", split="public", **source)
-    return Task(dataset=MemoryDataset([_sample(dict(r)) for r in ds], name=name),
+    rows = [dict(r) for r in load_dataset("all", split="public", **source)]
+    samples = [Sample(input=build_messages(r)[-1]["content"], target=r["answer"], id=r["id"],
+                      metadata={"general365": r, "answer_type": r["answer_type"],
+                                "seed_id": r["seed_id"]})
+               for r in rows]
+    return Task(dataset=MemoryDataset(samples, name=name),
                 solver=generate(),
                 scorer=general365_grader(judge_model, judge_base_url, judge_api_key_env),
-                # the paper's reasoning preset: T = 1.0, top-p 1.0 (max_tokens: the
-                # model's, or --max-tokens)
+                # the paper's reasoning preset (max_tokens: the model's, or --max-tokens)
                 config=GenerateConfig(temperature=1.0, top_p=1.0))
 
 
