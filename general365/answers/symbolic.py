@@ -1,7 +1,6 @@
-"""Comparisons on math-verify's sympy objects where the contract (docs/grading.md) fixes the rule: numbers with
-the problem's `float_round` (round half-up on the exact value), percent signs, and sets of
-intervals (same set, same open/closed ends, any order). Imported only in worker processes
-(and by `parse_gold` for golds that are not plain)."""
+"""The contract's rules (docs/grading.md) on math-verify's sympy objects: numbers with the
+problem's `float_round` (round half-up on the exact value), percent signs, and sets of
+intervals. Imported only in worker processes (and by `parse_gold` for golds not plain)."""
 
 from __future__ import annotations
 
@@ -13,6 +12,8 @@ from sympy import (And, Eq, Float, FiniteSet, Interval, Mul, Or, Rational, S, Se
 from sympy.core.relational import Relational
 
 from . import exact
+from .mv import mv_value
+from .reader import plain_latex
 
 _PCT = UnevaluatedExpr(Rational(1, 100))
 
@@ -33,10 +34,6 @@ def piece_value(piece, *, parse_plain: bool = False):
     reads from its cleaned LaTeX (`parse_plain`: a plain number is parsed too, so the
     tests can check both paths agree). A percent sign stays a factor of 1/100 kept apart
     (`_split_percent`). None when math-verify reads nothing."""
-    from .mv import mv_value
-
-    from .reader import plain_latex
-
     latex = piece.latex
     if piece.exact is not None and parse_plain and piece.text:
         latex = plain_latex(piece.text)   # None where math-verify would misread it
@@ -125,10 +122,7 @@ def numbers_equal(gold, pred, k: int, exponent: int = 0, written: bool = True) -
 
 
 def _values(expr):
-    if isinstance(expr, (FiniteSet, Tuple)):
-        items = list(expr.args)
-    else:
-        items = [expr]
+    items = expr.args if isinstance(expr, (FiniteSet, Tuple)) else [expr]
     out = []
     for item in items:
         item, pct = _split_percent(unwrap_value(item))
@@ -227,8 +221,7 @@ _OPEN_ENDS = {"<": (True, True), "<=": (True, False), ">": (False, True), ">=": 
 
 
 def _relation_set(rel):
-    symbols = rel.free_symbols
-    if len(symbols) != 1:
+    if len(rel.free_symbols) != 1:
         return None
     simple = _simple_relation(rel)
     if simple is not None:
@@ -246,17 +239,13 @@ def _simple_relation(rel):
     if op not in _OPEN_ENDS:
         return None
     lhs, rhs = rel.lhs, rel.rhs
+    below, open_end = _OPEN_ENDS[op]   # `x < b`: x is below b
     if lhs.is_Symbol and rhs.is_number and rhs.is_extended_real:
-        var_left = True
         bound = rhs
     elif rhs.is_Symbol and lhs.is_number and lhs.is_extended_real:
-        var_left = False
-        bound = lhs
+        bound, below = lhs, not below
     else:
         return None
-    below, open_end = _OPEN_ENDS[op]   # `x < b`: x is below b
-    if not var_left:
-        below = not below
     if below:
         return Interval(S.NegativeInfinity, bound, True, open_end)
     return Interval(bound, S.Infinity, open_end, True)
