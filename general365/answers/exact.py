@@ -21,12 +21,8 @@ MAX_FAST_LEN = 480
 def round_half_up(q: Fraction, k: int) -> Fraction:
     """`q` rounded to k decimal places, halves away from zero (2.675 -> 2.68, -2.675 ->
     -2.68): the rounding a person does by hand, done on the exact value."""
-    scale = 10 ** k
-    scaled = abs(q) * scale
-    n = scaled.numerator // scaled.denominator
-    if (scaled - n) * 2 >= 1:
-        n += 1
-    return Fraction(n if q >= 0 else -n, scale)
+    half = Fraction(1, 2 * 10 ** k)
+    return truncate(q + half if q >= 0 else q - half, k)
 
 
 def numbers_match(gold: Fraction, pred: Fraction, float_round: int, exponent: int = 0) -> bool:
@@ -123,11 +119,9 @@ _INTERVAL_TOKEN = re.compile(r"\\[{}|]|\\[A-Za-z]+|[A-Za-z]+|\d+|[+\-*/^_(){}\[\
 
 
 def interval_text(text: str) -> str:
-    """An interval answer as the interval shape reads it: `x \\in` dropped, `inf` and
-    `U` spelled as LaTeX, `[2;5]` as `[2,5]`, ISO open brackets (`]a,b[`), set-builder
-    sets as their condition, `x \\in (..) or x \\in (..)` as a union, `x \\in
-    \\mathbb{R}, x > 0` as its condition. `Unreadable` when it holds anything but numbers,
-    one variable, brackets, relations and set operations (a word, an unknown macro)."""
+    """An interval answer as the interval shape reads it (`x \\in` dropped, `[2;5]` and
+    `]a,b[` as `[2,5]` and `(a,b)`, set-builder sets as their condition, `or` as a union);
+    `Unreadable` for anything but numbers, one variable, brackets, relations and sets."""
     if len(text) > MAX_FAST_LEN * 4:
         raise Unreadable("the answer is too long to be an interval")
     s = clean(text, numeric=False)
@@ -186,8 +180,7 @@ def _units_only(m: re.Match) -> str:
 
 def _both_bounds(s: str) -> str:
     """`x \\ge 2, x < 5`: a lower and an upper bound joined by a comma read as both
-    (`[2,5)`), as a person writes an interval; bounds that cross (`x < 3, x > 4`) stay a
-    union."""
+    (`[2,5)`); bounds that cross (`x < 3, x > 4`) stay a union."""
     m = _TWO.match(s)
     if not m or "[" in s or "(" in s:
         return s
@@ -253,9 +246,7 @@ def _plain_spans(s: str) -> tuple[Span, ...] | None:
         removed = _finite_set(inner)
         if removed is None:
             removed = _plain_spans(inner)
-        if removed is None:
-            return None
-        return complement(removed)
+        return None if removed is None else complement(removed)
     m = _NEQ.match(s)
     if m:
         q = maybe_fraction(m.group(2).replace(" ", ""))
@@ -325,18 +316,6 @@ _OR_SPLIT = re.compile(r"\s*(?:\bor\b|\\lor|\\vee|;|,)\s*")
 _AND_SPLIT = re.compile(r"\s*(?:\band\b|\\land|\\wedge)\s*")
 
 
-def _half(var_on_left: bool, op: str, value) -> tuple | None:
-    """x op v (var_on_left) or v op x, as (lo, lo_closed, hi, hi_closed) with None = inf."""
-    direction, closed = _OPS[op]
-    if not var_on_left:  # v < x  is  x > v
-        direction = ">" if direction == "<" else "<"
-    if value in ("+inf", "-inf"):
-        return None
-    if direction == "<":
-        return (None, False, value, closed)
-    return (value, closed, None, False)
-
-
 def plain_inequalities(s: str) -> tuple[Span, ...] | None:
     """`2\\le x<5`, `x > 4`, `x<3 or x>4` with plain bounds, as canonical spans, or None.
     Only a single variable, and only chains that go one way (`a < x < b`)."""
@@ -378,29 +357,26 @@ def _one_relation(part: str):
         if d1 == ">":  # b > x > a
             a, b, c1, c2 = b, a, c2, c1
         return v, (a, c1, b, c2)
-    m = _LEFT_RE.match(part)
-    if m:
+    if m := _LEFT_RE.match(part):
         v, op, bound = m.groups()
-        var_on_left = True
-    else:
-        m = _RIGHT_RE.match(part)
-        if not m:
-            return None
+    elif m := _RIGHT_RE.match(part):
         bound, op, v = m.groups()
-        var_on_left = False
+    else:
+        return None
     b = _endpoint(bound)
-    span = None if b is None else _half(var_on_left, op, b)
-    return None if span is None else (v, span)
+    if b is None or b in ("+inf", "-inf"):
+        return None
+    direction, closed = _OPS[op]
+    if (direction == "<") == (m.re is _LEFT_RE):   # `x < b` or `b > x`
+        return v, (None, False, b, closed)
+    return v, (b, closed, None, False)
 
 
 def canonical_spans(spans) -> tuple[Span, ...]:
     """Drop empty intervals, sort, and merge overlapping or touching ones, so that two
     unions of the same set compare equal whatever their order or split."""
-    keep = []
-    for lo, lc, hi, hc in spans:
-        if lo is not None and hi is not None and (lo > hi or (lo == hi and not (lc and hc))):
-            continue
-        keep.append((lo, lc, hi, hc))
+    keep = [(lo, lc, hi, hc) for lo, lc, hi, hc in spans
+            if lo is None or hi is None or lo < hi or (lo == hi and lc and hc)]
 
     def lo_key(sp):  # -inf first; at an equal start a closed end comes first
         lo, lc = sp[0], sp[1]

@@ -185,10 +185,9 @@ _AND = re.compile(r" and |\\land(?![A-Za-z])|\\wedge(?![A-Za-z])")
 
 
 def joined_relations(text: str):
-    """`x \\ge \\sqrt{2} \\text{ and } x < 5` as the set it describes: "and" intersects,
-    "or" unites, as on the fast path (math-verify alone reads "and" like "or"). None when
-    the answer has no top-level "and" or a part is not a relation or set. `text` is an
-    interval reading (exact.interval_text)."""
+    """An interval reading `x \\ge \\sqrt{2} \\text{ and } x < 5` as its set: "and" intersects,
+    "or" unites (math-verify alone reads "and" like "or"). None without a top-level "and"
+    or when a part is not a relation or set."""
     from . import symbolic as sets
 
     if not _AND.search(text):

@@ -287,8 +287,7 @@ _GATE_TOKEN = re.compile(r"\\[A-Za-z]+|[A-Za-z]+|\d+|[+\-*/^_(){}\[\]!.|\s']|.",
 
 def expression(core: str) -> str:
     """The core as LaTeX math-verify may read: numbers, operators, brackets, the known
-    functions and the constants e and pi, nothing else (a variable, an unknown macro, a
-    word, `?` or a relation is `Unreadable`)."""
+    functions, e and pi; anything else (a variable, a word, a relation) is `Unreadable`."""
     if _EMPTY_POWER.search(core):
         raise Unreadable("an exponent without a number (`12^{+}`) is not a value")
     if _TRAILING_OPERATOR.search(core):
@@ -370,9 +369,8 @@ _CONSTANTS = ("e", "\\pi", "pi", "i")
 
 
 def _number_phrase(s: str) -> tuple[Fraction, bool] | None:
-    """A number written in words, and whether a percent follows: `twenty-five percent`,
-    `one million`, `a dozen`, `two thousand twenty-four`. None unless every word is a
-    number word (a leading `a`/`an` is one, `and` joins)."""
+    """A number in words (`twenty-five percent`, `a dozen`, `two thousand twenty-four`) and
+    whether a percent follows; None unless every word is a number word."""
     if not s[:1].isalpha() or len(s) > 120:
         return None
     parts = [w for w in _PHRASE_SPLIT.split(s.lower()) if w and w != "and"]
@@ -418,10 +416,7 @@ def _number_word(core: str) -> Fraction | None:
 
 
 def _piece(text: str, approx: bool = False, labels: frozenset[str] = frozenset()) -> Piece:
-    s = text.strip()
-    m = _HEDGE.match(s)
-    if m:
-        s = s[m.end():].strip()
+    s = _HEDGE.sub("", text.strip(), count=1).strip()
     m = _ELLIPSIS.search(s)
     truncated = bool(m)
     if m:   # `3.14159\ldots`: the digits shown, an approximation of the value
@@ -433,8 +428,7 @@ def _piece(text: str, approx: bool = False, labels: frozenset[str] = frozenset()
     sign, currency = "", None
     m = _CURRENCY.match(s)
     if m:
-        sign, currency = m.group(1), m.group(2)
-        currency = _CURRENCY_SYMBOL.get(currency, currency)
+        sign, currency = m.group(1), _CURRENCY_SYMBOL.get(m.group(2), m.group(2))
         s = s[m.end():]
     m = _CURRENCY_AFTER.search(s)
     if m and currency is None:   # `1,000.99\$`, `12€`
@@ -467,9 +461,8 @@ _MV_MISREADS = re.compile(r"[eExX*]|\\overline|\\dot|\d\s*\\frac|\d\s+\d|\{,\}|,
 
 
 def plain_latex(core: str) -> str | None:
-    """A plain number's text for math-verify (the tests' both-paths check reads it), or
-    None for the notations math-verify misreads (`1.2e4` as 1.2·e·4, `0.\\overline{3}`,
-    the mixed number `3\\frac{1}{4}`, thousands separators): those are the reader's alone."""
+    """A plain number's text for math-verify (the tests' both-paths check), or None for the
+    notations it misreads (`1.2e4` as 1.2·e·4, `0.\\overline{3}`, `3\\frac{1}{4}`, `1,000`)."""
     if _MV_MISREADS.search(core):
         return None
     try:
@@ -541,11 +534,9 @@ def _items(s: str) -> list[str]:
 
 def read_values(text: str, expect: int | None = None,
                 labels: frozenset[str] = frozenset()) -> tuple[Value, ...]:
-    """The values a number answer states, in order: one for a scalar, several for a list
-    (`1,2,2`, `\\{-1, 3\\}`, `x = -1 or x = 3`, `7, 21, and 40`, `\\pm 3`). `expect`: how
-    many the gold has; a comma run such as `100,200,300` is then read as a list when that
-    count fits and as one number otherwise. `labels`: the words of the problem's question
-    that may follow a value (words.question_labels)."""
+    """The values a number answer states, in order (`1,2,2`, `x = -1 or x = 3`, `\\pm 3`).
+    `expect`: the gold's count, which decides whether `100,200,300` is a list or one
+    number. `labels`: the question's words that may follow a value (words.question_labels)."""
     if len(text) > MAX_LEN:
         raise Unreadable("the answer is too long to be a final value")
     return _read_values(text, expect, labels)

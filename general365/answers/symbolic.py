@@ -30,10 +30,8 @@ def exactify(expr):
 
 
 def piece_value(piece, *, parse_plain: bool = False):
-    """A read piece (reader.Piece) as a sympy number: its exact value, or what math-verify
-    reads from its cleaned LaTeX (`parse_plain`: a plain number is parsed too, so the
-    tests can check both paths agree). A percent sign stays a factor of 1/100 kept apart
-    (`_split_percent`). None when math-verify reads nothing."""
+    """A reader.Piece as a sympy number (a percent sign a factor of 1/100 kept apart), or
+    None. `parse_plain`: a plain number is parsed too (the tests check both paths agree)."""
     latex = piece.latex
     if piece.exact is not None and parse_plain and piece.text:
         latex = plain_latex(piece.text)   # None where math-verify would misread it
@@ -88,9 +86,7 @@ def _exact_real(expr, k: int) -> Fraction | None:
         if k <= 0 or expr.is_number is not True:
             return None
         value = expr.evalf(k + 40)
-        if not value.is_Float:
-            return None
-        return Fraction(str(value))
+        return Fraction(str(value)) if value.is_Float else None
     except Exception:
         return None
 
@@ -139,10 +135,7 @@ def truncated_equal(gold, piece, k: int) -> bool:
 
 
 def percent_readings(g, g_pct: bool, p, p_pct: bool, written: bool = True) -> tuple[list, list]:
-    """The values each side may mean. A percent sign on one side only: that side's written
-    number or its hundredth (gold `25`: `25\\%`; gold `0.25`: `25\\%`; gold `25\\%`:
-    `25` and `0.25`). On both sides: the written numbers alone, so `0.25\\%` is not
-    `25\\%`."""
+    """The values each side may mean, as exact.percent_match reads percent signs."""
     if g_pct and p_pct:
         return [g], [p]
     if p_pct and (written is None or (not written and _below_one(g))):
@@ -163,18 +156,15 @@ def _one_equal(g, g_pct, p, p_pct, k, exponent=0, written=True):
         return exact.percent_match(gq, g_pct, pq, p_pct, k, exponent, written)
     if k > 0:
         return None
-    # Exact equivalence of irrational constants (k = 0): sqrt(8) = 2 sqrt(2). A numeric
-    # check first: unequal values are told apart at once, and sympy's simplify (slow on
-    # reordered radicals) is only asked to confirm values that agree to 50 digits.
+    # Exact equivalence of irrational constants (k = 0): sqrt(8) = 2 sqrt(2).
     golds, preds = percent_readings(g, g_pct, p, p_pct, written)
     return any(_same_constant(a, b) for a in golds for b in preds)
 
 
 def _same_constant(a, b) -> bool | None:
-    """Whether two closed forms are the same number. Each side is evaluated to 30 digits on
-    its own (evaluating their difference instead makes sympy chase precision through the
-    cancellation): values that differ are told apart at once. Values that agree are
-    confirmed symbolically, cheapest rewrite first, so `\\pi - 10^{-40}` is never `\\pi`."""
+    """Whether two closed forms are the same number. Each side is evaluated on its own (their
+    difference makes sympy chase precision through the cancellation); values that agree
+    are confirmed symbolically, cheapest rewrite first (`\\pi - 10^{-40}` is not `\\pi`)."""
     try:
         if not isinstance(a, sympy.Expr) or not isinstance(b, sympy.Expr) \
                 or a.free_symbols or b.free_symbols:
