@@ -72,9 +72,6 @@ def percent_match(g: Fraction, g_pct: bool, p: Fraction, p_pct: bool, k: int,
     return False
 
 
-# --- intervals ----------------------------------------------------------------------
-
-
 @dataclass(frozen=True, order=True)
 class Span:
     """One interval; lo/hi None mean -inf/+inf (always open)."""
@@ -98,8 +95,6 @@ def _endpoint(text: str):
         return "-inf"
     return maybe_fraction(t)
 
-
-# --- reading an interval answer -------------------------------------------------------
 
 _LEAD = re.compile(r"^(?:[A-Za-z](?:_\{?\w{1,8}\}?)?|[A-Z]{1,3})\s*(?:\\in(?![A-Za-z])|=)\s*")
 _REALS = r"(?:\\mathbb\s*\{?R\}?|\\R(?![A-Za-z])|\\mathbf\s*\{?R\}?)"

@@ -188,9 +188,6 @@ def _same_constant(a, b) -> bool | None:
         return None
 
 
-# --- sets ---------------------------------------------------------------------------
-
-
 def to_set(expr):
     """An interval answer as a sympy Set: `[2,5)`, `x\\in[2,5)`, `2\\le x<5`,
     `x<3 or x>4` (math-verify gives a FiniteSet of relations), unions; else None."""
