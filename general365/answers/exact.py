@@ -63,11 +63,9 @@ def percent_match(g: Fraction, g_pct: bool, p: Fraction, p_pct: bool, k: int,
         return numbers_match(g, p / 100, k, exponent)
     if numbers_match(g, p, k, exponent):
         return True
-    if g_pct and p_pct:
-        return False
-    if g_pct:
+    if g_pct and not p_pct:
         return numbers_match(g / 100, p, k + 2 if k > 0 else 0, exponent)
-    if p_pct:
+    if p_pct and not g_pct:
         return numbers_match(g, p / 100, k, exponent)
     return False
 
@@ -274,13 +272,8 @@ def _finite_set(s: str) -> tuple[Span, ...] | None:
     s = s.strip()
     if not (s.startswith("\\{") and s.endswith("\\}")):
         return None
-    out = []
-    for item in s[2:-2].split(","):
-        q = maybe_fraction(item.replace(" ", ""))
-        if q is None:
-            return None
-        out.append(Span(q, True, q, True))
-    return tuple(out)
+    qs = [maybe_fraction(item.replace(" ", "")) for item in s[2:-2].split(",")]
+    return None if None in qs else tuple(Span(q, True, q, True) for q in qs)
 
 
 def complement(spans: tuple[Span, ...]) -> tuple[Span, ...]:

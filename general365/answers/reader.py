@@ -56,9 +56,6 @@ class Value:
         return all(p.exact is not None for p in self.pieces)
 
 
-# --- splitting ------------------------------------------------------------------------
-
-
 def split_top_level(s: str, separator: re.Pattern) -> list[str]:
     """`s` cut at the matches of `separator` outside any bracket, each piece stripped."""
     matches = list(separator.finditer(s))
@@ -80,8 +77,6 @@ def split_top_level(s: str, separator: re.Pattern) -> list[str]:
     return items
 
 
-# --- qualifiers -----------------------------------------------------------------------
-
 # Words that make a number a bound or an operation, not a value: `7 or more`, `at most 7`.
 _QUALIFIER = re.compile(
     r"\b(?:or\s+(?:more|fewer|less|greater|higher|lower|above|below|so)|at\s+(?:most|least)"
@@ -96,8 +91,6 @@ def qualifier(text: str) -> str | None:
     m = _QUALIFIER.search(text)
     return m.group(0) if m else None
 
-
-# --- plain numbers --------------------------------------------------------------------
 
 _NUM = r"(?:\d+(?:\.\d*)?|\.\d+)"
 _EXP = r"(?:\{\s*([+-]?\d+)\s*\}|([+-]?\d+))"
@@ -181,8 +174,6 @@ def sci_exponent(text: str) -> int:
     m = _E_NOTATION.match(s)
     return int(m.group(3)) if m else 0
 
-
-# --- the words after a value -----------------------------------------------------------
 
 _TAIL_TOKEN = re.compile(
     r"\\[A-Za-z]+|[A-Za-z\u00b0\u00b5\u03a9][A-Za-z\u00b0\u00b5\u03a9'\-]*(?:\^-?\d)?"
@@ -273,8 +264,6 @@ def _split_tail(s: str, labels: frozenset[str] = frozenset()) -> _Tail:
     return _Tail(core, percent, scale, tuple(units))
 
 
-# --- expressions for math-verify ----------------------------------------------------
-
 _MACROS = frozenset("""
 frac sqrt pi cdot times div ln log lg exp sin cos tan cot sec csc arcsin arccos arctan
 sinh cosh tanh infty binom dbinom tbinom overline dot
@@ -338,8 +327,6 @@ _NUMBER_SUBSCRIPT = re.compile(r"(?<!\\log)(?<!\\log )(?:[\d})]|^)\s*_")
 _LOG_E = re.compile(r"\\log\s*_\s*(?:\{\s*e\s*\}|e)\s*")
 _SQRT_BARE = re.compile(r"\\sqrt\s*(?:(\d+)|\(([^()]*)\))")
 
-
-# --- one value --------------------------------------------------------------------------
 
 _HEDGE = re.compile(r"^(?:(?:approximately|approx\.?|about|around|roughly|nearly|almost|"
                     r"circa|ca\.)\s+|\\approx(?![A-Za-z])\s*|~\s*)", re.IGNORECASE)
@@ -490,8 +477,6 @@ def _chain(item: str, labels: frozenset[str] = frozenset()) -> Value:
     return Value(tuple(pieces))
 
 
-# --- lists ------------------------------------------------------------------------------
-
 _LIST_SEP = re.compile(r"[,;]| (?:or|and) |\\lor(?![A-Za-z])|\\vee(?![A-Za-z])|\\text\{\s*(?:or|and)\s*\}")
 _SET_HEAD = re.compile(r"^(?:[A-Za-z](?:_\{?\w{1,8}\}?)?|[A-Z]{1,3})\s*(?:=|\\in(?![A-Za-z]))\s*(?=\\?\{|\[|\()")
 _PLUS_MINUS = re.compile(r"\\(?:pm|mp)(?![A-Za-z])\s*")
@@ -559,8 +544,6 @@ def _read_values(text: str, expect: int | None, labels: frozenset[str]) -> tuple
             items = alt
     return tuple(_chain(item, labels) for item in items)
 
-
-# --- times of day and durations, ratios -----------------------------------------------
 
 _CLOCK = re.compile(
     r"^(\d{1,2})\s*(?::|h(?=\d))\s*([0-5]\d)(?:\s*:\s*([0-5]\d))?\s*"

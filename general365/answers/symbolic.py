@@ -39,9 +39,7 @@ def piece_value(piece, *, parse_plain: bool = False):
         q = piece.exact
         value = Rational(q.numerator, q.denominator)
     else:
-        if not latex:
-            return None
-        expr = mv_value(latex)
+        expr = mv_value(latex) if latex else None
         if expr is None:
             return None
         value = unwrap_value(expr)
