@@ -1,10 +1,8 @@
 """Exact comparisons without sympy, and intervals: the rule grader's fast path.
 
-Numbers are read by reader.py; here they are rounded (`round_half_up`, `numbers_match`).
-Intervals are read here: `interval_text` is the interval shape's reading of a candidate
-(no thousands separators, ever: a comma separates endpoints), and `plain_intervals` the
-union of plain-endpoint intervals it states, merged into canonical form, as `Span`s.
-Anything else returns None and goes to math-verify in a worker process.
+Numbers (read by reader.py) are rounded here. `interval_text` is the interval shape's
+reading of a candidate (a comma always separates endpoints), `plain_intervals` the union of
+plain-endpoint intervals it states as canonical `Span`s; None sends it to math-verify.
 """
 
 from __future__ import annotations
@@ -13,28 +11,18 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .reader import plain_fraction
+from . import words
+from .reader import maybe_fraction, split_top_level
 from .surface import Unreadable, clean
 
 MAX_FAST_LEN = 480
 
 
-def _fraction(text: str) -> Fraction | None:
-    try:
-        return plain_fraction(text)
-    except Unreadable:
-        return None
-
-
 def round_half_up(q: Fraction, k: int) -> Fraction:
     """`q` rounded to k decimal places, halves away from zero (2.675 -> 2.68, -2.675 ->
     -2.68): the rounding a person does by hand, done on the exact value."""
-    scale = 10 ** k
-    scaled = abs(q) * scale
-    n = scaled.numerator // scaled.denominator
-    if (scaled - n) * 2 >= 1:
-        n += 1
-    return Fraction(n if q >= 0 else -n, scale)
+    half = Fraction(1, 2 * 10 ** k)
+    return truncate(q + half if q >= 0 else q - half, k)
 
 
 def numbers_match(gold: Fraction, pred: Fraction, float_round: int, exponent: int = 0) -> bool:
@@ -66,31 +54,20 @@ def decimals(text: str | None) -> int | None:
 
 def percent_match(g: Fraction, g_pct: bool, p: Fraction, p_pct: bool, k: int,
                   exponent: int = 0, written: bool | None = True) -> bool:
-    """The number rule with percent signs. On one side only, that side's written number or
-    its hundredth counts (gold `25`: `25\\%`; gold `0.25`: `25\\%`; gold `25\\%`: `25`
-    and `0.25`); a gold percentage read as a fraction keeps its precision: `12.5\\%` at
-    k=1 is 0.125 at 3 places, so 0.12 is not it. On both sides the written numbers compare
-    (`0.25\\%` is not `25\\%`). An answer's percent sign on a gold below 1 that the
-    question does not ask as a percentage (`written=False`) means its hundredth only:
-    `0.632\\%` is not the gold 0.632, `63.2\\%` is; for any gold when the question asks
-    for a count or an amount in other terms (`written=None`: `2\\%` is not "how many
-    times" 2)."""
+    """The number rule with percent signs (docs/grading.md). On one side only, that side's
+    written number or its hundredth counts, a gold percentage read as a fraction keeping its
+    precision (`12.5\\%` at k=1 is 0.125 at 3 places); on both sides the written numbers.
+    An answer's percent sign means its hundredth only on a gold below 1 when `written` is
+    False, and on any gold when it is None (the question asks for a count or an amount)."""
     if p_pct and not g_pct and (written is None or (not written and abs(g) < 1)):
         return numbers_match(g, p / 100, k, exponent)
     if numbers_match(g, p, k, exponent):
         return True
-    if g_pct and p_pct:
-        return False
-    if g_pct:
+    if g_pct and not p_pct:
         return numbers_match(g / 100, p, k + 2 if k > 0 else 0, exponent)
-    if p_pct:
+    if p_pct and not g_pct:
         return numbers_match(g, p / 100, k, exponent)
     return False
-
-
-# --- intervals ----------------------------------------------------------------------
-
-INF = None  # an unbounded end is None in a Span
 
 
 @dataclass(frozen=True, order=True)
@@ -107,16 +84,15 @@ _INTERVAL_RE = re.compile(r"^([\[(])\s*([^,\[\]()]+?)\s*,\s*([^,\[\]()]+?)\s*([\
 _UNION_SPLIT = re.compile(r"\s*(?:\\cup|\\bigcup|\bU\b)\s*")
 
 
-def _endpoint(text: str, lower: bool):
+def _endpoint(text: str):
+    """An endpoint or bound: a plain number, "+inf", "-inf", or None."""
     t = text.replace(" ", "")
     if t in ("\\infty", "+\\infty", "\\infin", "+\\infin", "oo", "+oo", "\\inf", "+\\inf"):
         return "+inf"
     if t in ("-\\infty", "-\\infin", "-oo", "-\\inf"):
         return "-inf"
-    return _fraction(t)
+    return maybe_fraction(t)
 
-
-# --- reading an interval answer -------------------------------------------------------
 
 _LEAD = re.compile(r"^(?:[A-Za-z](?:_\{?\w{1,8}\}?)?|[A-Z]{1,3})\s*(?:\\in(?![A-Za-z])|=)\s*")
 _REALS = r"(?:\\mathbb\s*\{?R\}?|\\R(?![A-Za-z])|\\mathbf\s*\{?R\}?)"
@@ -136,11 +112,9 @@ _INTERVAL_TOKEN = re.compile(r"\\[{}|]|\\[A-Za-z]+|[A-Za-z]+|\d+|[+\-*/^_(){}\[\
 
 
 def interval_text(text: str) -> str:
-    """An interval answer as the interval shape reads it: `x \\in` dropped, `inf` and
-    `U` spelled as LaTeX, `[2;5]` as `[2,5]`, ISO open brackets (`]a,b[`), set-builder
-    sets as their condition, `x \\in (..) or x \\in (..)` as a union, `x \\in
-    \\mathbb{R}, x > 0` as its condition. `Unreadable` when it holds anything but numbers,
-    one variable, brackets, relations and set operations (a word, an unknown macro)."""
+    """An interval answer as the interval shape reads it (`x \\in` dropped, `[2;5]` and
+    `]a,b[` as `[2,5]` and `(a,b)`, set-builder sets as their condition, `or` as a union);
+    `Unreadable` for anything but numbers, one variable, brackets, relations and sets."""
     if len(text) > MAX_FAST_LEN * 4:
         raise Unreadable("the answer is too long to be an interval")
     s = clean(text, numeric=False)
@@ -157,12 +131,13 @@ def interval_text(text: str) -> str:
         s = m.group(1).strip()
     s = _IN_REALS.sub("", s)
     s = _points(s)
-    parts = _split_outside(s, _DISJUNCTS)
+    parts = split_top_level(s, _DISJUNCTS)
     if len(parts) > 1 and all(_LEAD.match(p) or p[:1] in "[(" for p in parts):
         stripped = [_LEAD.sub("", p) for p in parts]
         if all(p[:1] in "[(]" and p[-1:] in "])[" for p in stripped):
             s = " \\cup ".join(stripped)   # `x \\in (..) or x \\in (..)`, `(..) or (..)`
-    s = _LEAD.sub("", s) if not _is_relation_chain(s) else s
+    if not _RELATION_CHAIN.match(s):
+        s = _LEAD.sub("", s)
     s = _both_bounds(s)
     m = _NOT_IN.match(s)
     if m:   # `x \\notin [3,4]`
@@ -189,19 +164,16 @@ _GREEK_VAR = re.compile(r"\\(?:theta|alpha|beta|gamma|phi|varphi|varepsilon|lamb
 _UNIT_AFTER = re.compile(r"(?<=[\])])\s+[A-Za-z]{2,}(?:\s+[A-Za-z]{2,})?$")
 _NOT_IN = re.compile(r"^[A-Za-z]\s*\\notin\s*(.+)$")
 _TWO = re.compile(r"^([^,;]+?)\s*[,;]\s*([^,;]+)$")
-_POINTS = re.compile(r"^[A-Za-z]\s*=\s*([^=]+?)(?:\s*(?:,| or |\\lor)\s*[A-Za-z]\s*=\s*([^=]+?))+$")
+_RELATION_CHAIN = re.compile(r"^[A-Za-z]\s*(?:<|>|\\l|\\g|\\n)")
 
 
 def _units_only(m: re.Match) -> str:
-    from . import words
-
     return "" if all(words.kind(w) == "unit" for w in m.group(0).split()) else m.group(0)
 
 
 def _both_bounds(s: str) -> str:
     """`x \\ge 2, x < 5`: a lower and an upper bound joined by a comma read as both
-    (`[2,5)`), as a person writes an interval; bounds that cross (`x < 3, x > 4`) stay a
-    union."""
+    (`[2,5)`); bounds that cross (`x < 3, x > 4`) stay a union."""
     m = _TWO.match(s)
     if not m or "[" in s or "(" in s:
         return s
@@ -212,8 +184,7 @@ def _both_bounds(s: str) -> str:
     lows = [x for x in (sa, sb) if x[0] is not None and x[2] is None]
     highs = [x for x in (sa, sb) if x[2] is not None and x[0] is None]
     if len(lows) == 1 and len(highs) == 1 and lows[0][0] < highs[0][2]:
-        return f"{m.group(1).strip()} \\text{{ and }} {m.group(2).strip()}".replace(
-            "\\text{ and }", "and")
+        return f"{m.group(1).strip()} and {m.group(2).strip()}"
     return s
 
 
@@ -221,7 +192,7 @@ def _points(s: str) -> str:
     """`x = 1 \\text{ or } x = 2`: the finite set `\\{1, 2\\}`."""
     if "=" not in s:
         return s
-    parts = _split_outside(s, re.compile(r",| or |\\lor(?![A-Za-z])"))
+    parts = split_top_level(s, re.compile(r",| or |\\lor(?![A-Za-z])"))
     values = []
     for p in parts:
         m = re.match(r"^[A-Za-z]\s*=\s*(.+)$", p.strip())
@@ -229,16 +200,6 @@ def _points(s: str) -> str:
             return s
         values.append(m.group(1).strip())
     return "\\{" + ", ".join(values) + "\\}"
-
-
-def _is_relation_chain(s: str) -> bool:
-    return bool(re.match(r"^[A-Za-z]\s*(?:<|>|\\l|\\g|\\n)", s))
-
-
-def _split_outside(s: str, sep: re.Pattern) -> list[str]:
-    from .reader import split_top_level
-
-    return split_top_level(s, sep)
 
 
 def _gate_interval(s: str) -> None:
@@ -264,8 +225,7 @@ def _gate_interval(s: str) -> None:
 def plain_intervals(text: str) -> tuple[Span, ...] | None:
     """A union of intervals with plain endpoints, merged into canonical form, or None
     (then math-verify reads `interval_text(text)`). `Unreadable` propagates."""
-    s = interval_text(text)
-    return _plain_spans(s)
+    return _plain_spans(interval_text(text))
 
 
 def _plain_spans(s: str) -> tuple[Span, ...] | None:
@@ -279,12 +239,10 @@ def _plain_spans(s: str) -> tuple[Span, ...] | None:
         removed = _finite_set(inner)
         if removed is None:
             removed = _plain_spans(inner)
-        if removed is None:
-            return None
-        return complement(removed)
+        return None if removed is None else complement(removed)
     m = _NEQ.match(s)
     if m:
-        q = _fraction(m.group(2).replace(" ", ""))
+        q = maybe_fraction(m.group(2).replace(" ", ""))
         return None if q is None else complement((Span(q, True, q, True),))
     if "<" in s or ">" in s or "\\l" in s or "\\g" in s:
         return plain_inequalities(s)
@@ -297,14 +255,14 @@ def _plain_spans(s: str) -> tuple[Span, ...] | None:
         m = _INTERVAL_RE.match(part)
         if not m:
             return None
-        lo, hi = _endpoint(m.group(2), True), _endpoint(m.group(3), False)
+        lo, hi = _endpoint(m.group(2)), _endpoint(m.group(3))
         if lo is None or hi is None or lo == "+inf" or hi == "-inf":
             return None
         lo_closed, hi_closed = m.group(1) == "[", m.group(4) == "]"
         if lo == "-inf":
-            lo, lo_closed = INF, False
+            lo, lo_closed = None, False
         if hi == "+inf":
-            hi, hi_closed = INF, False
+            hi, hi_closed = None, False
         spans.append((lo, lo_closed, hi, hi_closed))
     return canonical_spans(spans)
 
@@ -314,13 +272,8 @@ def _finite_set(s: str) -> tuple[Span, ...] | None:
     s = s.strip()
     if not (s.startswith("\\{") and s.endswith("\\}")):
         return None
-    out = []
-    for item in s[2:-2].split(","):
-        q = _fraction(item.replace(" ", ""))
-        if q is None:
-            return None
-        out.append(Span(q, True, q, True))
-    return tuple(out)
+    qs = [maybe_fraction(item.replace(" ", "")) for item in s[2:-2].split(",")]
+    return None if None in qs else tuple(Span(q, True, q, True) for q in qs)
 
 
 def complement(spans: tuple[Span, ...]) -> tuple[Span, ...]:
@@ -349,27 +302,6 @@ _LEFT_RE = re.compile(rf"^([A-Za-z])\s*{_OP}\s*{_BOUND}$")
 _RIGHT_RE = re.compile(rf"^{_BOUND}\s*{_OP}\s*([A-Za-z])$")
 _OR_SPLIT = re.compile(r"\s*(?:\bor\b|\\lor|\\vee|;|,)\s*")
 _AND_SPLIT = re.compile(r"\s*(?:\band\b|\\land|\\wedge)\s*")
-
-
-def _bound(text: str):
-    t = text.replace(" ", "")
-    if t in ("\\infty", "+\\infty"):
-        return "+inf"
-    if t == "-\\infty":
-        return "-inf"
-    return _fraction(t)
-
-
-def _half(var_on_left: bool, op: str, value) -> tuple | None:
-    """x op v (var_on_left) or v op x, as (lo, lo_closed, hi, hi_closed) with None = inf."""
-    direction, closed = _OPS[op]
-    if not var_on_left:  # v < x  is  x > v
-        direction = ">" if direction == "<" else "<"
-    if value in ("+inf", "-inf"):
-        return None
-    if direction == "<":
-        return (None, False, value, closed)
-    return (value, closed, None, False)
 
 
 def plain_inequalities(s: str) -> tuple[Span, ...] | None:
@@ -407,35 +339,32 @@ def _one_relation(part: str):
     if m:
         lo, op1, v, op2, hi = m.groups()
         (d1, c1), (d2, c2) = _OPS[op1], _OPS[op2]
-        a, b = _bound(lo), _bound(hi)
+        a, b = _endpoint(lo), _endpoint(hi)
         if d1 != d2 or a is None or b is None or {a, b} & {"+inf", "-inf"}:
             return None
         if d1 == ">":  # b > x > a
             a, b, c1, c2 = b, a, c2, c1
         return v, (a, c1, b, c2)
-    m = _LEFT_RE.match(part)
-    if m:
+    if m := _LEFT_RE.match(part):
         v, op, bound = m.groups()
-        var_on_left = True
-    else:
-        m = _RIGHT_RE.match(part)
-        if not m:
-            return None
+    elif m := _RIGHT_RE.match(part):
         bound, op, v = m.groups()
-        var_on_left = False
-    b = _bound(bound)
-    span = None if b is None else _half(var_on_left, op, b)
-    return None if span is None else (v, span)
+    else:
+        return None
+    b = _endpoint(bound)
+    if b is None or b in ("+inf", "-inf"):
+        return None
+    direction, closed = _OPS[op]
+    if (direction == "<") == (m.re is _LEFT_RE):   # `x < b` or `b > x`
+        return v, (None, False, b, closed)
+    return v, (b, closed, None, False)
 
 
 def canonical_spans(spans) -> tuple[Span, ...]:
     """Drop empty intervals, sort, and merge overlapping or touching ones, so that two
     unions of the same set compare equal whatever their order or split."""
-    keep = []
-    for lo, lc, hi, hc in spans:
-        if lo is not None and hi is not None and (lo > hi or (lo == hi and not (lc and hc))):
-            continue
-        keep.append((lo, lc, hi, hc))
+    keep = [(lo, lc, hi, hc) for lo, lc, hi, hc in spans
+            if lo is None or hi is None or lo < hi or (lo == hi and lc and hc)]
 
     def lo_key(sp):  # -inf first; at an equal start a closed end comes first
         lo, lc = sp[0], sp[1]

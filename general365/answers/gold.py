@@ -1,9 +1,6 @@
-"""A problem's gold answer, read once into its shape (reader.py): values, a time, a ratio
-or an interval union; and its sympy form (built once per process) for math-verify's path.
-
-Below both the dataset layer (which parses every number/interval gold when it loads, so a
-gold that does not parse is a data error naming the row) and the grader (which compares
-answers with it).
+"""A problem's gold answer, read once into its shape (reader.py), and its sympy form (built
+once per process) for math-verify's path. The dataset layer parses every gold when it loads
+(a gold that does not parse is a data error naming the row); the grader compares with it.
 """
 
 from __future__ import annotations
@@ -16,7 +13,7 @@ from typing import Any
 from ..schema import AnswerType
 from . import exact, reader, words
 from .exact import Span
-from .mv import mv_parse, mv_value  # noqa: F401  (the grader's entries)
+from .mv import mv_value
 from .reader import Clock, Piece, Shape, Unreadable
 
 # math-verify warns once that its timeout is off; the grader's pool enforces time, so that is
@@ -26,10 +23,9 @@ logging.getLogger("math_verify").setLevel(logging.ERROR)
 
 @dataclass(frozen=True)
 class GoldAnswer:
-    """A problem's gold answer, parsed once. For a number gold, `values` holds one piece
-    per value (a list gold has several: a multiset); `clock` or `ratio` for a time or a
-    ratio; `spans` for an interval gold with plain endpoints (else its `interval` text is
-    read by math-verify)."""
+    """A problem's gold answer, parsed once: one piece per value of a number gold (a list
+    gold's are a multiset), a `clock`, a `ratio`, or an interval gold's `spans` when its
+    endpoints are plain (else math-verify reads its `interval` text)."""
 
     text: str
     answer_type: AnswerType
@@ -184,23 +180,14 @@ def _not_finite(value) -> bool:
                                         S.NaN))
 
 
-def _not_finite(value) -> bool:
-    from sympy import S
-
-    has = getattr(value, "has", None)
-    return bool(has is not None and has(S.Infinity, S.NegativeInfinity, S.ComplexInfinity,
-                                        S.NaN))
-
-
 _OR = re.compile(r" or |\\lor(?![A-Za-z])|\\vee(?![A-Za-z])|[,;]")
 _AND = re.compile(r" and |\\land(?![A-Za-z])|\\wedge(?![A-Za-z])")
 
 
 def joined_relations(text: str):
-    """`x \\ge \\sqrt{2} \\text{ and } x < 5` as the set it describes: "and" intersects,
-    "or" unites, as on the fast path (math-verify alone reads "and" like "or"). None when
-    the answer has no top-level "and" or a part is not a relation or set. `text` is an
-    interval reading (exact.interval_text)."""
+    """An interval reading `x \\ge \\sqrt{2} \\text{ and } x < 5` as its set: "and" intersects,
+    "or" unites (math-verify alone reads "and" like "or"). None without a top-level "and"
+    or when a part is not a relation or set."""
     from . import symbolic as sets
 
     if not _AND.search(text):

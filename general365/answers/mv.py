@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 
-def mv_parse(latex: str) -> list:
+def mv_value(latex: str):
+    """The first sympy object math-verify reads from `latex`, or None."""
     from math_verify import parse
 
     # A bare `[2,5)` or `\{1,2\}` parses to nothing and a bare `1,2,3` to 1.2: math-verify
     # reads them only inside math delimiters.
-    return parse(f"${latex}$", parsing_timeout=None)
-
-
-def mv_value(latex: str):
-    """The first sympy object math-verify reads from `latex`, or None."""
-    return next((p for p in mv_parse(latex) if not isinstance(p, str)), None)
+    parsed = parse(f"${latex}$", parsing_timeout=None)
+    return next((p for p in parsed if not isinstance(p, str)), None)

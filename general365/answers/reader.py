@@ -1,21 +1,10 @@
-"""The answer reader: a candidate is read for the shape its gold calls for, and nothing
-else.
+"""The answer reader: a candidate is read for the shape its gold calls for (`Shape`), and
+nothing else. When the whole candidate cannot be read as that shape it is not correct
+(`Unreadable(reason)`): the reader never falls back to a number found inside it.
 
-A gold is parsed once into a shape (`Shape`): a scalar (an integer, decimal, fraction or
-an expression with constants, possibly a percentage or an amount of money), a list of
-values (a multiset; a `\\pm` pair is two values), a time of day or a duration, a ratio, or
-an interval union (read by `interval_text` and exact.py). A prediction is then read for
-that shape only, and every rewrite runs only where the shape calls for it: thousands
-separators in scalars and lists, never between an interval's endpoints; a time is never a
-ratio.
-
-The rule of the reader: **when the whole candidate cannot be read as the gold's shape,
-the answer is not correct**: `Unreadable(reason)`. It never falls back to a number found
-inside the candidate. A scalar is `[label =] [hedge] [sign] [currency] core [%] [units]`,
-where the units are words that words.kind() accepts and the core is a plain number (read
-here exactly, as a `Fraction`) or an expression made only of numbers, operators, known
-functions and the constants e and pi (handed to math-verify as the cleaned LaTeX in
-`Piece.latex`, never as the raw text).
+A scalar is `[label =] [hedge] [sign] [currency] core [%] [units]`: the units are words
+words.kind() accepts, the core a plain number (an exact `Fraction`) or an expression of
+numbers, operators, known functions, e and pi (math-verify reads its cleaned `Piece.latex`).
 """
 
 from __future__ import annotations
@@ -45,11 +34,10 @@ class Shape(str, Enum):
 @dataclass(frozen=True)
 class Piece:
     """One reading of a value: `exact` when it is a plain number, else `latex`, the
-    cleaned expression for math-verify. `approx`: stated after `\\approx` (an
-    approximation of the piece before it)."""
+    cleaned expression for math-verify. `approx`: stated after `\\approx`."""
 
     exact: Fraction | None
-    latex: str | None = None     # for math-verify: the expression (None for a plain number)
+    latex: str | None = None
     percent: bool = False
     currency: str | None = None
     approx: bool = False
@@ -59,8 +47,7 @@ class Piece:
 
 @dataclass(frozen=True)
 class Value:
-    """One value of an answer: the pieces of its equality chain (`x = \\frac{12}{4} = 3`
-    has two), every one of which must agree with the gold."""
+    """One value: the pieces of its equality chain (`x = \\frac{12}{4} = 3` has two)."""
 
     pieces: tuple[Piece, ...]
 
@@ -69,12 +56,8 @@ class Value:
         return all(p.exact is not None for p in self.pieces)
 
 
-# --- splitting ------------------------------------------------------------------------
-
-
 def split_top_level(s: str, separator: re.Pattern) -> list[str]:
-    """`s` cut at the matches of `separator` that stand outside any bracket, each piece
-    stripped. One pass for the depths, one `finditer`: linear."""
+    """`s` cut at the matches of `separator` outside any bracket, each piece stripped."""
     matches = list(separator.finditer(s))
     if not matches:
         return [s.strip()]
@@ -94,8 +77,6 @@ def split_top_level(s: str, separator: re.Pattern) -> list[str]:
     return items
 
 
-# --- qualifiers -----------------------------------------------------------------------
-
 # Words that make a number a bound or an operation, not a value: `7 or more`, `at most 7`.
 _QUALIFIER = re.compile(
     r"\b(?:or\s+(?:more|fewer|less|greater|higher|lower|above|below|so)|at\s+(?:most|least)"
@@ -111,14 +92,6 @@ def qualifier(text: str) -> str | None:
     return m.group(0) if m else None
 
 
-def _check_qualifier(s: str) -> None:
-    words_ = qualifier(s)
-    if words_ is not None:
-        raise Unreadable(f"{words_!r} makes the answer a bound or an operation, not a value")
-
-
-# --- plain numbers --------------------------------------------------------------------
-
 _NUM = r"(?:\d+(?:\.\d*)?|\.\d+)"
 _EXP = r"(?:\{\s*([+-]?\d+)\s*\}|([+-]?\d+))"
 _PLAIN = re.compile(rf"^([+-]?)({_NUM})$")
@@ -131,17 +104,17 @@ _SLASH = re.compile(rf"^([+-]?)({_NUM})\s*/\s*({_NUM})$")
 _MIXED = re.compile(r"^([+-]?)(\d+)\s*(?:\\frac\s*(?:\{\s*(\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))|\s(\d+)\s*/\s*(\d+))$")
 
 
-def _q(text: str) -> Fraction:
-    if len(text) > MAX_DIGITS:
-        raise Unreadable("the number is too long to read")
-    return Fraction(text)
+def _divide(num: Fraction, den: Fraction) -> Fraction:
+    if den == 0:
+        raise Unreadable("the fraction divides by zero")
+    return num / den
 
 
-def _exp(m: re.Match, a: int, b: int) -> int:
-    e = int(m.group(a) or m.group(b))
+def _power10(exponent: str) -> Fraction:
+    e = int(exponent)
     if abs(e) > MAX_EXPONENT:
         raise Unreadable(f"the exponent {e} is out of range")
-    return e
+    return Fraction(10) ** e
 
 
 def plain_fraction(core: str) -> Fraction | None:
@@ -151,55 +124,41 @@ def plain_fraction(core: str) -> Fraction | None:
     s = core.strip()
     if not s or len(s) > MAX_DIGITS:
         return None
-    m = _PLAIN.match(s)
-    if m:
-        q = _q(m.group(2))
-        return -q if m.group(1) == "-" else q
-    if "\\" in s or "/" in s or "^" in s or "e" in s or "E" in s or "x" in s or "*" in s:
-        m = _FRAC.match(s)
-        if m:
-            num, den = _q(m.group(2) or m.group(3)), _q(m.group(4) or m.group(5))
-            if den == 0:
-                raise Unreadable("the fraction divides by zero")
-            return -(num / den) if m.group(1) == "-" else num / den
-        m = _SLASH.match(s)
-        if m:
-            den = _q(m.group(3))
-            if den == 0:
-                raise Unreadable("the fraction divides by zero")
-            q = _q(m.group(2)) / den
-            return -q if m.group(1) == "-" else q
-        m = _MIXED.match(s)
-        if m:
-            whole = int(m.group(2))
-            num = int(m.group(3) or m.group(4) or m.group(7))
-            den = int(m.group(5) or m.group(6) or m.group(8))
-            if den == 0 or num >= den:
-                return None  # `2\frac{3}{2}` is not a mixed number: math-verify reads it
-            q = whole + Fraction(num, den)
-            return -q if m.group(1) == "-" else q
-        m = _E_NOTATION.match(s)
-        if m:
-            e = int(m.group(3))
-            if abs(e) > MAX_EXPONENT:
-                raise Unreadable(f"the exponent {e} is out of range")
-            q = _q(m.group(2)) * Fraction(10) ** e
-            return -q if m.group(1) == "-" else q
-        m = _SCI.match(s)
-        if m:
-            q = _q(m.group(2)) * Fraction(10) ** _exp(m, 3, 4)
-            return -q if m.group(1) == "-" else q
-        m = _POWER10.match(s)
-        if m:
-            q = Fraction(10) ** _exp(m, 2, 3)
-            return -q if m.group(1) == "-" else q
-        m = _REPEATING.match(s)
-        if m:
-            whole, fixed, rep = m.group(2) or "0", m.group(3), m.group(4) or m.group(5)
-            q = (Fraction(int(whole + fixed + rep) - int(whole + fixed or "0"))
-                 / (10 ** len(fixed) * (10 ** len(rep) - 1)))
-            return -q if m.group(1) == "-" else q
-    return None
+    if m := _PLAIN.match(s):
+        q = Fraction(m.group(2))
+    elif not any(c in s for c in "\\/^eEx*"):
+        return None
+    elif m := _FRAC.match(s):
+        q = _divide(Fraction(m.group(2) or m.group(3)), Fraction(m.group(4) or m.group(5)))
+    elif m := _SLASH.match(s):
+        q = _divide(Fraction(m.group(2)), Fraction(m.group(3)))
+    elif m := _MIXED.match(s):
+        num = int(m.group(3) or m.group(4) or m.group(7))
+        den = int(m.group(5) or m.group(6) or m.group(8))
+        if den == 0 or num >= den:
+            return None  # `2\frac{3}{2}` is not a mixed number: math-verify reads it
+        q = int(m.group(2)) + Fraction(num, den)
+    elif m := _E_NOTATION.match(s):
+        q = Fraction(m.group(2)) * _power10(m.group(3))
+    elif m := _SCI.match(s):
+        q = Fraction(m.group(2)) * _power10(m.group(3) or m.group(4))
+    elif m := _POWER10.match(s):
+        q = _power10(m.group(2) or m.group(3))
+    elif m := _REPEATING.match(s):
+        whole, fixed, rep = m.group(2) or "0", m.group(3), m.group(4) or m.group(5)
+        q = (Fraction(int(whole + fixed + rep) - int(whole + fixed or "0"))
+             / (10 ** len(fixed) * (10 ** len(rep) - 1)))
+    else:
+        return None
+    return -q if m.group(1) == "-" else q
+
+
+def maybe_fraction(text: str) -> Fraction | None:
+    """plain_fraction, with None where it raises `Unreadable`."""
+    try:
+        return plain_fraction(text)
+    except Unreadable:
+        return None
 
 
 def sci_exponent(text: str) -> int:
@@ -216,8 +175,6 @@ def sci_exponent(text: str) -> int:
     return int(m.group(3)) if m else 0
 
 
-# --- the words after a value -----------------------------------------------------------
-
 _TAIL_TOKEN = re.compile(
     r"\\[A-Za-z]+|[A-Za-z\u00b0\u00b5\u03a9][A-Za-z\u00b0\u00b5\u03a9'\-]*(?:\^-?\d)?"
     r"|\d+|%|\S")
@@ -229,6 +186,8 @@ def _unit_exponent(m: re.Match) -> str:
     if words.kind(m.group(1)) == "unit":
         return f"{m.group(1)}^{m.group(2)}"
     return m.group(0)
+
+
 _TAIL_MARKS = frozenset("/().%\u00b0")
 
 
@@ -242,27 +201,23 @@ class _Tail:
 
 def _split_tail(s: str, labels: frozenset[str] = frozenset()) -> _Tail:
     """The core of a scalar and what follows it: a percent sign, a scale word (`7.5
-    million`), a fraction word (`3 halves`), units and labels. A word that is not a unit
-    ends the reading (`12 is wrong`: Unreadable); mathematics (`3 pi`, `3e`) stays in the
-    core, for the expression reader."""
+    million`), a fraction word (`3 halves`), units and labels. A word that is not a unit is
+    Unreadable (`12 is wrong`); mathematics (`3 pi`, `3e`) stays in the core."""
     t = _UNIT_EXP.sub(_unit_exponent, s) if "^{" in s else s
     tokens = list(_TAIL_TOKEN.finditer(t))
     i = len(tokens)
     while i > 0:
         tok = tokens[i - 1].group(0)
-        if tok in _TAIL_MARKS:
-            i -= 1
-            continue
-        if tok[0].isalpha() or tok[0] in "\u00b0\u00b5\u03a9":
+        if tok not in _TAIL_MARKS:
+            if not (tok[0].isalpha() or tok[0] in "\u00b0\u00b5\u03a9"):
+                break
             k = words.kind(tok, labels)
             if k == "stop":
                 raise Unreadable(f"{tok!r} after the value is not a unit or a label the "
                                  "reader knows: the answer says something other than a value")
             if k in ("math", "number"):
                 break
-            i -= 1
-            continue
-        break
+        i -= 1
     tail_tokens = [x.group(0) for x in tokens[i:]]
     # Marks alone (a closing bracket, a period) are not a tail: they belong to the core.
     if not any(x[0].isalpha() or x in ("%", "\u00b0") for x in tail_tokens):
@@ -287,14 +242,12 @@ def _split_tail(s: str, labels: frozenset[str] = frozenset()) -> _Tail:
         k = words.kind(rest[0], labels)
         low = rest[0].lower().split("^")[0]
         if k == "scale":
-            base = low if low in words.SCALES else low[:-1]
-            scale = Fraction(words.SCALES[base])
-            rest = rest[1:]
+            scale = Fraction(words.SCALES[low if low in words.SCALES else low[:-1]])
         elif k == "fraction":
             scale = Fraction(1, words.FRACTION_WORDS[low])
-            rest = rest[1:]
         elif k == "subunit":
             scale = words.SUBUNITS[low]
+        if scale != 1:   # no scale, fraction or subunit word is 1
             rest = rest[1:]
     named = [x for x in rest if x[0].isalpha()]
     if named and (named[-1].lower() in words.DANGLING
@@ -311,8 +264,6 @@ def _split_tail(s: str, labels: frozenset[str] = frozenset()) -> _Tail:
     return _Tail(core, percent, scale, tuple(units))
 
 
-# --- expressions for math-verify ----------------------------------------------------
-
 _MACROS = frozenset("""
 frac sqrt pi cdot times div ln log lg exp sin cos tan cot sec csc arcsin arccos arctan
 sinh cosh tanh infty binom dbinom tbinom overline dot
@@ -325,8 +276,7 @@ _GATE_TOKEN = re.compile(r"\\[A-Za-z]+|[A-Za-z]+|\d+|[+\-*/^_(){}\[\]!.|\s']|.",
 
 def expression(core: str) -> str:
     """The core as LaTeX math-verify may read: numbers, operators, brackets, the known
-    functions and the constants e and pi, nothing else (a variable, an unknown macro, a
-    word, `?` or a relation is `Unreadable`)."""
+    functions, e and pi; anything else (a variable, a word, a relation) is `Unreadable`."""
     if _EMPTY_POWER.search(core):
         raise Unreadable("an exponent without a number (`12^{+}`) is not a value")
     if _TRAILING_OPERATOR.search(core):
@@ -341,7 +291,7 @@ def expression(core: str) -> str:
         elif tok[0].isalpha():
             if tok in _PLAIN_MATH:
                 out.append(_PLAIN_MATH[tok])
-            elif tok == "sqrt" or tok.lower() in ("sqrt",):
+            elif tok.lower() == "sqrt":
                 out.append("\\sqrt")
             else:
                 raise Unreadable(f"{tok!r} is not a number (the answer has a variable or a word)")
@@ -365,7 +315,7 @@ def expression(core: str) -> str:
         raise Unreadable("the answer holds no value")
     if latex.count("{") != latex.count("}") or latex.count("(") != latex.count(")"):
         raise Unreadable("the answer's brackets do not match")
-    return _sqrt_args(latex)
+    return _SQRT_BARE.sub(r"\\sqrt{\1\2}", latex)   # `sqrt2`, `sqrt(2)` as plain text
 
 
 _FUNCTIONS = r"\\(?:ln|log|lg|exp|sin|cos|tan|cot|sec|csc|arcsin|arccos|arctan|sinh|cosh|tanh|sqrt|frac|binom)"
@@ -375,20 +325,8 @@ _TRAILING_OPERATOR = re.compile(r"(?:[+\-*/^_=]|\\(?:cdot|times|div|pm|mp))\s*$"
 _EMPTY_POWER = re.compile(r"\^\s*(?:\{\s*[+\-*'\s]*\}|[+\-*']\s*(?:$|[^\w\\{(]))")
 _NUMBER_SUBSCRIPT = re.compile(r"(?<!\\log)(?<!\\log )(?:[\d})]|^)\s*_")
 _LOG_E = re.compile(r"\\log\s*_\s*(?:\{\s*e\s*\}|e)\s*")
-_SQRT_BARE = re.compile(r"\\sqrt\s*(\d+|\([^()]*\))")
+_SQRT_BARE = re.compile(r"\\sqrt\s*(?:(\d+)|\(([^()]*)\))")
 
-
-def _sqrt_args(latex: str) -> str:
-    """`sqrt2`, `sqrt(2)` written as plain text: `\\sqrt{2}`."""
-    def one(m: re.Match) -> str:
-        arg = m.group(1)
-        if arg.startswith("("):
-            arg = arg[1:-1]
-        return "\\sqrt{" + arg + "}"
-    return _SQRT_BARE.sub(one, latex)
-
-
-# --- one value --------------------------------------------------------------------------
 
 _HEDGE = re.compile(r"^(?:(?:approximately|approx\.?|about|around|roughly|nearly|almost|"
                     r"circa|ca\.)\s+|\\approx(?![A-Za-z])\s*|~\s*)", re.IGNORECASE)
@@ -414,12 +352,12 @@ _LABEL = re.compile(
 _ELLIPSIS = re.compile(r"(?<=\d)\s*(?:\\[lc]?dots|\.\.\.+)\s*$")
 _ORDINAL = re.compile(r"(?<=\d)\s*(?:st|nd|rd|th)\b")
 _PHRASE_SPLIT = re.compile(r"[\s-]+")
+_CONSTANTS = ("e", "\\pi", "pi", "i")
 
 
 def _number_phrase(s: str) -> tuple[Fraction, bool] | None:
-    """A number written in words, and whether a percent follows: `twenty-five percent`,
-    `one million`, `a dozen`, `two thousand twenty-four`. None unless every word is a
-    number word (a leading `a`/`an` is one, `and` joins)."""
+    """A number in words (`twenty-five percent`, `a dozen`, `two thousand twenty-four`) and
+    whether a percent follows; None unless every word is a number word."""
     if not s[:1].isalpha() or len(s) > 120:
         return None
     parts = [w for w in _PHRASE_SPLIT.split(s.lower()) if w and w != "and"]
@@ -435,11 +373,8 @@ def _number_phrase(s: str) -> tuple[Fraction, bool] | None:
         elif w in words.NUMBER_WORDS:
             current += words.NUMBER_WORDS[w]
             seen = True
-        elif w == "hundred":
-            current = (current or 1) * 100
-            seen = True
-        elif w == "dozen":
-            current = (current or 1) * 12
+        elif w in ("hundred", "dozen"):
+            current = (current or 1) * words.SCALES[w]
             seen = True
         elif w in ("thousand", "million", "billion", "trillion"):
             total += (current or 1) * words.SCALES[w]
@@ -468,10 +403,7 @@ def _number_word(core: str) -> Fraction | None:
 
 
 def _piece(text: str, approx: bool = False, labels: frozenset[str] = frozenset()) -> Piece:
-    s = text.strip()
-    m = _HEDGE.match(s)
-    if m:
-        s = s[m.end():].strip()
+    s = _HEDGE.sub("", text.strip(), count=1).strip()
     m = _ELLIPSIS.search(s)
     truncated = bool(m)
     if m:   # `3.14159\ldots`: the digits shown, an approximation of the value
@@ -483,8 +415,7 @@ def _piece(text: str, approx: bool = False, labels: frozenset[str] = frozenset()
     sign, currency = "", None
     m = _CURRENCY.match(s)
     if m:
-        sign, currency = m.group(1), m.group(2)
-        currency = _CURRENCY_SYMBOL.get(currency, currency)
+        sign, currency = m.group(1), _CURRENCY_SYMBOL.get(m.group(2), m.group(2))
         s = s[m.end():]
     m = _CURRENCY_AFTER.search(s)
     if m and currency is None:   # `1,000.99\$`, `12€`
@@ -517,9 +448,8 @@ _MV_MISREADS = re.compile(r"[eExX*]|\\overline|\\dot|\d\s*\\frac|\d\s+\d|\{,\}|,
 
 
 def plain_latex(core: str) -> str | None:
-    """A plain number's text for math-verify (the tests' both-paths check reads it), or
-    None for the notations math-verify misreads (`1.2e4` as 1.2·e·4, `0.\\overline{3}`,
-    the mixed number `3\\frac{1}{4}`, thousands separators): those are the reader's alone."""
+    """A plain number's text for math-verify (the tests' both-paths check), or None for the
+    notations it misreads (`1.2e4` as 1.2·e·4, `0.\\overline{3}`, `3\\frac{1}{4}`, `1,000`)."""
     if _MV_MISREADS.search(core):
         return None
     try:
@@ -529,14 +459,15 @@ def plain_latex(core: str) -> str | None:
 
 
 def _chain(item: str, labels: frozenset[str] = frozenset()) -> Value:
-    """One value: `x = 12`, `\\frac{24}{2} = 12`, `x \\approx 3.14`. Every piece but a
-    leading name is read; all must agree with the gold."""
+    """One value: `x = 12`, `\\frac{24}{2} = 12`, `x \\approx 3.14`: every piece but a
+    leading name."""
     parts = split_top_level(item, _EQUALS)
     seps = [m.group(0) for m in _EQUALS.finditer(item)]
     if len(parts) > 1 and not parts[0] and seps and seps[0].startswith("\\approx"):
         parts, seps = parts[1:], seps[1:]   # `\approx 0.2286`: a hedge, not an equation
     pieces = []
-    if len(parts) > 1 and _LABEL.match(parts[0]) and not _is_value_word(parts[0]):
+    # `e = ...` or `pi = ...`: a constant on the left is a value, not a name
+    if len(parts) > 1 and _LABEL.match(parts[0]) and parts[0].strip() not in _CONSTANTS:
         parts, seps = parts[1:], seps[1:]
     for n, part in enumerate(parts):
         if not part:
@@ -546,19 +477,10 @@ def _chain(item: str, labels: frozenset[str] = frozenset()) -> Value:
     return Value(tuple(pieces))
 
 
-def _is_value_word(label: str) -> bool:
-    """`e = ...` or `pi = ...`: a constant on the left is a value, not a name."""
-    return label.strip() in ("e", "\\pi", "pi", "i")
-
-
-# --- lists ------------------------------------------------------------------------------
-
 _LIST_SEP = re.compile(r"[,;]| (?:or|and) |\\lor(?![A-Za-z])|\\vee(?![A-Za-z])|\\text\{\s*(?:or|and)\s*\}")
 _SET_HEAD = re.compile(r"^(?:[A-Za-z](?:_\{?\w{1,8}\}?)?|[A-Z]{1,3})\s*(?:=|\\in(?![A-Za-z]))\s*(?=\\?\{|\[|\()")
 _PLUS_MINUS = re.compile(r"\\(?:pm|mp)(?![A-Za-z])\s*")
 _LEADING_JOIN = re.compile(r"^(?:and|or)\s+", re.IGNORECASE)
-
-
 _COMMA_JOIN = re.compile(r",\s*(?:and|or)\s+", re.IGNORECASE)
 
 
@@ -597,27 +519,24 @@ def _items(s: str) -> list[str]:
 
 def read_values(text: str, expect: int | None = None,
                 labels: frozenset[str] = frozenset()) -> tuple[Value, ...]:
-    """(`_read_values`, remembered: the runs of a problem mostly give the same answers.)"""
+    """The values a number answer states, in order (`1,2,2`, `x = -1 or x = 3`, `\\pm 3`).
+    `expect`: the gold's count, which decides whether `100,200,300` is a list or one
+    number. `labels`: the question's words that may follow a value (words.question_labels)."""
     if len(text) > MAX_LEN:
         raise Unreadable("the answer is too long to be a final value")
-    return _read_values_cached(text, expect, labels)
+    return _read_values(text, expect, labels)
 
 
-def _read_values(text: str, expect: int | None = None,
-                 labels: frozenset[str] = frozenset()) -> tuple[Value, ...]:
-    """The values a number answer states, in order: one for a scalar, several for a list
-    (`1,2,2`, `\\{-1, 3\\}`, `x = -1 or x = 3`, `7, 21, and 40`, `\\pm 3`). `expect`: how
-    many the gold has; a comma run such as `100,200,300` is then read as a list when that
-    count fits and as one number otherwise. `labels`: the words of the problem's question
-    that may follow a value (words.question_labels)."""
-    if len(text) > MAX_LEN:
-        raise Unreadable("the answer is too long to be a final value")
+@functools.lru_cache(maxsize=8192)   # the runs of a problem mostly give the same answers
+def _read_values(text: str, expect: int | None, labels: frozenset[str]) -> tuple[Value, ...]:
     s = clean(text)
     if not s:
         raise Unreadable("the answer is empty")
     if "\\not" in s or "\\neg" in s:
         raise Unreadable("the answer negates itself (\\not)")
-    _check_qualifier(s)
+    bound = qualifier(s)
+    if bound is not None:
+        raise Unreadable(f"{bound!r} makes the answer a bound or an operation, not a value")
     items = _items(s)
     if expect is not None and len(items) != expect and "," in text:
         alt = _items(clean(text, groups=False))
@@ -625,11 +544,6 @@ def _read_values(text: str, expect: int | None = None,
             items = alt
     return tuple(_chain(item, labels) for item in items)
 
-
-_read_values_cached = functools.lru_cache(maxsize=8192)(_read_values)
-
-
-# --- times of day and durations, ratios -----------------------------------------------
 
 _CLOCK = re.compile(
     r"^(\d{1,2})\s*(?::|h(?=\d))\s*([0-5]\d)(?:\s*:\s*([0-5]\d))?\s*"
@@ -647,9 +561,8 @@ _CLOCK_LEAD = re.compile(r"^(?:at\s+|[A-Za-z](?:_\{?\w{1,8}\}?)?\s*=\s*)", re.IG
 
 @dataclass(frozen=True)
 class Clock:
-    """A time as written: `hour`:`minute`:`second`, with its marker (`am`, `pm`, `noon`,
-    `midnight`) or None. `day_minutes`: minutes since midnight where the marker (or a
-    24-hour reading) fixes it."""
+    """A time as written, with its marker (`am`, `pm`, `noon`, `midnight`, `duration`) or
+    None."""
 
     hour: int
     minute: int
@@ -676,12 +589,11 @@ class Clock:
         return ((self.hour % 12) * 60 + self.minute) * 60 + self.second
 
 
+_MARKERS = {"am": "am", "pm": "pm", "noon": "noon", "midnight": "midnight", "midday": "noon"}
+
+
 def _marker(text: str | None) -> str | None:
-    if not text:
-        return None
-    t = text.lower().replace(".", "").replace(" ", "")
-    return {"am": "am", "pm": "pm", "noon": "noon", "midnight": "midnight",
-            "midday": "noon"}.get(t)
+    return _MARKERS.get(text.lower().replace(".", "").replace(" ", "")) if text else None
 
 
 def read_clock(text: str) -> Clock:
@@ -701,15 +613,12 @@ def read_clock(text: str) -> Clock:
             if marker:
                 raise Unreadable(f"{s!r} is not a valid time")
             return Clock(h, mi, sec, "duration")   # `31:15` is no time of day
-        if marker and not 1 <= h <= 12:
-            if not (h == 0 and marker == "am") and not (h == 12):
-                raise Unreadable(f"{s!r} is not a valid time")
+        if marker and not 1 <= h <= 12 and not (h == 0 and marker == "am"):
+            raise Unreadable(f"{s!r} is not a valid time")
         return Clock(h, mi, sec, marker, len(m.group(1)) == 1)
     m = _CLOCK_HOUR.match(s)
     if m:
-        h = int(m.group(1))
-        marker = _marker(m.group(2))
-        return Clock(h, 0, 0, marker)
+        return Clock(int(m.group(1)), 0, 0, _marker(m.group(2)))
     m = _CLOCK_WORD.match(s)
     if m:
         return Clock(12, 0, 0, _marker(m.group(1)))
@@ -745,22 +654,6 @@ _RATIO = re.compile(r"^[^:]+(?::[^:]+)+$")
 _RATIO_TO = re.compile(r"(?<=\d)\s+to\s+(?=\d)")
 
 
-def _ratio_value(s: str) -> Fraction | None:
-    """A two-part ratio's value as one number (`\\frac{3}{2}`, `1.5` for `3:2`)."""
-    try:
-        return plain_fraction(s)
-    except Unreadable:
-        return None
-
-
-def is_clock(text: str) -> bool:
-    try:
-        read_clock(text)
-    except Unreadable:
-        return False
-    return True
-
-
 def read_ratio(text: str) -> tuple[Fraction, ...]:
     """`3:2`, `2 : 3 : 5`: the parts, each a plain number."""
     if len(text) > MAX_LEN:
@@ -769,7 +662,7 @@ def read_ratio(text: str) -> tuple[Fraction, ...]:
     if s.count("%") == s.count(":") + 1:
         s = s.replace("%", "")   # `60\\%:40\\%`
     if not _RATIO.match(s):
-        q = _ratio_value(s)
+        q = maybe_fraction(s)   # `\\frac{3}{2}`, `1.5` for `3:2`
         if q is not None:
             return (q, Fraction(1))
         raise Unreadable("the answer is not a ratio (expected a form such as 3:2)")
@@ -783,28 +676,20 @@ def read_ratio(text: str) -> tuple[Fraction, ...]:
 
 
 def ratios_agree(gold: tuple[Fraction, ...], pred: tuple[Fraction, ...]) -> bool:
-    if len(gold) != len(pred) or any(g == 0 for g in gold) != any(p == 0 for p in pred):
+    """The same parts up to one positive factor; a zero part only where the other has one."""
+    if len(gold) != len(pred) or any((g == 0) != (p == 0) for g, p in zip(gold, pred)):
         return False
-    scale = None
-    for g, p in zip(gold, pred):
-        if g == 0 or p == 0:
-            if g != p:
-                return False
-            continue
-        r = p / g
-        if scale is None:
-            scale = r
-        elif r != scale:
-            return False
-    return scale is None or scale > 0
+    scales = {p / g for g, p in zip(gold, pred) if g != 0}
+    return len(scales) <= 1 and all(r > 0 for r in scales)
 
 
 def gold_shape(text: str) -> Shape:
     """The shape of a number gold: a time (`7:15`, `9:05 AM`: minutes in two digits), a
     ratio (`3:2`), a list (`1, 2, 2`, `\\pm 3`), else a scalar."""
-    s = clean(text, numeric=False)
-    if ":" in s:
-        if is_clock(text):
-            return Shape.CLOCK
+    if ":" not in clean(text, numeric=False):
+        return Shape.SCALAR
+    try:
+        read_clock(text)
+    except Unreadable:
         return Shape.RATIO
-    return Shape.SCALAR
+    return Shape.CLOCK

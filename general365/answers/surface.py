@@ -1,18 +1,7 @@
-"""The surface of an answer: what a reader sees once typesetting is gone, before anything
-is read as a value.
-
-`clean(text, numeric=...)` undoes only what never changes a value: math delimiters,
-Markdown emphasis, `\\left`/`\\right`, spacing commands, unicode spellings of LaTeX
-symbols, and wrappers that only style their content (`\\boxed`, `\\underline`, `\\mathbf`,
-`\\text`, `\\mathrm`...). A wrapper's content is kept as it is: `\\mathrm{e}` is the
-constant e, `\\text{ cm}` the word cm; whether a word is a unit is decided later by the
-reader that knows the gold's shape. Thousands separators are joined only when `numeric`
-(a scalar or list gold): between an interval's endpoints a comma is always a separator.
-
-What a reader cannot see raises `Unreadable`: invisible characters (a zero-width space
-inside a number) and `\\phantom` content.
-
-Every regex here is linear, and the wrapper scan is bounded: safe on any text.
+"""The surface of an answer: what a reader sees once typesetting is gone. `clean` undoes only
+what never changes a value (delimiters, Markdown emphasis, spacing, unicode spellings of
+LaTeX, wrappers that only style their content); what a reader cannot see (an invisible
+character, `\\phantom`) is `Unreadable`. Every regex is linear, the wrapper scan bounded.
 """
 
 from __future__ import annotations
@@ -38,17 +27,18 @@ _CHARS = {
     "\u2248": "\\approx ", "\u03c0": "\\pi ", "\u221a": "\\sqrt", "\u2205": "\\emptyset ",
     "\u211d": "\\mathbb{R}", "\u03bc": "\u00b5", "\u2126": "\u03a9", "\u2044": "/",
     "\u2215": "/", "\uff0e": ".", "\uff0c": ",", "\uff08": "(", "\uff09": ")",
-    "\u00a2": " cents ", "\uff1a": ":", "\uff05": "%", "\uff04": "\ue000", "\u3001": ",", "\u2026": "\\ldots ", "\u2236": ":", "\u00b1": "\\pm ", "\u2213": "\\mp ", "\u2032": "'",
+    "\u00a2": " cents ", "\uff1a": ":", "\uff05": "%", "\uff04": "\ue000", "\u3001": ",",
+    "\u2026": "\\ldots ", "\u2236": ":", "\u00b1": "\\pm ", "\u2213": "\\mp ", "\u2032": "'",
     "\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'",
 }
 _SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\t\r\n]")
 _FULLWIDTH_DIGITS = {chr(0xFF10 + d): str(d) for d in range(10)}
 _FULLWIDTH_DIGITS.update({chr(0xFF21 + i): chr(65 + i) for i in range(26)})
-_SUPERSCRIPTS = dict(zip("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u207a",
-                         "0123456789-+"))
+_SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+                              "\u207b\u207a", "0123456789-+")
 _SUPER_RUN = re.compile("[\u2070\u00b9\u00b2\u00b3\u2074-\u2079\u207b\u207a]+")
-_SUBSCRIPTS = dict(zip("\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089",
-                       "0123456789"))
+_SUBSCRIPTS = str.maketrans("\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089",
+                            "0123456789")
 _SUB_RUN = re.compile("[\u2080-\u2089]+")
 _VULGAR = {"\u00bd": (1, 2), "\u2153": (1, 3), "\u2154": (2, 3), "\u00bc": (1, 4),
            "\u00be": (3, 4), "\u2155": (1, 5), "\u2156": (2, 5), "\u2157": (3, 5),
@@ -116,8 +106,7 @@ def group_end(text: str, start: int) -> int:
 
 
 def _unwrap(s: str) -> str:
-    """Style wrappers replaced by their content, innermost first (each match is handled
-    from the last one back, so an inner wrapper is gone before its outer one is read)."""
+    """Style wrappers replaced by their content, the last (innermost) first."""
     for _ in range(4):
         matches = list(_WRAPPER.finditer(s))[-_MAX_WRAPPERS:]
         if not matches:
@@ -125,27 +114,6 @@ def _unwrap(s: str) -> str:
         changed = False
         for m in reversed(matches):
             name, at = m.group(1), m.end()
-            if name == "color":  # `\color{red} 12` and `\color{red}{12}`: the colour goes
-                end = group_end(s, at) if s[at:at + 1] == "{" else -1
-                if end < 0:
-                    continue
-                s = s[:m.start()] + " " + s[end:]
-                changed = True
-                continue
-            if name in ("textcolor", "colorbox"):  # `\textcolor{red}{12}`: the colour goes
-                end = group_end(s, at) if s[at:at + 1] == "{" else -1
-                if end < 0:
-                    continue
-                s = s[:m.start()] + s[end:].lstrip()
-                at = m.start()
-                if s[at:at + 1] != "{":
-                    continue
-                end = group_end(s, at)
-                if end < 0:
-                    continue
-                s = s[:at] + s[at + 1:end - 1] + s[end:]
-                changed = True
-                continue
             if s[at:at + 1] != "{":
                 if name in ("bf", "it", "rm"):  # `{\bf 12}`: the switch goes
                     s = s[:m.start()] + " " + s[at:]
@@ -154,11 +122,20 @@ def _unwrap(s: str) -> str:
             end = group_end(s, at)
             if end < 0:
                 continue
-            inner = s[at + 1:end - 1]
-            shown = _spaced(inner)
-            if shown[:1].isalpha() and m.start() > 0 and s[m.start() - 1].isalpha():
-                shown = " " + shown  # `\pi\mathrm{m}`: the macro's name ends here
-            s = s[:m.start()] + shown + s[end:]
+            if name == "color":  # `\color{red} 12` and `\color{red}{12}`: the colour goes
+                s = s[:m.start()] + " " + s[end:]
+            elif name in ("textcolor", "colorbox"):  # `\textcolor{red}{12}`: the colour goes
+                s = s[:m.start()] + s[end:].lstrip()
+                at = m.start()
+                end = group_end(s, at) if s[at:at + 1] == "{" else -1
+                if end < 0:
+                    continue
+                s = s[:at] + s[at + 1:end - 1] + s[end:]
+            else:
+                shown = _spaced(s[at + 1:end - 1])
+                if shown[:1].isalpha() and m.start() > 0 and s[m.start() - 1].isalpha():
+                    shown = " " + shown  # `\pi\mathrm{m}`: the macro's name ends here
+                s = s[:m.start()] + shown + s[end:]
             changed = True
         if not changed:
             return s
@@ -175,21 +152,6 @@ def _spaced(inner: str) -> str:
     return (" " if inner[:1].isspace() else "") + core + (" " if inner[-1:].isspace() else "")
 
 
-def _superscript(m: re.Match) -> str:
-    return "^{" + "".join(_SUPERSCRIPTS[c] for c in m.group(0)) + "}"
-
-
-def _subscript(m: re.Match) -> str:
-    return "_{" + "".join(_SUBSCRIPTS[c] for c in m.group(0)) + "}"
-
-
-def _vulgar(s: str) -> str:
-    def one(m: re.Match) -> str:
-        a, b = _VULGAR[m.group(0)]
-        return f"\\frac{{{a}}}{{{b}}}"
-    return _VULGAR_RE.sub(one, s)
-
-
 # Thousands separators: groups of exactly three digits after a comma, `{,}`, `,\!` or a
 # space (`12,000`, `12{,}000`, `12\,000`, `12 000`), never after a decimal point.
 _GROUP_COMMA = re.compile(r"(?<![\d.])([1-9]\d{0,2})((?:,\d{3})+)(?![\d])(?!,\d)")
@@ -198,9 +160,9 @@ _GROUP_LATEX = re.compile(r"(?<=\d)(?<!(?<!\d)0)(?:\{,\}|,\\!|\\,|\\!)\s*(?=\d{3
 
 
 def clean(text: str, *, numeric: bool = True, groups: bool = True) -> str:
-    """The answer as a reader sees it (module docstring). `Unreadable` for invisible or
-    hidden content. `groups=False` keeps plain commas between digits (`100,200,300` as a
-    list, when the gold's count says so)."""
+    """The answer as a reader sees it. A wrapper's content stays as it is (`\\mathrm{e}` is
+    e, `\\text{ cm}` the word cm). Thousands separators are joined only when `numeric` (a
+    scalar or list gold) and `groups` (False reads `100,200,300` as a list)."""
     if _INVISIBLE.search(text):
         raise Unreadable("the answer holds invisible characters, so it does not read as shown")
     if _HIDDEN.search(text):
@@ -209,9 +171,9 @@ def clean(text: str, *, numeric: bool = True, groups: bool = True) -> str:
     s = _SPACES.sub(" ", text)
     if any(c in s for c in _CHARS) or any("\uff10" <= c <= "\uff3a" for c in s):
         s = "".join(_CHARS.get(c) or _FULLWIDTH_DIGITS.get(c) or c for c in s)
-    s = _SUPER_RUN.sub(_superscript, s)
-    s = _SUB_RUN.sub(_subscript, s)
-    s = _vulgar(s)
+    s = _SUPER_RUN.sub(lambda m: "^{" + m.group(0).translate(_SUPERSCRIPTS) + "}", s)
+    s = _SUB_RUN.sub(lambda m: "_{" + m.group(0).translate(_SUBSCRIPTS) + "}", s)
+    s = _VULGAR_RE.sub(lambda m: "\\frac{%d}{%d}" % _VULGAR[m.group(0)], s)
     for a, b in _COMMANDS:
         if a in s:
             s = s.replace(a, b)

@@ -1,7 +1,6 @@
-"""Comparisons on math-verify's sympy objects where the contract (docs/grading.md) fixes the rule: numbers with
-the problem's `float_round` (round half-up on the exact value), percent signs, and sets of
-intervals (same set, same open/closed ends, any order). Imported only in worker processes
-(and by `parse_gold` for golds that are not plain)."""
+"""The contract's rules (docs/grading.md) on math-verify's sympy objects: numbers with the
+problem's `float_round` (round half-up on the exact value), percent signs, and sets of
+intervals. Imported only in worker processes (and by `parse_gold` for golds not plain)."""
 
 from __future__ import annotations
 
@@ -13,6 +12,8 @@ from sympy import (And, Eq, Float, FiniteSet, Interval, Mul, Or, Rational, S, Se
 from sympy.core.relational import Relational
 
 from . import exact
+from .mv import mv_value
+from .reader import plain_latex
 
 _PCT = UnevaluatedExpr(Rational(1, 100))
 
@@ -29,14 +30,8 @@ def exactify(expr):
 
 
 def piece_value(piece, *, parse_plain: bool = False):
-    """A read piece (reader.Piece) as a sympy number: its exact value, or what math-verify
-    reads from its cleaned LaTeX (`parse_plain`: a plain number is parsed too, so the
-    tests can check both paths agree). A percent sign stays a factor of 1/100 kept apart
-    (`_split_percent`). None when math-verify reads nothing."""
-    from .mv import mv_value
-
-    from .reader import plain_latex
-
+    """A reader.Piece as a sympy number (a percent sign a factor of 1/100 kept apart), or
+    None. `parse_plain`: a plain number is parsed too (the tests check both paths agree)."""
     latex = piece.latex
     if piece.exact is not None and parse_plain and piece.text:
         latex = plain_latex(piece.text)   # None where math-verify would misread it
@@ -44,9 +39,7 @@ def piece_value(piece, *, parse_plain: bool = False):
         q = piece.exact
         value = Rational(q.numerator, q.denominator)
     else:
-        if not latex:
-            return None
-        expr = mv_value(latex)
+        expr = mv_value(latex) if latex else None
         if expr is None:
             return None
         value = unwrap_value(expr)
@@ -91,9 +84,7 @@ def _exact_real(expr, k: int) -> Fraction | None:
         if k <= 0 or expr.is_number is not True:
             return None
         value = expr.evalf(k + 40)
-        if not value.is_Float:
-            return None
-        return Fraction(str(value))
+        return Fraction(str(value)) if value.is_Float else None
     except Exception:
         return None
 
@@ -125,10 +116,7 @@ def numbers_equal(gold, pred, k: int, exponent: int = 0, written: bool = True) -
 
 
 def _values(expr):
-    if isinstance(expr, (FiniteSet, Tuple)):
-        items = list(expr.args)
-    else:
-        items = [expr]
+    items = expr.args if isinstance(expr, (FiniteSet, Tuple)) else [expr]
     out = []
     for item in items:
         item, pct = _split_percent(unwrap_value(item))
@@ -145,10 +133,7 @@ def truncated_equal(gold, piece, k: int) -> bool:
 
 
 def percent_readings(g, g_pct: bool, p, p_pct: bool, written: bool = True) -> tuple[list, list]:
-    """The values each side may mean. A percent sign on one side only: that side's written
-    number or its hundredth (gold `25`: `25\\%`; gold `0.25`: `25\\%`; gold `25\\%`:
-    `25` and `0.25`). On both sides: the written numbers alone, so `0.25\\%` is not
-    `25\\%`."""
+    """The values each side may mean, as exact.percent_match reads percent signs."""
     if g_pct and p_pct:
         return [g], [p]
     if p_pct and (written is None or (not written and _below_one(g))):
@@ -169,18 +154,15 @@ def _one_equal(g, g_pct, p, p_pct, k, exponent=0, written=True):
         return exact.percent_match(gq, g_pct, pq, p_pct, k, exponent, written)
     if k > 0:
         return None
-    # Exact equivalence of irrational constants (k = 0): sqrt(8) = 2 sqrt(2). A numeric
-    # check first: unequal values are told apart at once, and sympy's simplify (slow on
-    # reordered radicals) is only asked to confirm values that agree to 50 digits.
+    # Exact equivalence of irrational constants (k = 0): sqrt(8) = 2 sqrt(2).
     golds, preds = percent_readings(g, g_pct, p, p_pct, written)
     return any(_same_constant(a, b) for a in golds for b in preds)
 
 
 def _same_constant(a, b) -> bool | None:
-    """Whether two closed forms are the same number. Each side is evaluated to 30 digits on
-    its own (evaluating their difference instead makes sympy chase precision through the
-    cancellation): values that differ are told apart at once. Values that agree are
-    confirmed symbolically, cheapest rewrite first, so `\\pi - 10^{-40}` is never `\\pi`."""
+    """Whether two closed forms are the same number. Each side is evaluated on its own (their
+    difference makes sympy chase precision through the cancellation); values that agree
+    are confirmed symbolically, cheapest rewrite first (`\\pi - 10^{-40}` is not `\\pi`)."""
     try:
         if not isinstance(a, sympy.Expr) or not isinstance(b, sympy.Expr) \
                 or a.free_symbols or b.free_symbols:
@@ -204,9 +186,6 @@ def _same_constant(a, b) -> bool | None:
         return None
 
 
-# --- sets ---------------------------------------------------------------------------
-
-
 def to_set(expr):
     """An interval answer as a sympy Set: `[2,5)`, `x\\in[2,5)`, `2\\le x<5`,
     `x<3 or x>4` (math-verify gives a FiniteSet of relations), unions; else None."""
@@ -227,8 +206,7 @@ _OPEN_ENDS = {"<": (True, True), "<=": (True, False), ">": (False, True), ">=": 
 
 
 def _relation_set(rel):
-    symbols = rel.free_symbols
-    if len(symbols) != 1:
+    if len(rel.free_symbols) != 1:
         return None
     simple = _simple_relation(rel)
     if simple is not None:
@@ -246,17 +224,13 @@ def _simple_relation(rel):
     if op not in _OPEN_ENDS:
         return None
     lhs, rhs = rel.lhs, rel.rhs
+    below, open_end = _OPEN_ENDS[op]   # `x < b`: x is below b
     if lhs.is_Symbol and rhs.is_number and rhs.is_extended_real:
-        var_left = True
         bound = rhs
     elif rhs.is_Symbol and lhs.is_number and lhs.is_extended_real:
-        var_left = False
-        bound = lhs
+        bound, below = lhs, not below
     else:
         return None
-    below, open_end = _OPEN_ENDS[op]   # `x < b`: x is below b
-    if not var_left:
-        below = not below
     if below:
         return Interval(S.NegativeInfinity, bound, True, open_end)
     return Interval(bound, S.Infinity, open_end, True)

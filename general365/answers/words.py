@@ -116,12 +116,11 @@ SCALES = {"hundred": 10 ** 2, "thousand": 10 ** 3, "million": 10 ** 6, "billion"
           "trillion": 10 ** 12, "lakh": 10 ** 5, "lac": 10 ** 5, "crore": 10 ** 7,
           "bn": 10 ** 9, "dozen": 12, "score": 20, "gross": 144}
 
-FRACTION_WORDS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4,
-                  "quarters": 4, "fourth": 4, "fourths": 4, "fifth": 5, "fifths": 5,
-                  "sixth": 6, "sixths": 6, "seventh": 7, "sevenths": 7, "eighth": 8,
-                  "eighths": 8, "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10,
-                  "hundredth": 100, "hundredths": 100, "thousandth": 1000,
-                  "thousandths": 1000}
+FRACTION_WORDS = {"half": 2, "halves": 2}
+FRACTION_WORDS.update({w + plural: n for w, n in (
+    ("third", 3), ("quarter", 4), ("fourth", 4), ("fifth", 5), ("sixth", 6), ("seventh", 7),
+    ("eighth", 8), ("ninth", 9), ("tenth", 10), ("hundredth", 100), ("thousandth", 1000))
+    for plural in ("", "s")})
 
 NUMBER_WORDS = {w: n for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -145,10 +144,7 @@ SUBUNITS = {"cent": Fraction(1, 100), "cents": Fraction(1, 100), "penny": Fracti
 
 def counted_subunit(labels: frozenset[str]) -> Fraction | None:
     """The money subunit a question counts in (`How many cents...?`: 1/100), or None."""
-    for w in labels:
-        if w in SUBUNITS:
-            return SUBUNITS[w]
-    return None
+    return next((SUBUNITS[w] for w in labels if w in SUBUNITS), None)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -61,10 +61,7 @@ def parse_float_round(value: Any, **where: Any) -> int:
     """`float_round` arrives as a string in the official data ("0", "2"); cast it strictly."""
     if value is None or value == "":
         return 0
-    if isinstance(value, bool):
-        raise DataError("bad float_round", field="float_round", value=value,
-                        expected="a non-negative integer", **where)
-    if isinstance(value, int):
+    if isinstance(value, int) and not isinstance(value, bool):
         n = value
     elif isinstance(value, float) and value.is_integer():
         n = int(value)

@@ -83,11 +83,9 @@ class Graded:
         # group-bys read typed values.
         inline = self.response.inline
         at = inline.get("answer_type")
-        object.__setattr__(self, "_answer_type",
-                           None if at is None else AnswerType.parse(at, field="answer_type",
-                                                                    **where))
-        object.__setattr__(self, "_categories",
-                           parse_categories(inline.get("categories"), **where))
+        self._answer_type = None if at is None else AnswerType.parse(at, field="answer_type",
+                                                                     **where)
+        self._categories = parse_categories(inline.get("categories"), **where)
         variant = _int(inline.get("variant", 0), "variant", where, minimum=0)
         seed_id = inline.get("seed_id")
         if seed_id is None:
@@ -95,10 +93,9 @@ class Graded:
                 raise DataError("missing field", field="seed_id",
                                 expected="the id of its seed problem for a variant", **where)
             seed_id = self.response.id
-        seed_id = _str(str(seed_id) if is_int(seed_id) else seed_id, "seed_id", where,
-                       allow_empty=False)
-        object.__setattr__(self, "_variant", variant)
-        object.__setattr__(self, "_seed_id", seed_id)
+        self._variant = variant
+        self._seed_id = _str(str(seed_id) if is_int(seed_id) else seed_id, "seed_id", where,
+                             allow_empty=False)
 
     # What the report reads: the response's and the verdict's fields, and the problem's
     # (the Problem's where the row has one, else what from_dict read from the row).
@@ -177,10 +174,8 @@ def _verdict_of(d: Mapping[str, Any], response: Response, where: dict) -> Verdic
                                  f"{status.value!r}", **where)
     method = d.get("method")
     method = None if method is None else Method.parse(method, field="method", **where)
-    extracted = d.get("extracted")
-    extracted = None if extracted is None else _str(extracted, "extracted", where)
-    detail = d.get("detail")
-    detail = None if detail is None else _str(detail, "detail", where)
+    extracted, detail = (None if d.get(k) is None else _str(d[k], k, where)
+                         for k in ("extracted", "detail"))
     judge = d.get("judge")
     if judge is not None and not isinstance(judge, Mapping):
         raise DataError("wrong type", field="judge", value=judge, expected="an object", **where)

@@ -51,11 +51,9 @@ class Problem:
             raise DataError("not a JSON object", value=d, expected="an object", **where)
         pid = row_id(d, where)
         question = _str(_req(d, "question", where), "question", where, allow_empty=False)
-        answer = d.get("answer")
-        if is_number(answer):
-            answer = str(answer)
-        answer = _str(_req(d, "answer", where) if answer is None else answer,
-                      "answer", where, allow_empty=False)
+        answer = _req(d, "answer", where)
+        answer = _str(str(answer) if is_number(answer) else answer, "answer", where,
+                      allow_empty=False)
         answer_type = AnswerType.parse(_req(d, "answer_type", where),
                                        field="answer_type", **where)
         float_round = parse_float_round(d.get("float_round"), **where)
@@ -128,14 +126,10 @@ class Response:
             raise DataError("not a JSON object", value=d, expected="an object", **where)
         rid, run = row_id_and_run(d, where)
         text = _str(_req(d, "response", where), "response", where)
-        opt_str = {}
-        for key in ("model", "reasoning", "finish_reason"):
-            v = d.get(key)
-            opt_str[key] = None if v is None else _str(v, key, where)
-        opt_int = {}
-        for key in ("output_tokens", "reasoning_tokens"):
-            v = d.get(key)
-            opt_int[key] = None if v is None else _int(v, key, where, minimum=0)
+        opt_str = {k: None if d.get(k) is None else _str(d[k], k, where)
+                   for k in ("model", "reasoning", "finish_reason")}
+        opt_int = {k: None if d.get(k) is None else _int(d[k], k, where, minimum=0)
+                   for k in ("output_tokens", "reasoning_tokens")}
         sampling = d.get("sampling")
         if sampling is not None and not isinstance(sampling, Mapping):
             raise DataError("wrong type", field="sampling", value=sampling,
@@ -147,11 +141,9 @@ class Response:
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"id": self.id, "run": self.run, "response": self.response}
-        for key in ("model", "reasoning", "output_tokens", "reasoning_tokens",
-                    "finish_reason", "sampling"):
-            v = getattr(self, key)
-            if v is not None:
-                d[key] = v
+        for key in self.KNOWN[3:]:
+            if getattr(self, key) is not None:
+                d[key] = getattr(self, key)
         d.update(self.inline)
         for k, v in self.extra.items():
             d.setdefault(k, v)
