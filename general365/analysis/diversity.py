@@ -1,11 +1,7 @@
-"""The numbers beside the t-SNE picture (a picture cannot be tested): nearest-neighbour
-similarity, the near-duplicate share and local collapse per set, and per seed family each
-variant's similarity and structure score to its seed; docs/analysis.md defines each one.
-
-A variant is a near-copy by its structure score (structure.py), not by the embedding
-similarity, which is kept beside it: on the labelled sample the embedding tells near-copies
-apart no better than chance (docs/analysis.md).
-"""
+"""The numbers beside the t-SNE picture (docs/analysis.md defines each): nearest-neighbour
+similarity, the near-duplicate share, local collapse, and each variant's similarity and
+structure score to its seed. The structure score decides a near-copy: on the labelled
+sample the embedding tells near-copies apart no better than chance."""
 
 from __future__ import annotations
 
@@ -15,9 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from .datasets import AnalysisSet
+from .datasets import QUANTILES, AnalysisSet
 from .neighbours import Neighbours, pair_similarity
-from .stats import QUANTILES
 from .structure import DESCRIPTION as STRUCTURE_DESCRIPTION
 from .structure import THRESHOLD as STRUCTURE_THRESHOLD
 from .structure import StructureIndex

@@ -1,13 +1,7 @@
-"""Embedders: a sentence-transformers model (by name or local folder; the default), an
-OpenAI-compatible `/v1/embeddings` endpoint, or TF-IDF (model-free, for offline use and
-tests). `embed_texts` runs one over a set's texts through the cache, with a progress bar.
-
-    make_embedder("all-MiniLM-L6-v2")                       # the packaged copy if installed
-    make_embedder("text-embedding-ada-002", base_url="https://api.openai.com/v1")
-    make_embedder("tfidf")
-
-Every embedder returns rows scaled to unit length, so a dot product is a cosine.
-"""
+"""Embedders: sentence-transformers (a model name or local folder; the default), an
+OpenAI-compatible `/v1/embeddings` endpoint, or TF-IDF (model-free). `embed_texts` runs one
+over a set's texts through the cache. Every embedder returns unit rows (a dot product is a
+cosine)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""The analysis figures, as PNG and SVG (matplotlib, Agg backend): the statistics (Figure 3),
-t-SNE panels (Figure 6), the diversity numbers' distributions, and difficulty across
-benchmarks (Figures 8 and 9), and reasoning similarity beside the paper's published
-figures (Figure 7: the paper prints only its means and shares, not its histograms). Each
-`draw_*` returns the matplotlib figure (tests read its artists); `*_figure` saves it."""
+"""The analysis figures as PNG and SVG (matplotlib): statistics (Figure 3), t-SNE (Figure
+6), the diversity numbers, reasoning similarity (Figure 7) and difficulty (Figures 8, 9).
+Each `draw_*` returns the matplotlib figure (tests read its artists); `*_figure` saves it."""
 
 from __future__ import annotations
 
