@@ -44,16 +44,12 @@ class DatasetAnalysis:
         return self.set.name
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"source": self.set.source, "kind": self.set.kind,
-                             "question_field": self.set.question_field}
         st = self.stats.to_dict()
-        d.update({k: st.pop(k) for k in ("n", "seeds", "variants", "families")})
-        d.update(self.diversity.to_dict())
-        d["statistics"] = st
-        d["tsne"] = self.tsne.info()
-        d["embedding"] = self.embedded.info()
-        d["notes"] = self.notes
-        return d
+        return {"source": self.set.source, "kind": self.set.kind,
+                "question_field": self.set.question_field,
+                **{k: st.pop(k) for k in ("n", "seeds", "variants", "families")},
+                **self.diversity.to_dict(), "statistics": st, "tsne": self.tsne.info(),
+                "embedding": self.embedded.info(), "notes": self.notes}
 
     @property
     def notes(self) -> list[str]:

@@ -30,7 +30,7 @@ class FamilyLink:
     similarity: float           # the embedder's cosine
     near_copy: bool
     structure: float | None = None   # structure.py's score, which decides near_copy
-    judge_score: int | None = None   # with a judge (family_judge.py): its 0-5 score
+    judge_score: int | None = None   # with a judge (similarity.judge_families): 0-5
 
 
 @dataclass
@@ -45,7 +45,7 @@ class Diversity:
     densest_ids: list[str]              # the densest 10%, densest first
     links: list[FamilyLink] = field(default_factory=list)
     missing_seeds: int = 0              # variants whose seed is not in the set
-    judged: bool = False                # near_copy joins an LLM judge's score (family_judge)
+    judged: bool = False                # near_copy joins an LLM judge's score
 
     @property
     def near_duplicates(self) -> np.ndarray:

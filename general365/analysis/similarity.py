@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
@@ -148,17 +148,14 @@ class Similarity:
         return [f"{s.name}: {n}" for s in self.sets for n in s.notes]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"task": NAME, "prompt_version": VERSION, "scale": {str(k): v for k, v in
-                                                                  SCALE.items()},
-                "judge": self.judge,
+        published = {p.benchmark: {k: v for k, v in asdict(p).items() if k != "benchmark"}
+                     for p in self.published}
+        return {"task": NAME, "prompt_version": VERSION,
+                "scale": {str(k): v for k, v in SCALE.items()}, "judge": self.judge,
                 "datasets": {s.name: s.to_dict() for s in self.sets},
                 "published": {"source": PUBLISHED_SOURCE,
                               "file": "general365/data/published/fig7_reasoning_similarity.csv",
-                              "benchmarks": {p.benchmark: {"mean": p.mean,
-                                                           "share_1_2": p.share_1_2,
-                                                           "share_5": p.share_5,
-                                                           "judge": p.judge}
-                                             for p in self.published}}}
+                              "benchmarks": published}}
 
 
 def check_similarity_options(judge: Any, *, datasets: int, sample: int | None) -> None:

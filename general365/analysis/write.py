@@ -9,14 +9,13 @@ import csv
 import io
 import json
 import os
-from html import escape
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .. import __version__
 from ..errors import UserError
 from ..folders import write_folder
 from ..fsutil import write_text
-from ..reporting.html import dl_html, figure_html, page
+from ..reporting.html import _e, dl_html, figure_html, page
 from ..reporting.plots import Figure
 from ..reporting.tables import to_csv
 from . import figures as figs
@@ -51,10 +50,6 @@ SIMILARITY_MEASURE = (
                             "essentially the same reasoning skeleton; the mean, the share "
                             "scored 1-2 and the share scored 5 per set, beside the paper's "
                             "published figures (Figure 7)")
-
-
-def _e(value: Any) -> str:
-    return escape(str(value), quote=True)
 
 
 def table_html(t: Table, *, limit: int = PAGE_ROWS) -> str:

@@ -64,10 +64,6 @@ class Candidate:
     side: RuleSide | None
     disagreement: bool
 
-    @property
-    def key(self) -> tuple[str, str, int]:
-        return (self.row.model, self.row.id, self.row.run)
-
 
 @dataclass
 class ReviewRow:

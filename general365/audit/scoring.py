@@ -175,12 +175,7 @@ class AuditScore:
         }
 
 
-def _group_key(lab: Label, scope: str) -> str:
-    if scope == "method":
-        return lab.method or "none"
-    if scope == "answer_type":
-        return lab.answer_type or "unknown"
-    return lab.model or "(no model)"
+UNNAMED = {"method": "none", "answer_type": "unknown", "model": "(no model)"}
 
 
 def score(paths: Sequence[str]) -> AuditScore:
@@ -190,7 +185,7 @@ def score(paths: Sequence[str]) -> AuditScore:
     for scope, _ in SCOPES:
         members: dict[str, list[Label]] = {}
         for lab in labels:
-            members.setdefault(_group_key(lab, scope), []).append(lab)
+            members.setdefault(getattr(lab, scope) or UNNAMED[scope], []).append(lab)
         groups[scope] = {g: scores(members[g]) for g in sorted(members)}
     estimate, missing = weighted_estimate(labels)
     return AuditScore(overall=scores(labels), groups=groups, estimate=estimate,
