@@ -76,14 +76,10 @@ def parse_spec(spec: str) -> tuple[str, str]:
         if not name or not source:
             raise UserError(f"DATASET {spec!r}: expected NAME=SOURCE with both parts")
         return name, source
-    return default_name(spec), spec
-
-
-def default_name(source: str) -> str:
-    path = Path(source).expanduser()
+    path = Path(spec).expanduser()
     if path.exists():
-        return (path.stem if path.is_file() else path.resolve().name) or source
-    return source.rstrip("/").rsplit("/", 1)[-1] or source
+        return (path.stem if path.is_file() else path.resolve().name) or spec, spec
+    return spec.rstrip("/").rsplit("/", 1)[-1] or spec, spec
 
 
 def load_set(spec: str, *, question_field: str | None = None,

@@ -203,8 +203,9 @@ def draw_accuracy(diff: "Difficulty"):
             ax.text(bar.get_x() + bar.get_width() / 2, y + 1, f"{y:.1f}", ha="center",
                     fontsize=7)
     ax.set_xticks(np.arange(len(models)) + w * (len(benches) - 1) / 2)
-    ax.set_xticklabels([shown(m) for m in models], fontsize=8, rotation=20 if len(models) > 4 else 0, ha="right"
-                       if len(models) > 4 else "center")
+    tilt = len(models) > 4
+    ax.set_xticklabels([shown(m) for m in models], fontsize=8, rotation=20 if tilt else 0,
+                       ha="right" if tilt else "center")
     ax.set_ylim(0, 105)
     ax.set_ylabel("Accuracy (%)")
     ax.set_title("Accuracy per benchmark per model (Figure 8)", fontsize=10)
