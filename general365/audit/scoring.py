@@ -10,6 +10,7 @@ import io
 import json
 import math
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -20,6 +21,10 @@ from .labels import Label, read_labels
 from .sampling import write_files
 
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return num / den if den else None
 
 
 def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float] | None:
@@ -53,7 +58,7 @@ class Scores:
 
     @property
     def accuracy(self) -> float | None:
-        return self.right / self.n if self.n else None
+        return _ratio(self.right, self.n)
 
     @property
     def interval(self) -> tuple[float, float] | None:
@@ -61,23 +66,19 @@ class Scores:
 
     @property
     def precision(self) -> float | None:
-        d = self.tp + self.fp
-        return self.tp / d if d else None
+        return _ratio(self.tp, self.tp + self.fp)
 
     @property
     def recall(self) -> float | None:
-        d = self.tp + self.fn
-        return self.tp / d if d else None
+        return _ratio(self.tp, self.tp + self.fn)
 
     @property
     def f1(self) -> float | None:
-        d = 2 * self.tp + self.fp + self.fn
-        return 2 * self.tp / d if d else None
+        return _ratio(2 * self.tp, 2 * self.tp + self.fp + self.fn)
 
     def to_dict(self) -> dict:
-        iv = self.interval
-        return {"n": self.n, "accuracy": self.accuracy,
-                "accuracy_low": iv[0] if iv else None, "accuracy_high": iv[1] if iv else None,
+        low, high = self.interval or (None, None)
+        return {"n": self.n, "accuracy": self.accuracy, "accuracy_low": low, "accuracy_high": high,
                 "precision": self.precision, "recall": self.recall, "f1": self.f1,
                 "tp": self.tp, "fp": self.fp, "tn": self.tn, "fn": self.fn}
 
@@ -122,11 +123,10 @@ def weighted_estimate(labels: Iterable[Label]) -> tuple[Estimate | None, str | N
         return None, (f"the labels come from {len(samples)} different samples; score each "
                       "sample's labels on its own for a whole-input estimate")
     sizes: dict[str, int] = {}
-    counts: dict[str, int] = {}
     for lab in labels:
         if sizes.setdefault(lab.stratum, lab.stratum_size) != lab.stratum_size:
             return None, f"stratum {lab.stratum!r} is given two sizes"
-        counts[lab.stratum] = counts.get(lab.stratum, 0) + 1
+    counts = Counter(lab.stratum for lab in labels)
     w = [sizes[lab.stratum] / counts[lab.stratum] for lab in labels]
     total, total2 = sum(w), sum(x * x for x in w)
     acc = sum(x for x, lab in zip(w, labels) if lab.right) / total
@@ -210,10 +210,8 @@ HEADERS = ("n", "accuracy (%)", "95% low (%)", "95% high (%)", "precision (%)", 
 
 
 def _cells(s: Scores, digits: int) -> list[str]:
-    iv = s.interval
-    return [str(s.n), _pct(s.accuracy, digits), _pct(iv[0] if iv else None, digits),
-            _pct(iv[1] if iv else None, digits), _pct(s.precision, digits),
-            _pct(s.recall, digits), _pct(s.f1, digits), str(s.tp), str(s.fp), str(s.tn),
+    shares = (s.accuracy, *(s.interval or (None, None)), s.precision, s.recall, s.f1)
+    return [str(s.n), *(_pct(x, digits) for x in shares), str(s.tp), str(s.fp), str(s.tn),
             str(s.fn)]
 
 
