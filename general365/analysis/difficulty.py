@@ -145,7 +145,6 @@ def _families(bench: str, problems: list[ProblemRate], threshold: float) -> list
     return out
 
 
-
 @dataclass(frozen=True)
 class Cell:
     benchmark: str
@@ -207,7 +206,6 @@ def load_difficulty(specs: Sequence[str], *, too_easy: float = DEFAULT_TOO_EASY,
         bench, path = parse_graded_spec(spec)
         inputs.setdefault(bench, []).append(path)
     cells: list[Cell] = []
-    models: list[str] = []
     rows: list[tuple[str, list]] = []
     for bench, paths in inputs.items():
         # One benchmark's files together: the same (model, id, run) twice is refused there.
@@ -218,8 +216,7 @@ def load_difficulty(specs: Sequence[str], *, too_easy: float = DEFAULT_TOO_EASY,
             cells.append(Cell(benchmark=bench, model=m.name, rows=counts.rows,
                               graded=counts.graded, correct=counts.correct,
                               avg_output_tokens=spent.avg_output, token_rows=spent.with_output))
-            if m.name not in models:
-                models.append(m.name)
+    models = list(dict.fromkeys(c.model for c in cells))
     return Difficulty(benchmarks=list(inputs), models=models, cells=cells, inputs=inputs,
                       solve_rates=solve_rates(rows, too_easy=too_easy,
                                               family_spread=family_spread))

@@ -25,8 +25,6 @@ if TYPE_CHECKING:
     from .core import Analysis
 
 TMP_BASE = "general365-analysis"
-
-
 PAGE_ROWS = 300   # longer tables are cut on the page (the CSV has every row)
 
 MEASURES = (
@@ -154,7 +152,7 @@ def write_analysis(a: "Analysis", out: str) -> list[str]:
         if a.datasets:
             write_text(os.path.join(tmp, "tsne.csv"), tsne_csv(a))
         write_text(os.path.join(tmp, "analysis.json"),
-               json.dumps(a.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+                   json.dumps(a.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
         figures = build_figures(a, os.path.join(tmp, "figures"))
         write_text(os.path.join(tmp, "index.html"), render_page(a, tables, figures))
 
