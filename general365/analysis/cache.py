@@ -1,17 +1,7 @@
-"""A persistent SQLite cache of embeddings, keyed by (embedder identity, text hash).
-
-A rerun embeds only texts it has not seen; a run killed half-way keeps every batch it
-finished (each batch is committed), so the next run resumes without loss or duplication.
-Two processes may share the file (WAL, a busy timeout). The identity names the model and,
-for a local model folder, a fingerprint of its files (see embed.py), so that a changed
-model never reuses another's vectors.
-
-The file is marked as ours (SQLite `application_id`, not the judge cache's), as the judge
-cache marks its own: a SQLite file of another application, or with other tables (a judge
-cache among them), or whose `embeddings` table has other columns, is refused with one line
-before anything is written to it. A damaged row (a vector of the wrong size, not bytes,
-holding NaN) is a miss: the text is embedded again and the row replaced.
-"""
+"""A persistent SQLite cache of embeddings, keyed by (embedder identity, text hash): each
+batch is committed, so a killed run resumes without loss. The file is marked as ours
+(`application_id`): another application's file, or ours with other tables or columns, is
+refused before anything is written; a damaged row is a miss (embedded again)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
 """`analyze(...)`: every set read and checked, then statistics, embeddings, neighbours,
 diversity numbers and t-SNE per set, and difficulty from graded files. Nothing is written
-here (output.write_analysis does that).
-
-    from general365.analysis import analyze, write_analysis
-    a = analyze(["sample", "mine=my_set.jsonl"], embedder="tfidf")
-    a.dataset("mine").diversity.to_dict()["near_duplicate_share"]
-    write_analysis(a, "analysis/")
-"""
+here (write.write_analysis does that)."""
 
 from __future__ import annotations
 
@@ -19,18 +13,17 @@ from .. import __version__
 from ..errors import UserError
 from ..terminal import shown
 from .cache import EmbeddingCache
-from .datasets import AnalysisSet, load_sets
-from .difficulty import Difficulty, load_difficulty
+from .datasets import AnalysisSet, SetStats, load_sets, set_stats
+from .difficulty import (DEFAULT_FAMILY_SPREAD, DEFAULT_TOO_EASY, Difficulty, check_thresholds,
+                         load_difficulty)
 from .diversity import DENSEST, KNN, Diversity, diversity
 from .embed import (DEFAULT_API_KEY_ENV, DEFAULT_MODEL, NEAR_DUPLICATE, Embedded,
                     describe_embedder, embed_texts, make_embedder)
-from .family_judge import judge_families
 from .neighbours import Neighbours, nearest_neighbours
-from .similarity import Similarity, check_similarity_options, reasoning_similarity
+from .similarity import (Similarity, check_similarity_options, judge_families,
+                         reasoning_similarity)
 from .similarity_prompt import VERSION as SIMILARITY_VERSION
 from .skeleton import skeletons
-from .solve_rates import DEFAULT_FAMILY_SPREAD, DEFAULT_TOO_EASY, check_thresholds
-from .stats import SetStats, set_stats
 from .tsne import PERPLEXITY, TsneResult, pick_method, tsne_2d
 
 SCHEMA = "general365.analysis"
@@ -51,16 +44,12 @@ class DatasetAnalysis:
         return self.set.name
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"source": self.set.source, "kind": self.set.kind,
-                             "question_field": self.set.question_field}
         st = self.stats.to_dict()
-        d.update({k: st.pop(k) for k in ("n", "seeds", "variants", "families")})
-        d.update(self.diversity.to_dict())
-        d["statistics"] = st
-        d["tsne"] = self.tsne.info()
-        d["embedding"] = self.embedded.info()
-        d["notes"] = self.notes
-        return d
+        return {"source": self.set.source, "kind": self.set.kind,
+                "question_field": self.set.question_field,
+                **{k: st.pop(k) for k in ("n", "seeds", "variants", "families")},
+                **self.diversity.to_dict(), "statistics": st, "tsne": self.tsne.info(),
+                "embedding": self.embedded.info(), "notes": self.notes}
 
     @property
     def notes(self) -> list[str]:
@@ -117,7 +106,7 @@ def analyze(datasets: Sequence[str | AnalysisSet] = (), *, embedder: Any = DEFAU
             progress: bool = False) -> Analysis:
     """Analyse `datasets` (SOURCE or NAME=SOURCE strings, or AnalysisSets) and graded files
     (`BENCHMARK=GRADED.jsonl`). `embedder`: a name for make_embedder, or an embedder.
-    `too_easy` and `family_spread`: the difficulty filter's thresholds (solve_rates.py).
+    `too_easy` and `family_spread`: the difficulty filter's thresholds (difficulty.py).
     `judge` (a general365.grading.judge.Judge): also score reasoning similarity (Figure 7),
     on `similarity_sample` items per set (seeded by `seed`) or all of them."""
     if not datasets and not graded:

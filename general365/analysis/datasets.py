@@ -1,28 +1,23 @@
-"""The sets to analyse: `SOURCE` or `NAME=SOURCE` -> an `AnalysisSet` of `Item`s.
-
-Two kinds of source:
-
-- a General365-format source, anything `--source` takes (`sample`, a built folder, a Hub
-  id, a file or folder in the official format): read by `general365.load_problems`, with
-  its seed/variant families, categories and answer types;
-- any other set of questions (JSON Lines, JSON, CSV or parquet, or a Hub id) with a question
-  column: `read_questions` below, the one adapter a future Benchmark seam replaces.
-
-A row whose first record carries `answer_type` is taken for General365 format; naming a
-column with `question_field` always reads the source as a plain set of questions.
-"""
+"""The sets to analyse: `SOURCE` or `NAME=SOURCE` -> an `AnalysisSet` of `Item`s. A source
+whose first record carries `answer_type` is General365 format (load_problems: families,
+categories); any other, or one read with `question_field`, is a plain set of questions
+(JSON Lines, JSON, CSV or parquet, a Hub id) read by `_questions`. `set_stats`: one set's
+statistics (section 2.3, Figure 3; categories counted over seeds, as the paper annotates)."""
 
 from __future__ import annotations
 
 import csv
 import io
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+import numpy as np
+
 from ..errors import DataError, DataErrors, UserError
-from ..schema import Problem
+from ..schema import Category, Problem
 
 # Tried in order when no question column is named (BBH and BBEH call it `input`).
 QUESTION_FIELDS = ("question", "input", "prompt", "problem", "query")
@@ -81,14 +76,10 @@ def parse_spec(spec: str) -> tuple[str, str]:
         if not name or not source:
             raise UserError(f"DATASET {spec!r}: expected NAME=SOURCE with both parts")
         return name, source
-    return default_name(spec), spec
-
-
-def default_name(source: str) -> str:
-    path = Path(source).expanduser()
+    path = Path(spec).expanduser()
     if path.exists():
-        return (path.stem if path.is_file() else path.resolve().name) or source
-    return source.rstrip("/").rsplit("/", 1)[-1] or source
+        return (path.stem if path.is_file() else path.resolve().name) or spec, spec
+    return spec.rstrip("/").rsplit("/", 1)[-1] or spec, spec
 
 
 def load_set(spec: str, *, question_field: str | None = None,
@@ -207,3 +198,84 @@ def load_sets(specs: Sequence[str], *, question_field: str | None = None,
         names[s.name] = spec
         sets.append(s)
     return sets
+
+
+QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
+
+
+@dataclass
+class Lengths:
+    """Question length in characters and in words (whitespace-separated)."""
+
+    words: list[int]
+    chars: list[int]
+
+    def summary(self) -> dict[str, Any]:
+        return {unit: describe(values) for unit, values in
+                (("words", self.words), ("chars", self.chars))}
+
+
+@dataclass
+class SetStats:
+    n: int
+    seeds: int
+    variants: int
+    families: int
+    categories: dict[str, int] = field(default_factory=dict)       # over seed problems
+    labels_per_problem: dict[int, int] = field(default_factory=dict)  # over seed problems
+    answer_types: dict[str, int] = field(default_factory=dict)     # over all items
+    lengths: Lengths | None = None
+    has_categories: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n, "seeds": self.seeds, "variants": self.variants,
+            "families": self.families,
+            "categories": dict(self.categories) if self.has_categories else None,
+            "labels_per_problem": ({str(k): v for k, v in sorted(self.labels_per_problem.items())}
+                                   if self.has_categories else None),
+            "multi_label_share": self.multi_label_share,
+            "answer_types": dict(self.answer_types) or None,
+            "question_length": self.lengths.summary() if self.lengths else None,
+        }
+
+    @property
+    def multi_label_share(self) -> float | None:
+        """The share of seed problems with two or more categories (the paper: nearly 70%)."""
+        total = sum(self.labels_per_problem.values())
+        if not self.has_categories or not total:
+            return None
+        return sum(v for k, v in self.labels_per_problem.items() if k >= 2) / total
+
+
+def describe(values: list[int] | list[float]) -> dict[str, float | None]:
+    if not values:
+        return {"mean": None, "min": None, "max": None,
+                **{f"p{int(q * 100)}": None for q in QUANTILES}}
+    a = np.asarray(values, dtype=float)
+    qs = np.quantile(a, QUANTILES)
+    return {"mean": float(a.mean()), "min": float(a.min()), "max": float(a.max()),
+            **{f"p{int(q * 100)}": float(v) for q, v in zip(QUANTILES, qs)}}
+
+
+def set_stats(s: AnalysisSet) -> SetStats:
+    items = s.items
+    seeds = s.seeds
+    families = len({i.seed_id for i in items}) if s.has_families else len(items)
+    st = SetStats(n=len(items), seeds=len(seeds), variants=len(items) - len(seeds),
+                  families=families)
+    st.has_categories = any(i.categories for i in items)
+    if st.has_categories:
+        cats: Counter = Counter()
+        labels: Counter = Counter()
+        for i in seeds:
+            cats.update(i.categories)
+            labels[len(i.categories)] += 1
+        # Every category shown, in the paper's order, even at zero.
+        st.categories = {c.value: cats.get(c.value, 0) for c in Category}
+        st.categories.update({k: v for k, v in cats.items() if k not in st.categories})
+        st.labels_per_problem = dict(sorted(labels.items()))
+    st.answer_types = dict(Counter(i.answer_type for i in items if i.answer_type).most_common())
+    st.lengths = Lengths(words=[len(i.question.split()) for i in items],
+                         chars=[len(i.question) for i in items])
+    return st

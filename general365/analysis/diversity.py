@@ -1,11 +1,7 @@
-"""The numbers beside the t-SNE picture (a picture cannot be tested): nearest-neighbour
-similarity, the near-duplicate share and local collapse per set, and per seed family each
-variant's similarity and structure score to its seed; docs/analysis.md defines each one.
-
-A variant is a near-copy by its structure score (structure.py), not by the embedding
-similarity, which is kept beside it: on the labelled sample the embedding tells near-copies
-apart no better than chance (docs/analysis.md).
-"""
+"""The numbers beside the t-SNE picture (docs/analysis.md defines each): nearest-neighbour
+similarity, the near-duplicate share, local collapse, and each variant's similarity and
+structure score to its seed. The structure score decides a near-copy: on the labelled
+sample the embedding tells near-copies apart no better than chance."""
 
 from __future__ import annotations
 
@@ -15,9 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from .datasets import AnalysisSet
+from .datasets import QUANTILES, AnalysisSet
 from .neighbours import Neighbours, pair_similarity
-from .stats import QUANTILES
 from .structure import DESCRIPTION as STRUCTURE_DESCRIPTION
 from .structure import THRESHOLD as STRUCTURE_THRESHOLD
 from .structure import StructureIndex
@@ -35,7 +30,7 @@ class FamilyLink:
     similarity: float           # the embedder's cosine
     near_copy: bool
     structure: float | None = None   # structure.py's score, which decides near_copy
-    judge_score: int | None = None   # with a judge (family_judge.py): its 0-5 score
+    judge_score: int | None = None   # with a judge (similarity.judge_families): 0-5
 
 
 @dataclass
@@ -50,7 +45,7 @@ class Diversity:
     densest_ids: list[str]              # the densest 10%, densest first
     links: list[FamilyLink] = field(default_factory=list)
     missing_seeds: int = 0              # variants whose seed is not in the set
-    judged: bool = False                # near_copy joins an LLM judge's score (family_judge)
+    judged: bool = False                # near_copy joins an LLM judge's score
 
     @property
     def near_duplicates(self) -> np.ndarray:

@@ -1,13 +1,7 @@
-"""Embedders: a sentence-transformers model (by name or local folder; the default), an
-OpenAI-compatible `/v1/embeddings` endpoint, or TF-IDF (model-free, for offline use and
-tests). `embed_texts` runs one over a set's texts through the cache, with a progress bar.
-
-    make_embedder("all-MiniLM-L6-v2")                       # the packaged copy if installed
-    make_embedder("text-embedding-ada-002", base_url="https://api.openai.com/v1")
-    make_embedder("tfidf")
-
-Every embedder returns rows scaled to unit length, so a dot product is a cosine.
-"""
+"""Embedders: sentence-transformers (a model name or local folder; the default), an
+OpenAI-compatible `/v1/embeddings` endpoint, or TF-IDF (model-free). `embed_texts` runs one
+over a set's texts through the cache. Every embedder returns unit rows (a dot product is a
+cosine)."""
 
 from __future__ import annotations
 
@@ -167,8 +161,7 @@ class EndpointEmbedder:
                  truncate: int | None = None):
         if not base_url.startswith(("http://", "https://")):
             raise UserError(f"--embedder-base-url {shown_url(base_url)!r}: expected an "
-                            "http(s) URL "
-                            "ending in /v1")
+                            "http(s) URL ending in /v1")
         self.model = model
         # Its credentials (user info, a key in the query) go with each request and nowhere
         # else: the identity, the messages and analysis.json name the URL as shown.
@@ -188,7 +181,6 @@ class EndpointEmbedder:
         self.truncate = truncate
         self.identity = f"endpoint:{model}@{self.base_url}" + (
             f"#truncate={truncate}" if truncate is not None else "")
-        self.requests = 0
         self.retries = 0
 
     def _headers(self) -> dict[str, str]:
@@ -208,7 +200,6 @@ class EndpointEmbedder:
             body["truncate_prompt_tokens"] = self.truncate
         attempt = 0
         while True:
-            self.requests += 1
             try:
                 reply = client.post(f"{self._target}/embeddings", json=body,
                                     params=self._query, headers=self._headers())
@@ -216,9 +207,10 @@ class EndpointEmbedder:
                     reply.raise_for_status()
             except (httpx.TransportError, httpx.HTTPStatusError) as exc:
                 if attempt >= self.max_retries:
-                    raise self._fail(f"gave up after {attempt + 1} tries "
-                                     f"({_describe(exc)}); what was embedded is cached, "
-                                     "rerun to resume") from None
+                    what = (f"HTTP {exc.response.status_code}"
+                            if isinstance(exc, httpx.HTTPStatusError) else type(exc).__name__)
+                    raise self._fail(f"gave up after {attempt + 1} tries ({what}); what was "
+                                     "embedded is cached, rerun to resume") from None
                 self.retries += 1
                 time.sleep(backoff_delay(attempt, base=self.backoff_base, cap=self.backoff_max,
                                          retry_after=retry_after_seconds(exc)))
@@ -266,13 +258,6 @@ class EndpointEmbedder:
                     f.cancel()
 
 
-def _describe(exc: Exception) -> str:
-    response = getattr(exc, "response", None)
-    if response is not None:
-        return f"HTTP {response.status_code}"
-    return type(exc).__name__
-
-
 def _server_message(reply, redactor: Redactor) -> str:
     """The server's error text, the API key and the URL's credentials masked first (a
     hostile or careless server may echo the request's headers), then cut."""
@@ -281,9 +266,7 @@ def _server_message(reply, redactor: Redactor) -> str:
         msg = err.get("message") if isinstance(err, dict) else err
     except (ValueError, AttributeError, RecursionError):
         msg = reply.text
-    msg = str(msg or "")
-    msg = " ".join(redactor.clean(msg).split())
-    return msg[:300] or "(no message)"
+    return " ".join(redactor.clean(str(msg or "")).split())[:300] or "(no message)"
 
 
 def make_embedder(name: str = DEFAULT_MODEL, *, base_url: str | None = None,

@@ -1,8 +1,6 @@
-"""The analysis figures, as PNG and SVG (matplotlib, Agg backend): the statistics (Figure 3),
-t-SNE panels (Figure 6), the diversity numbers' distributions, and difficulty across
-benchmarks (Figures 8 and 9), and reasoning similarity beside the paper's published
-figures (Figure 7: the paper prints only its means and shares, not its histograms). Each
-`draw_*` returns the matplotlib figure (tests read its artists); `*_figure` saves it."""
+"""The analysis figures as PNG and SVG (matplotlib): statistics (Figure 3), t-SNE (Figure
+6), the diversity numbers, reasoning similarity (Figure 7) and difficulty (Figures 8, 9).
+Each `draw_*` returns the matplotlib figure (tests read its artists); `*_figure` saves it."""
 
 from __future__ import annotations
 
@@ -29,54 +27,59 @@ def color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
+def _empty(ax, text: str) -> None:
+    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes)
+
+
+def _bars(ax, keys: Sequence, series: Sequence, ticks: Sequence[str], *,
+          horizontal: bool = False, **tick_style) -> None:
+    """Grouped bars: a group per key, a bar per series (colour index, label, values)."""
+    width = 0.8 / max(1, len(series))
+    at = np.arange(len(keys))
+    for k, (i, label, values) in enumerate(series):
+        (ax.barh if horizontal else ax.bar)(at + k * width, values, width, color=color(i),
+                                            label=label)
+    centres = at + width * (len(series) - 1) / 2
+    (ax.set_yticks if horizontal else ax.set_xticks)(centres, ticks, **tick_style)
+
+
 def draw_statistics(sets: Sequence["DatasetAnalysis"]):
     plt = _plt()
     fig, axes = plt.subplots(2, 2, figsize=(13, 8.5))
     (ax_cat, ax_lab), (ax_type, ax_len) = axes
     with_cats = [(i, d) for i, d in enumerate(sets) if d.stats.has_categories]
-    width = 0.8 / max(1, len(with_cats))
+
+    def seed_shares(keys, counts):
+        return [(i, d.name, [100 * counts(d).get(k, 0)
+                             / (sum(d.stats.labels_per_problem.values()) or 1) for k in keys])
+                for i, d in with_cats]
+
     if with_cats:
         cats = list(with_cats[0][1].stats.categories)
-        for k, (i, d) in enumerate(with_cats):
-            total = sum(d.stats.labels_per_problem.values()) or 1
-            vals = [100 * d.stats.categories.get(c, 0) / total for c in cats]
-            ys = np.arange(len(cats)) + k * width
-            ax_cat.barh(ys, vals, height=width, color=color(i), label=d.name)
-        ax_cat.set_yticks(np.arange(len(cats)) + width * (len(with_cats) - 1) / 2)
-        ax_cat.set_yticklabels(cats, fontsize=8)
+        _bars(ax_cat, cats, seed_shares(cats, lambda d: d.stats.categories), cats,
+              horizontal=True, fontsize=8)
         ax_cat.invert_yaxis()
         ax_cat.set_xlabel("Seed problems with the category (%)")
         labels = sorted({k for _, d in with_cats for k in d.stats.labels_per_problem})
-        for k, (i, d) in enumerate(with_cats):
-            total = sum(d.stats.labels_per_problem.values()) or 1
-            ax_lab.bar(np.arange(len(labels)) + k * width,
-                       [100 * d.stats.labels_per_problem.get(x, 0) / total for x in labels],
-                       width=width, color=color(i), label=d.name)
-        ax_lab.set_xticks(np.arange(len(labels)) + width * (len(with_cats) - 1) / 2)
-        ax_lab.set_xticklabels([str(x) for x in labels])
+        _bars(ax_lab, labels, seed_shares(labels, lambda d: d.stats.labels_per_problem),
+              [str(x) for x in labels])
         ax_lab.set_xlabel("Categories per seed problem")
         ax_lab.set_ylabel("Seed problems (%)")
         ax_lab.legend(fontsize=8, frameon=False)
     else:
         for ax in (ax_cat, ax_lab):
-            ax.text(0.5, 0.5, "No challenge categories in these sets", ha="center",
-                    va="center", transform=ax.transAxes)
+            _empty(ax, "No challenge categories in these sets")
     ax_cat.set_title("(a) Challenge categories", fontsize=10)
     ax_lab.set_title("(b) Number of categories per problem", fontsize=10)
 
     types = list(dict.fromkeys(t for d in sets for t in d.stats.answer_types))
     if types:
-        w = 0.8 / max(1, len(sets))
-        for i, d in enumerate(sets):
-            vals = [100 * d.stats.answer_types.get(t, 0) / d.stats.n for t in types]
-            ax_type.bar(np.arange(len(types)) + i * w, vals, width=w, color=color(i),
-                        label=d.name)
-        ax_type.set_xticks(np.arange(len(types)) + w * (len(sets) - 1) / 2)
-        ax_type.set_xticklabels([t.replace("_", " ") for t in types], fontsize=8)
+        _bars(ax_type, types, [(i, d.name, [100 * d.stats.answer_types.get(t, 0) / d.stats.n
+                                            for t in types]) for i, d in enumerate(sets)],
+              [t.replace("_", " ") for t in types], fontsize=8)
         ax_type.set_ylabel("Items (%)")
     else:
-        ax_type.text(0.5, 0.5, "No answer types in these sets", ha="center", va="center",
-                     transform=ax_type.transAxes)
+        _empty(ax_type, "No answer types in these sets")
     ax_type.set_title("(c) Answer types", fontsize=10)
 
     data = [d.stats.lengths.words for d in sets]
@@ -108,9 +111,8 @@ def statistics_figure(sets, out_dir: str) -> Figure:
 
 def draw_tsne(sets: Sequence["DatasetAnalysis"]):
     plt = _plt()
-    shown = [(i, d) for i, d in enumerate(sets)]
-    fig, axes = plt.subplots(1, len(shown), figsize=(4.6 * len(shown), 4.9), squeeze=False)
-    for ax, (i, d) in zip(axes[0], shown):
+    fig, axes = plt.subplots(1, len(sets), figsize=(4.6 * len(sets), 4.9), squeeze=False)
+    for i, (ax, d) in enumerate(zip(axes[0], sets)):
         ax.set_xlim(-1.1, 1.1)
         ax.set_ylim(-1.1, 1.1)
         ax.set_aspect("equal")
@@ -148,33 +150,31 @@ def draw_diversity(sets: Sequence["DatasetAnalysis"]):
     plt = _plt()
     fig, (ax_nn, ax_fam) = plt.subplots(1, 2, figsize=(12, 4.4))
     bins = np.linspace(-0.2, 1.0, 49)
+
+    def hist(ax, i: int, values, label: str) -> None:
+        values = np.clip(values, bins[0], bins[-1])
+        ax.hist(values, bins=bins, histtype="step", lw=1.6, color=color(i),
+                weights=np.full(len(values), 100.0 / len(values)), label=label)
+
     for i, d in enumerate(sets):
-        nn = np.clip(d.diversity.nn_similarity, bins[0], bins[-1])
-        ax_nn.hist(nn, bins=bins, histtype="step", lw=1.6, color=color(i),
-                   weights=np.full(len(nn), 100.0 / len(nn)),
-                   label=f"{d.name} (mean {d.diversity.nn_similarity.mean():.2f})")
-    thresholds = sorted({d.diversity.threshold for d in sets})
-    for t in thresholds:
-        ax_nn.axvline(t, color="grey", ls="--", lw=0.9)
+        hist(ax_nn, i, d.diversity.nn_similarity,
+             f"{d.name} (mean {d.diversity.nn_similarity.mean():.2f})")
+    fam = [(i, d) for i, d in enumerate(sets) if d.diversity.links]
+    for i, d in fam:
+        hist(ax_fam, i, [x.similarity for x in d.diversity.links],
+             f"{d.name} ({100 * d.diversity.near_copy_share:.0f}% near-copies)")
+    for ax in (ax_nn, ax_fam) if fam else (ax_nn,):
+        for t in sorted({d.diversity.threshold for d in sets}):
+            ax.axvline(t, color="grey", ls="--", lw=0.9)
+        ax.legend(fontsize=8, frameon=False, loc="upper left")
     ax_nn.set_xlabel("Cosine similarity to the nearest other item")
     ax_nn.set_ylabel("Items (%)")
     ax_nn.set_title("(a) Nearest-neighbour similarity (dashed: near-duplicate threshold)",
                     fontsize=9)
-    ax_nn.legend(fontsize=8, frameon=False, loc="upper left")
-    fam = [(i, d) for i, d in enumerate(sets) if d.diversity.links]
     if fam:
-        for i, d in fam:
-            sims = np.clip([x.similarity for x in d.diversity.links], bins[0], bins[-1])
-            ax_fam.hist(sims, bins=bins, histtype="step", lw=1.6, color=color(i),
-                        weights=np.full(len(sims), 100.0 / len(sims)),
-                        label=f"{d.name} ({100 * d.diversity.near_copy_share:.0f}% near-copies)")
-        for t in thresholds:
-            ax_fam.axvline(t, color="grey", ls="--", lw=0.9)
-        ax_fam.legend(fontsize=8, frameon=False, loc="upper left")
         ax_fam.set_ylabel("Variants (%)")
     else:
-        ax_fam.text(0.5, 0.5, "No seed/variant families in these sets", ha="center",
-                    va="center", transform=ax_fam.transAxes)
+        _empty(ax_fam, "No seed/variant families in these sets")
     ax_fam.set_xlabel("Cosine similarity of a variant to its seed")
     ax_fam.set_title("(b) Variant-to-seed similarity", fontsize=9)
     fig.tight_layout()
@@ -203,8 +203,9 @@ def draw_accuracy(diff: "Difficulty"):
             ax.text(bar.get_x() + bar.get_width() / 2, y + 1, f"{y:.1f}", ha="center",
                     fontsize=7)
     ax.set_xticks(np.arange(len(models)) + w * (len(benches) - 1) / 2)
-    ax.set_xticklabels([shown(m) for m in models], fontsize=8, rotation=20 if len(models) > 4 else 0, ha="right"
-                       if len(models) > 4 else "center")
+    tilt = len(models) > 4
+    ax.set_xticklabels([shown(m) for m in models], fontsize=8, rotation=20 if tilt else 0,
+                       ha="right" if tilt else "center")
     ax.set_ylim(0, 105)
     ax.set_ylabel("Accuracy (%)")
     ax.set_title("Accuracy per benchmark per model (Figure 8)", fontsize=10)
@@ -234,8 +235,7 @@ def draw_tokens(diff: "Difficulty"):
             xs, ys = zip(*sorted(pts))
             ax.plot(xs, ys, color="grey", lw=0.8, alpha=0.6, zorder=2)
     if not plotted:
-        ax.text(0.5, 0.5, "No output_tokens recorded in these graded files", ha="center",
-                va="center", transform=ax.transAxes)
+        _empty(ax, "No output_tokens recorded in these graded files")
     from matplotlib.lines import Line2D
 
     handles = [Line2D([0], [0], marker="o", ls="", color=color(b), label=bench)

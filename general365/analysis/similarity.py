@@ -1,18 +1,12 @@
-"""Reasoning similarity (the paper's Figure 7): each item against its nearest neighbour in
-embedding space, scored 0-5 by an LLM judge on (problem, reasoning, final answer).
-
-Per set: the histogram of scores, the mean, the share scored 1-2 and the share scored 5,
-over the items that got a score, beside the paper's published figures (bundled in
-general365/data/published/fig7_reasoning_similarity.csv). The prompt, its version and the
-score reader are in similarity_prompt.py; the judge client (cache, retries, structured
-output, votes) in general365/grading.
-"""
+"""Reasoning similarity (the paper's Figure 7): each item against its nearest neighbour,
+scored 0-5 by an LLM judge; per set the histogram, the mean and the shares scored 1-2 and 5,
+beside the paper's published figures (data/published/fig7_reasoning_similarity.csv)."""
 
 from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
@@ -23,6 +17,7 @@ from ..reporting.published import read_csv
 from ..validators import option_int
 from .similarity_prompt import (BASIS_TEXT, NAME, PROBLEM, REASONING, SCORES, SIMILARITY_TASK,
                                 VERSION, SimilarityPair, Triplet)
+from .structure import combined
 
 PUBLISHED_SOURCE = ("General365 paper, section 3.3 (\"Quantitative Analysis of LLM-based "
                     "Reasoning Similarity Scoring\") and Figure 7: judge Gemini-3-Pro, each "
@@ -153,17 +148,14 @@ class Similarity:
         return [f"{s.name}: {n}" for s in self.sets for n in s.notes]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"task": NAME, "prompt_version": VERSION, "scale": {str(k): v for k, v in
-                                                                  SCALE.items()},
-                "judge": self.judge,
+        published = {p.benchmark: {k: v for k, v in asdict(p).items() if k != "benchmark"}
+                     for p in self.published}
+        return {"task": NAME, "prompt_version": VERSION,
+                "scale": {str(k): v for k, v in SCALE.items()}, "judge": self.judge,
                 "datasets": {s.name: s.to_dict() for s in self.sets},
                 "published": {"source": PUBLISHED_SOURCE,
                               "file": "general365/data/published/fig7_reasoning_similarity.csv",
-                              "benchmarks": {p.benchmark: {"mean": p.mean,
-                                                           "share_1_2": p.share_1_2,
-                                                           "share_5": p.share_5,
-                                                           "judge": p.judge}
-                                             for p in self.published}}}
+                              "benchmarks": published}}
 
 
 def check_similarity_options(judge: Any, *, datasets: int, sample: int | None) -> None:
@@ -187,6 +179,31 @@ def check_similarity_options(judge: Any, *, datasets: int, sample: int | None) -
 
 def _triplet(item) -> Triplet:
     return Triplet(item.question, item.reasoning or "", item.answer or "")
+
+
+def judge_families(datasets: Sequence[Any], judge: Any) -> dict[str, Any]:
+    """With a judge, each variant's near-copy flag joins its 0-5 score against its seed
+    (seed as A) with the structure score (structure.combined); a pair the judge could not
+    score keeps the structure flag. Returns the counts for the settings. Runs before the
+    nearest-neighbour study, whose shared pairs then come from the judge's cache."""
+    plan = []
+    for d in datasets:
+        items = {i.id: i for i in d.set.items}
+        for link in d.diversity.links:
+            plan.append((link, SimilarityPair(_triplet(items[link.seed_id]),
+                                              _triplet(items[link.variant_id]))))
+    if not plan:
+        return {"pairs": 0, "scored": 0}
+    answers = judge.ask(SIMILARITY_TASK, [p for _, p in plan])
+    for (link, _), a in zip(plan, answers):
+        link.judge_score = a.value
+        link.near_copy = combined(link.structure, a.value)
+    for d in datasets:
+        d.diversity.judged = bool(d.diversity.links)
+    scored = sum(a.value is not None for a in answers)
+    return {"pairs": len(plan), "scored": scored, "failed": len(plan) - scored,
+            "rule": "near-copy: judge 5, or judge 4 with structure >= the screening point; "
+                    "unscored pairs: structure alone"}
 
 
 def _chosen(n: int, sample: int | None, seed: int) -> list[int]:

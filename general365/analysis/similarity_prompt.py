@@ -1,13 +1,7 @@
 """Our reasoning-similarity prompt (the paper's Figure 7), its version, and the strict reader
-of the judge's 0-5 score.
-
-The paper scores each item against its nearest neighbour on 0-5 ("0 denotes total logical
-independence and 5 indicates essentially identical reasoning skeletons") with a template
-that is not public (its Appendix B shows it only as an image). This prompt is ours, written
-from that definition; docs/analysis.md shows it whole. `VERSION` is a number and a hash of
-the text and the limits: any edit makes a new version, and the judge cache is keyed by it,
-so scores of two prompts never mix.
-"""
+of the judge's 0-5 score. The paper's template is not public; this one is written from its
+definition (docs/analysis.md shows it). `VERSION` hashes the text and the limits, and the
+judge cache is keyed by it, so scores of two prompts never mix."""
 
 from __future__ import annotations
 

@@ -1,16 +1,6 @@
-"""A question's skeleton: its text with numbers and names masked.
-
-Template-based expansion (what the paper finds in BBH and BBEH) makes new items by swapping
-names and numbers in a fixed text. Two such items differ only in what is masked here, so
-their skeletons embed as near-copies whatever the embedder, while items that differ in
-structure stay apart. `--no-mask` embeds the raw question instead (as the paper did).
-
-- a number (`12`, `3.5`, `1,000`, `8:30`, `1/6`) becomes `0`;
-- a name is a capitalised word that never occurs in lower case anywhere in the set
-  (`Alice`, `Harrow`): it becomes `Name`. A capitalised ordinary word (`The`, `Each`) occurs
-  in lower case somewhere in any set of realistic size, so it is kept. The rule reads the
-  whole set, so a set's skeletons never depend on which other sets are analysed with it.
-"""
+"""A question's skeleton: numbers become `0`, and names (capitalised words never seen in
+lower case anywhere in the set) become `Name`, so that template-made items (names and
+numbers swapped) embed as near-copies. The rule reads the whole set, never other sets."""
 
 from __future__ import annotations
 

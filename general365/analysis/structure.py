@@ -1,36 +1,7 @@
-"""The near-copy measure: how far a variant keeps its seed's problem, story aside.
-
-A variant is a near-copy of its seed when it asks the same thing under the same
-constraints and is solved the same way, whatever its story (the paper's section 2.2: a
-variant changes a constraint, the mechanism or the question). Surface similarity of the
-whole text cannot see that: a renamed story scores low, and a seed with one rule added
-scores high. So each part is compared by itself, with the story taken out:
-
-- the **ask**: the question sentence (the last one with a "?", else the last one that
-  starts like a question), with names, numbers and every content word masked, so that
-  "How many cars ..." and "How many canoes ..." read alike and "the largest" and "the
-  smallest" do not;
-- the **constraints**: every other sentence of the statement (option lines and the
-  output-format instruction left out), masked the same way, matched one by one: the score
-  is the worst match over the sentences of either text, so a constraint added or dropped
-  pulls it down;
-- the **reasoning**, where both items have a worked solution: TF-IDF of its skeleton
-  (names and numbers masked; skeleton.py), fitted on the texts compared together.
-
-The score, in [0, 1], is the mean of the ask and the reasoning when both items have a
-worked solution (a worked solution written afresh rarely repeats its seed's words, so the
-reasoning is a graded signal, not a gate), else the lower of the ask and the constraints
-(the same ask and the same constraints are both needed for a copy; on the labelled sample the
-constraint match told near-copies apart no better than chance once reasoning was there,
-and the reasoning best of all the parts: docs/analysis.md has the numbers). A variant at
-or above THRESHOLD is flagged: only a copy whose ask and worked solution are the seed's
-with names and numbers swapped gets there, so a flag is near-certain and most
-near-copies of the careful reader's kind (the same mechanism in a new story, or a rule that
-does not bind) go unflagged; SCREEN is the operating point for screening, found by a
-two-fold split of the labelled families (precision about a third, recall about three
-quarters). What no text measure can see (a rule that does not bind) takes a solver or an
-LLM judge; with a judge, `combined` joins its 0-5 score with this one.
-"""
+"""The near-copy measure: how far a variant keeps its seed's problem, story aside. The ask,
+the constraint sentences and the reasoning skeleton are compared separately with names,
+numbers and content words masked; docs/analysis.md ("Near-copies") gives the rules and the
+measured thresholds (THRESHOLD flags, SCREEN screens; `combined` joins an LLM judge's score)."""
 
 from __future__ import annotations
 
@@ -45,7 +16,6 @@ from .skeleton import NUMBER, lowercase_vocabulary
 # docs/analysis.md, "Near-copies": measured on tests/data/variant_labels.csv.
 THRESHOLD = 0.90     # the flag: template-level copies only
 SCREEN = 0.60        # screening: best F1 on either half of the families, checked on the other
-NAME = "structure"
 DESCRIPTION = ("story-blind structure: the ask, the constraint sentences and the reasoning "
                "skeleton, each compared separately with names, numbers and content words "
                "masked")
@@ -84,8 +54,7 @@ class Parts:
 
 
 def parts(question: str) -> Parts:
-    """The ask and the constraint sentences of a question (options and the output-format
-    instruction left out)."""
+    """The ask and the constraint sentences (options and the format instruction left out)."""
     sentences = [s.strip() for line in question.splitlines() if not _OPTION.match(line)
                  for s in _SPLIT.split(line.strip()) if s.strip() and not _FORMAT.search(s)]
     if not sentences:
@@ -146,9 +115,8 @@ class StructureScore:
 
 
 def combined(structure: float, judge_score: int | None) -> bool:
-    """With an LLM judge (0-5, the reasoning-similarity scale): a near-copy when the judge
-    says 5 (the same skeleton), or 4 (nearly the same) and the structure score is at least
-    at the screening point. Without a score from the judge, the structure flag alone."""
+    """A near-copy when the judge (0-5) says 5, or 4 and the structure score is at least
+    SCREEN; without a judge's score, the structure flag alone."""
     if judge_score is None:
         return structure >= THRESHOLD
     return judge_score >= 5 or (judge_score >= 4 and structure >= SCREEN)

@@ -1,15 +1,6 @@
-"""t-SNE of one set's embeddings to 2-D, coordinates normalised to [-1, 1] (Figure 6).
-
-Each set gets its own t-SNE, as in the paper's panels. The vectors are first reduced to at
-most 50 dimensions (PCA for dense vectors, truncated SVD for TF-IDF), the usual first step.
-Perplexity is 30, or the largest valid value for a small set: (n - 1) / 3, the bound of
-openTSNE's neighbour search (the output says which was used).
-
-Two implementations: openTSNE and scikit-learn's. `auto` takes openTSNE, the faster of the
-two on 2 cores at the paper's scale (benchmarks/analyze_scale.py measures both side by
-side), and scikit-learn's when openTSNE is not installed. `off` skips the map (the
-numbers beside it do not need it).
-"""
+"""t-SNE of one set's embeddings to 2-D, normalised to [-1, 1] (Figure 6), after PCA or
+truncated SVD to 50 dimensions. Perplexity is 30, or (n - 1) / 3 for a small set. `auto`
+takes openTSNE (the faster on 2 cores: benchmarks/analyze_scale.py), else scikit-learn's."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Reading labels files: the review page's export, `review.jsonl` with its labels filled in,
-or lines written by hand (docs/audit.md has the fields). A bad line stops the reading with
-one error naming the file, line, field and what was expected; the same (model, id, run)
-twice is refused (it would be counted twice).
-"""
+"""Reading labels files: the review page's export, `review.jsonl` with labels filled in, or
+lines written by hand (docs/audit.md). A bad line stops the reading with one error; the same
+(model, id, run) twice is refused (it would be counted twice)."""
 
 from __future__ import annotations
 

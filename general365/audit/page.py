@@ -1,12 +1,6 @@
-"""The review page: one self-contained `review.html` (inline CSS and script, no network) on
-which a person marks each sampled verdict right or wrong, with a note, and exports the marks
-as a labels file (JSON Lines) for `general365 audit score`.
-
-The rows travel as JSON inside the page and are put on screen with `textContent` only, so
-nothing a model wrote can become markup. Marks are kept in the browser's localStorage under
-the sample's id (a reload or a closed tab loses nothing), and an exported labels file can be
-imported again to carry on, or to look over someone else's marks.
-"""
+"""The review page: one self-contained `review.html` on which a person marks each sampled
+verdict right or wrong and exports the marks as a labels file. The rows travel as JSON and
+are shown with `textContent` only; marks are kept in localStorage under the sample's id."""
 
 from __future__ import annotations
 

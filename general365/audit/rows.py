@@ -1,19 +1,7 @@
-"""Graded rows as a reviewer sees them, and where the rule and the judge disagree.
-
-Graded files are read and checked by the report's reader (`reporting.load.load_graded`: one
-line per bad row, duplicates refused, models named the same way as in reports). That reader
-keeps only what reports need, so the fields a reviewer reads (gold, extracted answer, final
-part of the response, detail, judge reply) are taken from the same lines in a second pass,
-for the sampled rows only.
-
-The cascade policy records what the rule (or letter) grader had said in the judged row's
-`detail`, as its first words: `rule: incorrect; judge: ...`, `choice: no_answer`.
-`rule_side` reads that prefix strictly (anchored, a known method, a known status, on a row
-graded by the judge with a judge record), so a detail that merely mentions a rule, or a
-judge's own explanation, is never taken for it. tests/unit/test_audit.py pins the prefix
-against rows graded by the real cascade, so a change of its wording fails a test rather
-than hiding every disagreement.
-"""
+"""Graded rows as a reviewer sees them, and where the rule and the judge disagree. The
+report's reader checks the graded files; the fields a reviewer reads come from a second pass
+over the sampled lines. `rule_side` reads the cascade's `rule: incorrect; judge: ...` detail
+prefix strictly (tests/unit/test_audit.py pins it against the real cascade)."""
 
 from __future__ import annotations
 
@@ -75,10 +63,6 @@ class Candidate:
     row: Graded
     side: RuleSide | None
     disagreement: bool
-
-    @property
-    def key(self) -> tuple[str, str, int]:
-        return (self.row.model, self.row.id, self.row.run)
 
 
 @dataclass

@@ -1,10 +1,7 @@
-"""`sample`: a stratified, seeded sample of graded rows for a person to review (docs/audit.md
-has the rules). Strata are (method, status, answer type); each gets one row first, because
-rare strata are the ones a grader gets wrong (a `judge_failed` or a `timeout` must be
-seen), then the rest of `n` by size. Every rule-judge disagreement is reviewed on top of
-`n`. Each row carries its weight (the input rows it stands for), so that `score` can
-estimate the whole input; the draw is seeded per stratum, so it is reproducible.
-"""
+"""`sample`: a stratified, seeded sample of graded rows to review (docs/audit.md). Strata are
+(method, status, answer type), each given one row first (rare strata are where a grader
+fails), the rest of `n` by size; every rule-judge disagreement is reviewed on top of `n`.
+Each row carries its weight, so that `score` can estimate the whole input."""
 
 from __future__ import annotations
 
@@ -13,13 +10,14 @@ import json
 import os
 import random
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from .. import __version__
 from ..errors import UserError
+from ..folders import write_folder
+from ..fsutil import write_text
 from ..jsonl import line
 from ..validators import option_int
-from .write import write_files
 from .rows import Candidate, ReviewRow, read_candidates, review_rows
 
 DISAGREEMENT = "rule-judge disagreement"
@@ -141,6 +139,16 @@ def sample(paths: Sequence[str], n: int, *, seed: int = 0,
     for r in rows:
         r.sample_id = drawn.sample_id
     return drawn
+
+
+def write_files(out: str, files: Mapping[str, str]) -> tuple[str, list[str]]:
+    """Write an audit's files (name -> text, all built in memory first) into the folder
+    `out` together (folders.write_folder): the old set or the new one, never a mix."""
+    def build(tmp: str) -> None:
+        for name, text in files.items():
+            write_text(os.path.join(tmp, name), text)
+
+    return write_folder(out, build, base="general365-audit", what="the audit")
 
 
 def write_sample(s: AuditSample, out: str) -> AuditSample:

@@ -1,25 +1,139 @@
-"""`score`: grading accuracy from labels, overall and per method, answer type and model.
-
-Writes `score.md` (tables and the verdicts marked wrong, with their notes), `score.csv`
-(one line per group) and `score.json` (every number, the definitions, the inputs); the CLI
-prints a one-screen summary. Definitions: metrics.py.
-"""
+"""`score`: grading accuracy from labels (CFE-Bench's Table 1: Acc, P, R, F1, FP, FN;
+docs/audit.md), overall and per method, answer type and model, as score.md, score.csv and
+score.json. Positive = graded correct; a figure is None where its denominator is 0. The
+whole-input estimate is post-stratified, its Wilson interval on Kish's effective n."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import math
 import os
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from .. import __version__
 from ..reporting.tables import md_cell
 from ..terminal import shown
 from .labels import Label, read_labels
-from .metrics import Estimate, Scores, scores, weighted_estimate
-from .write import write_files
+from .sampling import write_files
+
+Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return num / den if den else None
+
+
+def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float] | None:
+    """The Wilson score interval for a proportion (successes may be fractional for an
+    effective sample size); None for n = 0."""
+    if n <= 0:
+        return None
+    p = successes / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    # At p = 0 or 1 the bound is exactly 0 or 1 (rounding would leave 0.9999999999999999).
+    low = 0.0 if successes <= 0 else max(0.0, centre - half)
+    high = 1.0 if successes >= n else min(1.0, centre + half)
+    return low, high
+
+
+@dataclass(frozen=True)
+class Scores:
+    """The figures for one group of labelled rows."""
+
+    n: int
+    tp: int
+    fp: int
+    tn: int
+    fn: int
+
+    @property
+    def right(self) -> int:
+        return self.tp + self.tn
+
+    @property
+    def accuracy(self) -> float | None:
+        return _ratio(self.right, self.n)
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        return wilson(self.right, self.n)
+
+    @property
+    def precision(self) -> float | None:
+        return _ratio(self.tp, self.tp + self.fp)
+
+    @property
+    def recall(self) -> float | None:
+        return _ratio(self.tp, self.tp + self.fn)
+
+    @property
+    def f1(self) -> float | None:
+        return _ratio(2 * self.tp, 2 * self.tp + self.fp + self.fn)
+
+    def to_dict(self) -> dict:
+        low, high = self.interval or (None, None)
+        return {"n": self.n, "accuracy": self.accuracy, "accuracy_low": low, "accuracy_high": high,
+                "precision": self.precision, "recall": self.recall, "f1": self.f1,
+                "tp": self.tp, "fp": self.fp, "tn": self.tn, "fn": self.fn}
+
+
+def scores(labels: Iterable[Label]) -> Scores:
+    tp = fp = tn = fn = n = 0
+    for lab in labels:
+        n += 1
+        if lab.graded_correct:
+            tp, fp = tp + lab.right, fp + (not lab.right)
+        else:
+            tn, fn = tn + lab.right, fn + (not lab.right)
+    return Scores(n, tp, fp, tn, fn)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Grading accuracy estimated for the whole input from post-stratified weights."""
+
+    accuracy: float
+    low: float
+    high: float
+    effective_n: float
+    rows: int         # labelled rows used
+    covered: int      # input rows in the strata with labels
+    strata: int       # strata with labels
+
+    def to_dict(self) -> dict:
+        return {"accuracy": self.accuracy, "accuracy_low": self.low,
+                "accuracy_high": self.high, "effective_n": self.effective_n,
+                "rows": self.rows, "covered_rows": self.covered, "strata": self.strata}
+
+
+def weighted_estimate(labels: Iterable[Label]) -> tuple[Estimate | None, str | None]:
+    """(the estimate, None), or (None, why there is none): every row needs its stratum and
+    stratum size, all from one sample (rows written by hand may carry neither)."""
+    labels = list(labels)
+    if any(lab.stratum is None or lab.stratum_size is None for lab in labels):
+        return None, "some rows carry no stratum and stratum_size (from audit sample)"
+    samples = {lab.sample_id for lab in labels}
+    if len(samples) > 1:
+        return None, (f"the labels come from {len(samples)} different samples; score each "
+                      "sample's labels on its own for a whole-input estimate")
+    sizes: dict[str, int] = {}
+    for lab in labels:
+        if sizes.setdefault(lab.stratum, lab.stratum_size) != lab.stratum_size:
+            return None, f"stratum {lab.stratum!r} is given two sizes"
+    counts = Counter(lab.stratum for lab in labels)
+    w = [sizes[lab.stratum] / counts[lab.stratum] for lab in labels]
+    total, total2 = sum(w), sum(x * x for x in w)
+    acc = sum(x for x, lab in zip(w, labels) if lab.right) / total
+    n_eff = total * total / total2
+    low, high = wilson(acc * n_eff, n_eff)
+    return Estimate(acc, low, high, n_eff, len(labels), sum(sizes.values()), len(sizes)), None
+
 
 SCOPES = (("method", "Per method"), ("answer_type", "Per answer type"), ("model", "Per model"))
 DEFINITIONS = (
@@ -61,12 +175,7 @@ class AuditScore:
         }
 
 
-def _group_key(lab: Label, scope: str) -> str:
-    if scope == "method":
-        return lab.method or "none"
-    if scope == "answer_type":
-        return lab.answer_type or "unknown"
-    return lab.model or "(no model)"
+UNNAMED = {"method": "none", "answer_type": "unknown", "model": "(no model)"}
 
 
 def score(paths: Sequence[str]) -> AuditScore:
@@ -76,7 +185,7 @@ def score(paths: Sequence[str]) -> AuditScore:
     for scope, _ in SCOPES:
         members: dict[str, list[Label]] = {}
         for lab in labels:
-            members.setdefault(_group_key(lab, scope), []).append(lab)
+            members.setdefault(getattr(lab, scope) or UNNAMED[scope], []).append(lab)
         groups[scope] = {g: scores(members[g]) for g in sorted(members)}
     estimate, missing = weighted_estimate(labels)
     return AuditScore(overall=scores(labels), groups=groups, estimate=estimate,
@@ -101,10 +210,8 @@ HEADERS = ("n", "accuracy (%)", "95% low (%)", "95% high (%)", "precision (%)", 
 
 
 def _cells(s: Scores, digits: int) -> list[str]:
-    iv = s.interval
-    return [str(s.n), _pct(s.accuracy, digits), _pct(iv[0] if iv else None, digits),
-            _pct(iv[1] if iv else None, digits), _pct(s.precision, digits),
-            _pct(s.recall, digits), _pct(s.f1, digits), str(s.tp), str(s.fp), str(s.tn),
+    shares = (s.accuracy, *(s.interval or (None, None)), s.precision, s.recall, s.f1)
+    return [str(s.n), *(_pct(x, digits) for x in shares), str(s.tp), str(s.fp), str(s.tn),
             str(s.fn)]
 
 

@@ -10,8 +10,7 @@ import pytest
 
 import general365
 from general365.analysis.datasets import (GENERAL365, QUESTIONS, load_set, load_sets,
-                                          parse_spec)
-from general365.analysis.stats import set_stats
+                                          parse_spec, set_stats)
 from general365.errors import DataError, DataErrors, UserError
 from support.templated import templated_rows, write_templated
 

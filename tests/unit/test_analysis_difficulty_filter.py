@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from general365.analysis.solve_rates import solve_rates
+from general365.analysis.difficulty import solve_rates
 from general365.cli import main
 from general365.reporting.load import load_graded
 

@@ -11,7 +11,7 @@ import pytest
 
 from general365 import audit
 from general365.audit.labels import read_labels
-from general365.audit.metrics import scores, weighted_estimate
+from general365.audit.scoring import scores, weighted_estimate
 from general365.audit.rows import RuleSide, disagree, rule_side
 from general365.audit.sampling import DISAGREEMENT, allocate
 from general365.cli import main
