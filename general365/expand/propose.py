@@ -123,9 +123,18 @@ def _check(o: dict[str, Any]) -> None:
     check_options({**o, "runs": o["candidates"]})
     if o["solver_model"] is not None:
         _check_solver(o)
-    elif o["judge"] is not None:
+        return
+    # Without a solver model these would be silently ignored: a user who set them meant a check.
+    given = [k for k, default in _SOLVER_DEFAULTS.items() if o[k] != default]
+    if given:
+        raise OptionError(given[0], "is for the solver check: give {solver_model} too")
+    if o["judge"] is not None:
         raise OptionError("judge", "grades the solver check's text answers: give "
                                    "{solver_model} too")
+
+
+_SOLVER_DEFAULTS = {"solver_backend": None, "solver_base_url": None, "solver_k": 4,
+                    "solver_max_tokens": None, "solver_preset": "reasoning"}
 
 
 def _check_solver(o: dict[str, Any]) -> None:

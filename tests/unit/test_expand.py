@@ -229,6 +229,12 @@ def test_kill_minus_nine_then_resume(tmp_path, capsys):
     (["--temperature", "-1"], "--temperature must be >= 0"),
     (["--judge-model", "j"], "--judge-model grades the solver check's text answers: give "
                              "--solver-model too"),
+    # a solver option without the solver model would be silently ignored
+    (["--solver-k", "2"], "--solver-k is for the solver check: give --solver-model too"),
+    (["--solver-backend", "openai"], "--solver-backend is for the solver check"),
+    (["--solver-base-url", "http://x/v1"], "--solver-base-url is for the solver check"),
+    (["--solver-max-tokens", "9"], "--solver-max-tokens is for the solver check"),
+    (["--solver-preset", "chat"], "--solver-preset is for the solver check"),
 ])
 def test_bad_options_exit_2_before_any_request(fault_server, tmp_path, capsys, extra, message):
     fault_server.set_script(expansion_script())
