@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import signal
 import threading
-from typing import Any, Awaitable
+from typing import Any, Awaitable, Callable
 
 
 def can_route_sigint() -> bool:
@@ -50,3 +50,23 @@ def run_until(loop: asyncio.AbstractEventLoop, awaitable: Awaitable[Any]) -> Any
         if routed:   # Python's default handler back (unless the loop is closed by now)
             with contextlib.suppress(ValueError, RuntimeError):
                 loop.remove_signal_handler(signal.SIGINT)
+
+
+def run_in_new_loop(make: Callable[[], Awaitable[Any]]) -> Any:
+    """What asyncio.run(make()) does, but through run_until, so that the SIGINT routing is
+    ours (asyncio.Runner would allow that too, but only from Python 3.11)."""
+    loop = asyncio.new_event_loop()
+    try:
+        asyncio.set_event_loop(loop)
+        return run_until(loop, make())
+    finally:
+        try:
+            left = asyncio.all_tasks(loop)
+            for task in left:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            asyncio.set_event_loop(None)
+            loop.close()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Sequence
 
 from ..errors import MissingExtra, OptionError, UserError
-from ..interrupts import can_route_sigint, run_until
+from ..interrupts import run_in_new_loop
 from ..redact import Redactor, shown_url, target, url_secrets
 from ..retry import backoff_delay, retry_after_seconds
 from ..schema import Status
@@ -107,36 +107,14 @@ def read_completion(data: object) -> Completion:
 
 def run_blocking(make: Callable[[], Awaitable[Any]], *, name: str) -> Any:
     """Run the coroutine `make()` from synchronous code, where Ctrl-C wakes the loop at once
-    and cancels the batch (interrupts.run_until; the caller sees KeyboardInterrupt). Inside
-    a running event loop, on a helper thread with its own loop."""
+    and cancels the batch (interrupts.run_in_new_loop; the caller sees KeyboardInterrupt).
+    Inside a running event loop, on a helper thread with its own loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        if not can_route_sigint():
-            return asyncio.run(make())
-        return _run_routed(make)
+        return run_in_new_loop(make)
     with ThreadPoolExecutor(1, thread_name_prefix=name) as pool:   # its error re-raised here
         return pool.submit(lambda: asyncio.run(make())).result()
-
-
-def _run_routed(make: Callable[[], Awaitable[Any]]) -> Any:
-    # asyncio.run's steps by hand (asyncio.Runner is 3.11+, and we claim 3.10), so that the
-    # SIGINT routing is ours, not asyncio.run's.
-    loop = asyncio.new_event_loop()
-    try:
-        asyncio.set_event_loop(loop)
-        return run_until(loop, make())
-    finally:
-        try:
-            left = asyncio.all_tasks(loop)
-            for task in left:
-                task.cancel()
-            loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
-            loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.run_until_complete(loop.shutdown_default_executor())
-        finally:
-            asyncio.set_event_loop(None)
-            loop.close()
 
 
 async def gather_all(aws: Sequence[Awaitable[Any]]) -> list[Any]:
