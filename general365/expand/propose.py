@@ -7,6 +7,7 @@ request per candidate, its run number the candidate's index), then checked into
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -125,16 +126,13 @@ def _check(o: dict[str, Any]) -> None:
         _check_solver(o)
         return
     # Without a solver model these would be silently ignored: a user who set them meant a check.
-    given = [k for k, default in _SOLVER_DEFAULTS.items() if o[k] != default]
+    given = [k for k, p in inspect.signature(expand).parameters.items()
+             if k.startswith("solver_") and k != "solver_model" and o[k] != p.default]
     if given:
         raise OptionError(given[0], "is for the solver check: give {solver_model} too")
     if o["judge"] is not None:
         raise OptionError("judge", "grades the solver check's text answers: give "
                                    "{solver_model} too")
-
-
-_SOLVER_DEFAULTS = {"solver_backend": None, "solver_base_url": None, "solver_k": 4,
-                    "solver_max_tokens": None, "solver_preset": "reasoning"}
 
 
 def _check_solver(o: dict[str, Any]) -> None:
