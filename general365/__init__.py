@@ -15,10 +15,8 @@ docs/architecture.md has the layers; each package's docstring maps its own modul
 - __main__.py       `python -m general365`: the command line
 - api.py            the entry points, one per stage: generate, grade_file, report, run
 - demo.py           the whole pipeline offline on the bundled sample (`general365 demo`)
-- metric.py         the `evaluate` metric's logic (metric/general365/ wraps it)
-- metric_inputs.py  the metric's inputs: the dataset's own rows split into its columns
+- metric.py         the `evaluate` metric's logic and inputs (metric/general365/ wraps it)
 - rewards.py        TRL reward functions: one reward per completion
-- completions.py    RL trainers' completions (strings or messages) as the text graded
 - prompts.py        the query prompt: a General365 problem as chat messages
 - errors.py         UserError and its kinds: one line, exit code 2 on the command line
 - jsonl.py          the one JSON Lines reader, strict, with file:line in every error

@@ -7,9 +7,12 @@
 - `format_reward`: 1.0 for a closed reasoning block then a final answer in the form the
   prompt asks for (a non-empty `\\boxed{}`; for choice problems an option letter).
 
-Neither ever raises on a completion (None, binary or megabyte-long ones score 0.0). Why
-each scored what it did goes to TRL's `log_metric` (the share of each status) and
-`log_extra` (a completions-table column), and `last_results`. See docs/training.md.
+A completion is a string or TRL's list of messages (the last assistant message is graded).
+Neither reward ever raises on one: an odd one (None, a number, bytes that are not UTF-8,
+lone surrogates, a megabyte of text) is read as what it safely can be, or scores 0.0, so a
+trainer never stops at step 40,000 for one odd sample. Why each scored what it did goes to
+TRL's `log_metric` (the share of each status) and `log_extra` (a completions-table column),
+and `last_results`. See docs/training.md.
 """
 
 from __future__ import annotations
@@ -18,14 +21,13 @@ import itertools
 import logging
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from .completions import completion_parts, final_part
 from .errors import DataError, OptionError, UserError
-from .markers import split_reasoning
+from .markers import CLOSES, OPENS, last_marker, split_reasoning
 from .schema import AnswerType, Problem, Response, Status
 from .terminal import shown
-from .validators import is_number
+from .validators import is_number, lone_surrogate
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,58 @@ _COMPACT_ANSWER = 24   # characters of the extracted answer shown in the compact
 # warm_up()'s batch: answers only math-verify reads (a number, an interval), and a letter.
 _WARM_UP = (["</think>\\boxed{\\sqrt{4}}", "</think>\\boxed{0 < x \\le 1}", "</think>\\boxed{B}"],
             ["2", "(0, 1]", "B"], ["number", "interval", "single_choice"])
+
+
+# --- completions as text ----------------------------------------------------------------
+
+# Where chat APIs and parsers put a reasoning block they split off the content.
+REASONING_FIELDS = ("reasoning_content", "reasoning", "thinking")
+
+
+def _text_of(content: Any) -> str:
+    """A message's content: a string, or a list of parts ({"type": "text", "text": ...})."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, (list, tuple)):
+        texts = (part.get("text") if isinstance(part, Mapping) else part for part in content)
+        return "".join(t for t in texts if isinstance(t, str))
+    return ""
+
+
+def clean_text(text: Any) -> str:
+    """A str that encodes: bytes decoded as UTF-8 (bad bytes replaced), lone surrogates
+    replaced (they would break the judge's JSON or a log line), anything else empty."""
+    if isinstance(text, (bytes, bytearray)):
+        return bytes(text).decode("utf-8", "replace")
+    if not isinstance(text, str):
+        return ""
+    return text.encode("utf-8", "replace").decode("utf-8") if lone_surrogate(text) else text
+
+
+def completion_parts(completion: Any) -> tuple[str, bool]:
+    """(the text to grade, whether a separate reasoning field was filled). For a list of
+    messages the last assistant message is the final turn: its content is graded."""
+    if isinstance(completion, Mapping):
+        completion = [completion]
+    if isinstance(completion, (list, tuple)):
+        messages = [m for m in completion if isinstance(m, Mapping)]
+        final = next((m for m in reversed(messages)
+                      if m.get("role", "assistant") == "assistant"), None)
+        if final is None:
+            return "", False
+        separate = any(_text_of(final.get(f)).strip() for f in REASONING_FIELDS)
+        return clean_text(_text_of(final.get("content"))), separate
+    return clean_text(completion), False
+
+
+def final_part(text: str) -> str:
+    """The part of `text` grading reads, with the same verdict as the whole text: from the
+    last reasoning close marker on (str.rfind: microseconds on 30k characters). A block
+    opened and never closed has no answer: its marker alone is kept."""
+    cut = last_marker(text, CLOSES)[0]
+    if cut >= 0:
+        return text[cut:]
+    return next((marker for marker in OPENS if marker in text), text)
 
 
 @dataclass(frozen=True)

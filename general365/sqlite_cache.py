@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from abc import ABC, abstractmethod
 from pathlib import Path
 
 from .errors import UserError
@@ -40,10 +39,12 @@ def check_columns(db: sqlite3.Connection, table: str, columns: tuple[str, ...],
                       f"{', '.join(r[1] for r in info) or '(none)'}, not {what}'s")
 
 
-class SqliteCache(ABC):
-    """A cache file shared by threads under one lock. A subclass defines `_check` and
-    `_set_up`; `label` names the file in messages ("judge cache"), `hints` say what to give
-    instead after a refusal and after a failure to open."""
+class SqliteCache:
+    """A cache file shared by threads under one lock. A subclass defines `_check(db, app,
+    tables)` (raise NotOurs unless the non-empty `tables` of a file marked `app`, ours or 0,
+    are its own) and `_set_up(db)` (create its tables where they are missing); `label` names
+    the file in messages ("judge cache"), `hints` say what to give instead after a refusal
+    and after a failure to open."""
 
     def __init__(self, path: Path, label: str, application_id: int, hints: tuple[str, str],
                  **connect) -> None:
@@ -66,15 +67,6 @@ class SqliteCache(ABC):
             raise UserError(f"{self.label} {self.path}: cannot open ({exc}); expected a "
                             f"writable SQLite file ({hints[1]})") from None
         self._db = db
-
-    @abstractmethod
-    def _check(self, db: sqlite3.Connection, app: int, tables: list[str]) -> None:
-        """Raise NotOurs unless the (non-empty) `tables` of a file marked `app` (ours or
-        0) are this cache's."""
-
-    @abstractmethod
-    def _set_up(self, db: sqlite3.Connection) -> None:
-        """Create this cache's tables in a new file (a no-op where they exist)."""
 
     def _check_is_ours(self, db: sqlite3.Connection) -> None:
         """Refuse a database of another application before anything is written to it."""

@@ -99,14 +99,12 @@ DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=NonFinite,
                            parse_float=_finite_float)
 
 
-def _bad_text(s: str) -> bool:
-    if s.isascii():   # O(1) in CPython: an ASCII str cannot hold a surrogate
-        return False
-    try:
-        s.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(s: str) -> bool:
+    """Whether `s` holds a surrogate (no UTF-8 write of it encodes). isascii() is O(1)."""
+    return not s.isascii() and _SURROGATE.search(s) is not None
 
 
 def problem_in(value: Any) -> tuple[str, str | None] | None:
@@ -117,7 +115,7 @@ def problem_in(value: Any) -> tuple[str, str | None] | None:
     if t is NonFinite:
         return "nonfinite", None
     if t is str:
-        return ("surrogate", None) if _bad_text(value) else None
+        return ("surrogate", None) if lone_surrogate(value) else None
     if t is not dict and t is not list:
         return None
     stack: list[tuple[Any, int, str | None]] = [(value, 1, None)]
@@ -128,11 +126,11 @@ def problem_in(value: Any) -> tuple[str, str | None] | None:
         items = v.items() if type(v) is dict else ((None, x) for x in v)
         for k, x in items:
             field = top or k
-            if k is not None and not k.isascii() and _bad_text(k):
+            if k is not None and not k.isascii() and lone_surrogate(k):
                 return "surrogate", field
             t = type(x)
             if t is str:
-                if not x.isascii() and _bad_text(x):
+                if not x.isascii() and lone_surrogate(x):
                     return "surrogate", field
             elif t is dict or t is list:
                 stack.append((x, depth + 1, field))

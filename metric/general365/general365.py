@@ -50,7 +50,7 @@ _KWARGS_DESCRIPTION = _core.KWARGS_DESCRIPTION
 def _features():
     # One feature set: with several, evaluate chooses by reading the first example, and an
     # empty input has none (IndexError). float_round, an int or (as in the official
-    # release) a string, is passed as text (general365/metric_inputs.float_round_as_text).
+    # release) a string, is passed as text (general365/metric.float_round_as_text).
     return datasets.Features({
         "predictions": datasets.Value("string"),
         "references": datasets.Value("string"),
@@ -77,7 +77,7 @@ class General365(evaluate.Metric):
 
     # References may be the dataset's own rows (a datasets.Dataset, dicts, a dict of
     # columns): evaluate types every input per row, so they are split into the declared
-    # columns here, before evaluate validates them (general365/metric_inputs.py).
+    # columns here, before evaluate validates them (general365/metric.py).
 
     def _inputs(self, predictions, references, kwargs):
         references, kwargs = _core.split_references(references, kwargs)

@@ -12,11 +12,10 @@ import threading
 import pytest
 
 import general365
-from general365.completions import completion_parts, final_part
 from general365.grading.extract import extract
 from general365.grading.pool import shared_pool
-from general365.rewards import (STATUSES, AccuracyReward, accuracy_reward, format_reward,
-                                format_status)
+from general365.rewards import (STATUSES, AccuracyReward, accuracy_reward, completion_parts,
+                                final_part, format_reward, format_status)
 from general365.errors import UserError
 
 COLS = {
