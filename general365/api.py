@@ -184,10 +184,10 @@ def _publish_options(out: str | None, *, report_to, logging_dir, hub_folder, pus
         elif out is None:
             raise OptionError("push_to_hub", "needs a folder to upload from: give "
                                              "{hub_folder} DIR, or {out}")
-        if push_to_hub is not None and token_env is not None \
-                and not os.environ.get(token_env):
-            raise OptionError("token_env", f"{token_env}: that environment variable is not set")
         if push_to_hub is not None:
+            if token_env is not None and not os.environ.get(token_env):
+                raise OptionError("token_env",
+                                  f"{token_env}: that environment variable is not set")
             _hub.require_hub(push_to_hub)
     return opts
 
@@ -295,12 +295,11 @@ def _benchmark_of(responses: str) -> str | None:
     if not os.path.isfile(responses):
         return None
     try:
-        for _n, row in iter_jsonl(responses):
-            name = row.get("benchmark") if isinstance(row, dict) else None
-            return name if isinstance(name, str) else None
+        _n, row = next(iter_jsonl(responses), (0, None))
     except UserError:
         return None
-    return None
+    name = row.get("benchmark") if isinstance(row, dict) else None
+    return name if isinstance(name, str) else None
 
 
 class _Stamped:

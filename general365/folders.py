@@ -9,10 +9,10 @@ hard-linked) gets the outputs moved in one by one, after the same checks.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
-
 from typing import Callable, Sequence
 
 from . import fsutil
@@ -72,10 +72,8 @@ def _rescue(old: str, out: str) -> None:
     for name in os.listdir(old):
         src, dst = os.path.join(old, name), os.path.join(out, name)
         if not os.path.lexists(dst):
-            try:
+            with contextlib.suppress(OSError):
                 os.rename(src, dst)
-            except OSError:
-                pass
         elif _kind(src) == _kind(dst) == "folder":
             _rescue(src, dst)
 
@@ -105,9 +103,10 @@ def install(tmp: str, out: str, own: Sequence[str] = (), what: str = "the output
     report's tables/ and figures/). Returns the outputs' paths under `out`."""
     ours = sorted(os.path.relpath(os.path.join(root, f), tmp)
                   for root, _dirs, files in os.walk(tmp) for f in files)
+    written = [os.path.join(out, rel) for rel in ours]
     if not os.path.isdir(out):
         replace_dir(tmp, out)
-        return [os.path.join(out, rel) for rel in ours]
+        return written
     _merge(out, tmp, link=False, what=what)   # anything in the way: refused, nothing yet done
     if _swappable(out, own):
         try:
@@ -120,12 +119,11 @@ def install(tmp: str, out: str, own: Sequence[str] = (), what: str = "the output
             if old is not None:
                 _rescue(old, out)
                 remove(old)
-            return [os.path.join(out, rel) for rel in ours]
-    for rel in ours:   # checked above: every parent is a folder or absent
-        dst = os.path.join(out, rel)
+            return written
+    for rel, dst in zip(ours, written):   # checked above: every parent is a folder or absent
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         os.replace(os.path.join(tmp, rel), dst)
-    return [os.path.join(out, rel) for rel in ours]
+    return written
 
 
 def write_folder(out: str, build: Callable[[str], None], *, base: str, what: str,

@@ -114,12 +114,9 @@ def _gone(folder: str, pattern: re.Pattern[str]) -> list[str]:
         names = sorted(os.listdir(folder))
     except OSError:
         return []
-    gone = []
-    for name in names:
-        m = pattern.fullmatch(name)
-        if m is not None and writer_gone(os.path.join(folder, name), int(m["pid"])):
-            gone.append(name)
-    return gone
+    matches = (pattern.fullmatch(name) for name in names)
+    return [m.string for m in matches
+            if m is not None and writer_gone(os.path.join(folder, m.string), int(m["pid"]))]
 
 
 def sweep(folder: str, pattern: re.Pattern[str]) -> list[str]:

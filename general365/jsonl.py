@@ -7,15 +7,11 @@ value a little below json's limit overflows the stack when written back), intege
 4,300 digits, a lone surrogate escape (no later write of it encodes), NaN, infinities and
 `1e999` (not JSON: jq, JavaScript or any strict reader refuses the file they come back in).
 
-The strict decoder (validators.DECODER) defines the values and the errors. Each line is
-first given to orjson, faster on a reasoning model's long strings (a grade's read 1.8-1.9
-times as fast, benchmarks/jsonl_io.py) but with no hook on each object's pairs; one walk
-over its value (_quick) rules out what the strict rules refuse, and whatever orjson refuses
-or the walk cannot vouch for goes to the strict decoder: its value or error is the answer.
-
-Writing: `line(value)` is every row general365 writes (orjson: UTF-8, compact), into a file
-that `fsutil.atomic_write` replaces whole (`write`, or a streaming writer) or an appender
-adds to (runners/store.py).
+The strict decoder (validators.DECODER) defines the values and the errors; orjson reads
+each line first (a grade's read 1.8-1.9 times as fast, benchmarks/jsonl_io.py), and what it
+refuses or _quick cannot vouch for goes to the strict decoder. `line(value)` is every row
+general365 writes, into a file that `fsutil.atomic_write` replaces whole (`write`, or a
+streaming writer) or an appender adds to (runners/store.py).
 """
 
 from __future__ import annotations
@@ -48,9 +44,7 @@ def parse(text: str, *, path: str | None = None, line: int | None = None,
           expected: str = "one JSON object a line") -> Any:
     """The JSON value of `text`, strictly (see the module's doc); a DataError otherwise."""
     value = _quick(text)
-    if value is _UNSURE:
-        value = _strict(text, path, line, expected)
-    return value
+    return _strict(text, path, line, expected) if value is _UNSURE else value
 
 
 def _strict(text: str, path: str | None, line: int | None,
@@ -218,17 +212,16 @@ def iter_jsonl(path: str, *, errors: list[DataError] | None = None,
             errors.append(err)
         if crcs is not None:
             now = os.fstat(f.fileno())
-            if (now.st_size != size or _changed(opened, now)
+            if (now.st_size != size or now.st_mtime_ns != opened.st_mtime_ns
+                    or now.st_ctime_ns != opened.st_ctime_ns
                     or opened_at - opened.st_mtime_ns < _TICK_MARGIN_NS):
                 _check_same(f, crcs, path)
 
 
 def _checked_lines(f: Any, crcs: array, path: str, differs: str,
                    seen: Snapshot | None = None) -> Iterator[tuple[int, bytes]]:
-    """The lines of the open file `f`, from where it stands, checked against `crcs` (the
-    CRC-32 of each line an earlier read met): FileChanged at a line that differs
-    (`differs` says how), or when the file is now shorter. Lines appended since are not
-    read; `seen.grew` then says so."""
+    """The lines of the open file `f`, from where it stands, checked against `crcs` as
+    iter_jsonl's `expect` says (`differs`: how a line that differs is described)."""
     last = len(crcs)
     n = 0
     for n, raw in enumerate(f, start=1):
@@ -258,11 +251,6 @@ _UNCHANGED = "a file that nothing rewrites while it is read (appending is fine)"
 # same timestamp tick (kernels stamp files with a coarse clock): its status cannot prove it
 # unchanged.
 _TICK_MARGIN_NS = 2_000_000_000
-
-
-def _changed(before: os.stat_result, after: os.stat_result) -> bool:
-    return ((before.st_mtime_ns, before.st_ctime_ns)
-            != (after.st_mtime_ns, after.st_ctime_ns))
 
 
 def _check_same(f: Any, crcs: array, path: str) -> None:

@@ -3,6 +3,7 @@ runner): how long a server asked us to wait, and exponential backoff with jitter
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import random
 import time
@@ -11,23 +12,17 @@ import time
 def retry_after_seconds(exc: Exception) -> float | None:
     """The wait a failed HTTP response asked for (`retry-after-ms`, or `Retry-After` as
     seconds or as an HTTP date), or None when it asked for none."""
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
+    headers = getattr(getattr(exc, "response", None), "headers", None)
     if not headers:
         return None
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
+    ms, value = headers.get("retry-after-ms"), headers.get("retry-after")
+    with contextlib.suppress(ValueError):
+        if ms:
             return float(ms) / 1000.0
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
     if not value:
         return None
-    try:
+    with contextlib.suppress(ValueError):
         return float(value)
-    except ValueError:
-        pass
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

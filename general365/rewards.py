@@ -152,12 +152,8 @@ class AccuracyReward:
                                                  f"{ungraded_reward!r})")
         if columns not in COLUMNS:
             raise OptionError("columns", f"must be one of {', '.join(COLUMNS)} (got {columns!r})")
-        self.columns = columns
-        self.judge = judge
-        self.timeout = timeout
-        self.workers = workers
-        self.ungraded_reward = ungraded_reward
-        self.__name__ = name
+        self.judge, self.timeout, self.workers = judge, timeout, workers
+        self.ungraded_reward, self.columns, self.__name__ = ungraded_reward, columns, name
         self.last_results: list[RewardResult] = []
         self._reset()
 

@@ -111,14 +111,7 @@ def problem_in(value: Any) -> tuple[str, str | None] | None:
     """(problem, top-level field) for the first container deeper than MAX_DEPTH ("deep"),
     lone surrogate ("surrogate") or NonFinite ("nonfinite") in a value DECODER made; None
     when there is none. Iterative: a deep value cannot overflow the stack here."""
-    t = type(value)
-    if t is NonFinite:
-        return "nonfinite", None
-    if t is str:
-        return ("surrogate", None) if lone_surrogate(value) else None
-    if t is not dict and t is not list:
-        return None
-    stack: list[tuple[Any, int, str | None]] = [(value, 1, None)]
+    stack: list[tuple[Any, int, str | None]] = [([value], 0, None)]   # value at depth 1
     while stack:
         v, depth, top = stack.pop()
         if depth > MAX_DEPTH:
