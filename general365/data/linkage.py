@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import DataError, DataErrors, UserError
 from ..schema import Category
+from ..schema.records import as_int
 from ..validators import is_int
 
 _PATTERNS = (
@@ -57,17 +58,6 @@ def normalize_categories(value: Any, *, strict: bool = True) -> Any:
         if c is not None and c not in out:
             out.append(c)
     return out
-
-
-def _as_int(value: Any) -> Any:
-    # isdigit() alone also takes "²" (which int() refuses) and any length (int() refuses
-    # 4,301 digits): those stay strings, for the field check to refuse with one line.
-    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() \
-            and len(value.strip()) <= 18:
-        return int(value.strip())
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
 
 
 def split_id(pid: str) -> tuple[str, int] | None:
@@ -141,7 +131,7 @@ def _linkage_record(rec: Any, path: str, line: int) -> Linkage:
     pid = str(rec.get("id") or "").strip()
     if not pid:
         raise DataError("missing field", field="id", **where)
-    variant = _as_int(rec.get("variant"))
+    variant = as_int(rec.get("variant"))
     if not is_int(variant) or variant < 0:
         raise DataError("bad variant", row_id=pid, field="variant", value=rec.get("variant"),
                         expected="an integer >= 0 (0 for a seed)", **where)
@@ -165,7 +155,7 @@ def derive(rows: list, linkage: dict[str, Linkage]):
     explicit: dict[str, set[int]] = {}
     for r in rows:
         if isinstance(r.data, dict) and r.data.get("seed_id") not in (None, ""):
-            v = _as_int(r.data.get("variant"))
+            v = as_int(r.data.get("variant"))
             if isinstance(v, int):
                 explicit.setdefault(str(r.data["seed_id"]), set()).add(v)
     counters: dict[str, int] = {}
@@ -205,7 +195,7 @@ def derive(rows: list, linkage: dict[str, Linkage]):
 
 
 def _fill_from_fields(d: dict, pid: str, explicit, counters, r, errors) -> None:
-    variant = _as_int(d.get("variant"))
+    variant = as_int(d.get("variant"))
     seed_id = d.get("seed_id")
     seed_id = str(seed_id) if seed_id not in (None, "") else None
     parts = split_id(pid)

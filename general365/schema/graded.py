@@ -10,8 +10,7 @@ from typing import Any, Callable, Mapping
 from ..errors import DataError
 from ..validators import is_int, is_number
 from .enums import AnswerType, Method, Status
-from .fields import _int, _str, parse_categories
-from .records import Problem, Response, Verdict
+from .records import Problem, Response, Verdict, _int, _str, parse_categories
 
 
 # The fields a verdict writes into a graded row. Regrading a graded file replaces all of
