@@ -84,7 +84,6 @@ def read_linkage_file(path: str) -> dict[str, Linkage]:
     p = Path(path)
     if not p.is_file():
         raise UserError(f"{path}: linkage file not found")
-    records: list[tuple[int, Any]] = []
     from ..jsonl import split_lines, text_values
     from .readers import read_text
 
@@ -170,10 +169,9 @@ def derive(rows: list, linkage: dict[str, Linkage]):
         d = dict(r.data)
         pid = str(d.get("id")) if d.get("id") is not None else ""
         cats = normalize_categories(d.get("categories"))
-        if not cats and d.get("category") is not None:
-            cats = normalize_categories(d.get("category"))
-        if not cats and d.get("tags") is not None:
-            cats = normalize_categories(d.get("tags"), strict=False)
+        for key, strict in (("category", True), ("tags", False)):
+            if not cats and d.get(key) is not None:
+                cats = normalize_categories(d[key], strict=strict)
         lk = linkage.get(pid)
         if lk is not None:
             d["seed_id"], d["variant"], method = lk.seed_id, lk.variant, "file"

@@ -16,6 +16,14 @@ from .enums import AnswerType, Category, Method, Status
 from ..validators import is_int, is_number
 
 
+def _where(d: Any, path: str | None, line: int | None, expected: str = "an object") -> dict:
+    """Where a row was read, for every message about it; a row that is not an object refused."""
+    where: dict[str, Any] = {"path": path, "line": line}
+    if not isinstance(d, Mapping):
+        raise DataError("not a JSON object", value=d, expected=expected, **where)
+    return where
+
+
 def _req(d: Mapping[str, Any], key: str, where: dict) -> Any:
     if key not in d or d[key] is None:
         raise DataError("missing field", field=key, **where)
@@ -136,9 +144,7 @@ class Problem:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, path: str | None = None,
                   line: int | None = None) -> "Problem":
-        where: dict[str, Any] = {"path": path, "line": line}
-        if not isinstance(d, Mapping):
-            raise DataError("not a JSON object", value=d, expected="an object", **where)
+        where = _where(d, path, line)
         pid = row_id(d, where)
         question = _str(_req(d, "question", where), "question", where, allow_empty=False)
         answer = _req(d, "answer", where)
@@ -211,9 +217,7 @@ class Response:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, path: str | None = None,
                   line: int | None = None) -> "Response":
-        where: dict[str, Any] = {"path": path, "line": line}
-        if not isinstance(d, Mapping):
-            raise DataError("not a JSON object", value=d, expected="an object", **where)
+        where = _where(d, path, line)
         rid, run = row_id_and_run(d, where)
         text = _str(_req(d, "response", where), "response", where)
         opt_str = {k: None if d.get(k) is None else _str(d[k], k, where)
