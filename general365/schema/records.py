@@ -183,10 +183,9 @@ class Problem:
         """The problem's fields a graded row carries (schema.Graded.to_dict), so that the
         report groups it with no dataset at hand. Another benchmark's problem record has
         its own (CFE-Bench's: its variables, modality, subject)."""
-        return {"answer": self.answer, "answer_type": self.answer_type.value,
-                "float_round": self.float_round,
-                "categories": [c.value for c in self.categories],
-                "seed_id": self.seed_id, "variant": self.variant}
+        d = self.to_dict()
+        return {k: d[k] for k in ("answer", "answer_type", "float_round", "categories",
+                                  "seed_id", "variant")}
 
 
 # Problem fields a response may carry inline so that it can be graded (and reported, seed
