@@ -7,9 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import OptionError
-from .hub import BuildResult, build_folder, folder_splits, push_folder
+from .hub import BuildResult, build_folder, folder_splits, push_folder, recover_out
 from .official import ImportResult, import_source
-from .outdir import recover_out
 
 
 @dataclass

@@ -42,11 +42,9 @@ def _size_category(n: int) -> str:
 def _configs(info) -> list[dict[str, Any]]:
     """seed, variant, all, each with only the splits where it has rows (`datasets` cannot
     load an empty split)."""
-    out = []
-    for config in ("seed", "variant"):
-        if info[config]:
-            out.append({"config_name": config, "data_files": [
-                {"split": s, "path": f"data/{config}/{s}-*.parquet"} for s in info[config]]})
+    out = [{"config_name": c, "data_files": [{"split": s, "path": f"data/{c}/{s}-*.parquet"}
+                                             for s in info[c]]}
+           for c in ("seed", "variant") if info[c]]
     both = [{"split": s, "path": [f"data/{c}/{s}-*.parquet" for c in ("seed", "variant")
                                   if s in info[c]]} for s in info["all"]]
     out.append({"config_name": "all", "data_files": both, "default": True})

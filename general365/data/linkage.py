@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import DataError, DataErrors, UserError
 from ..schema import Category
+from ..schema.records import as_int
 from ..validators import is_int
 
 _PATTERNS = (
@@ -59,17 +60,6 @@ def normalize_categories(value: Any, *, strict: bool = True) -> Any:
     return out
 
 
-def _as_int(value: Any) -> Any:
-    # isdigit() alone also takes "²" (which int() refuses) and any length (int() refuses
-    # 4,301 digits): those stay strings, for the field check to refuse with one line.
-    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() \
-            and len(value.strip()) <= 18:
-        return int(value.strip())
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
 def split_id(pid: str) -> tuple[str, int] | None:
     for pattern in _PATTERNS:
         m = pattern.match(pid)
@@ -94,7 +84,6 @@ def read_linkage_file(path: str) -> dict[str, Linkage]:
     p = Path(path)
     if not p.is_file():
         raise UserError(f"{path}: linkage file not found")
-    records: list[tuple[int, Any]] = []
     from ..jsonl import split_lines, text_values
     from .readers import read_text
 
@@ -141,7 +130,7 @@ def _linkage_record(rec: Any, path: str, line: int) -> Linkage:
     pid = str(rec.get("id") or "").strip()
     if not pid:
         raise DataError("missing field", field="id", **where)
-    variant = _as_int(rec.get("variant"))
+    variant = as_int(rec.get("variant"))
     if not is_int(variant) or variant < 0:
         raise DataError("bad variant", row_id=pid, field="variant", value=rec.get("variant"),
                         expected="an integer >= 0 (0 for a seed)", **where)
@@ -165,7 +154,7 @@ def derive(rows: list, linkage: dict[str, Linkage]):
     explicit: dict[str, set[int]] = {}
     for r in rows:
         if isinstance(r.data, dict) and r.data.get("seed_id") not in (None, ""):
-            v = _as_int(r.data.get("variant"))
+            v = as_int(r.data.get("variant"))
             if isinstance(v, int):
                 explicit.setdefault(str(r.data["seed_id"]), set()).add(v)
     counters: dict[str, int] = {}
@@ -180,10 +169,9 @@ def derive(rows: list, linkage: dict[str, Linkage]):
         d = dict(r.data)
         pid = str(d.get("id")) if d.get("id") is not None else ""
         cats = normalize_categories(d.get("categories"))
-        if not cats and d.get("category") is not None:
-            cats = normalize_categories(d.get("category"))
-        if not cats and d.get("tags") is not None:
-            cats = normalize_categories(d.get("tags"), strict=False)
+        for key, strict in (("category", True), ("tags", False)):
+            if not cats and d.get(key) is not None:
+                cats = normalize_categories(d[key], strict=strict)
         lk = linkage.get(pid)
         if lk is not None:
             d["seed_id"], d["variant"], method = lk.seed_id, lk.variant, "file"
@@ -205,7 +193,7 @@ def derive(rows: list, linkage: dict[str, Linkage]):
 
 
 def _fill_from_fields(d: dict, pid: str, explicit, counters, r, errors) -> None:
-    variant = _as_int(d.get("variant"))
+    variant = as_int(d.get("variant"))
     seed_id = d.get("seed_id")
     seed_id = str(seed_id) if seed_id not in (None, "") else None
     parts = split_id(pid)

@@ -9,9 +9,8 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..schema import Problem
-from .hub import CONFIGS, to_dataset
+from .hub import CONFIGS, built_configs, to_dataset
 from .official import OFFICIAL_HUB_ID, import_source
-from .outdir import built_configs
 from .readers import check_split, looks_like_hub_id, require_hub
 
 

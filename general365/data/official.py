@@ -23,7 +23,6 @@ OFFICIAL_HUB_ID = "meituan-longcat/General365_Public"
 
 @dataclass
 class ImportResult:
-
     source: str
     split: str
     problems: list[Problem]
@@ -40,9 +39,7 @@ class ImportResult:
         return [p for p in self.problems if p.variant > 0]
 
     def summary(self) -> dict[str, Any]:
-        cats: Counter = Counter()
-        for p in self.seeds:
-            cats.update(c.value for c in p.categories)
+        cats = Counter(c.value for p in self.seeds for c in p.categories)
         return {
             "source": self.source,
             "split": self.split,

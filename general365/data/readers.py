@@ -14,9 +14,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from ..errors import DataError, UserError
-from ..jsonl import NotJSON
-from ..jsonl import parse as parse_json
-from ..jsonl import text_values
+from ..jsonl import NotJSON, parse as parse_json, text_values
 
 DATA_SUFFIXES = (".parquet", ".jsonl", ".json")
 SPLITS = ("public", "test")
@@ -52,31 +50,28 @@ def hub_unreachable_reason(timeout: float = 2.0) -> str | None:
     return None
 
 
-def require_hub(hub_id: str) -> None:
+def _require_hub(what: str, then: str) -> None:
+    """Refuse with `what (why). [what to unset]then` when the Hub cannot be reached."""
     reason = hub_unreachable_reason()
     if reason:
-        raise UserError(
-            f"the dataset {hub_id} is on the Hugging Face Hub, which cannot be reached "
-            f"({reason}). {_offline_hint(reason)}Where the Hub is reachable, run "
-            f"`general365 dataset build --source {hub_id} --out DIR` and copy DIR here, then "
-            f"pass source=DIR (or --source DIR); or use source=\"sample\" (--source sample) "
-            f"for the bundled sample, which needs no network.")
+        var = next((v for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
+                    if reason.startswith(v)), None)
+        hint = f"If this machine has network, unset {var} and run again. " if var else ""
+        raise UserError(f"{what} ({reason}). {hint}{then}")
+
+
+def require_hub(hub_id: str) -> None:
+    _require_hub(f"the dataset {hub_id} is on the Hugging Face Hub, which cannot be reached",
+                 f"Where the Hub is reachable, run `general365 dataset build --source {hub_id} "
+                 f"--out DIR` and copy DIR here, then pass source=DIR (or --source DIR); or use "
+                 f"source=\"sample\" (--source sample) for the bundled sample, which needs no "
+                 f"network.")
 
 
 def require_hub_for_upload(folder: str, repo: str) -> None:
-    reason = hub_unreachable_reason()
-    if reason:
-        raise UserError(
-            f"cannot upload to {repo}: the Hugging Face Hub cannot be reached ({reason}). "
-            f"{_offline_hint(reason)}The folder {folder} is checked and ready: copy it to a "
-            f"machine that reaches the Hub and run `general365 dataset push DIR --repo {repo}` "
-            f"there.")
-
-
-def _offline_hint(reason: str) -> str:
-    var = next((v for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE") if reason.startswith(v)),
-               None)
-    return f"If this machine has network, unset {var} and run again. " if var else ""
+    _require_hub(f"cannot upload to {repo}: the Hugging Face Hub cannot be reached",
+                 f"The folder {folder} is checked and ready: copy it to a machine that reaches "
+                 f"the Hub and run `general365 dataset push DIR --repo {repo}` there.")
 
 
 def looks_like_hub_id(source: str) -> bool:
@@ -135,7 +130,6 @@ def read_front_matter(readme: Path) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class CardConfig:
-
     name: str
     splits: dict[str, tuple[str, ...]]
     default: bool = False
@@ -282,17 +276,6 @@ def data_files(folder: Path) -> list[Path]:
                   and not any(part.startswith(".") for part in p.relative_to(folder).parts))
 
 
-def _folder_files(folder: Path, split: str) -> tuple[list[Path], list[str]]:
-    readme = folder / "README.md"
-    configs = card_configs(read_front_matter(readme), readme) if readme.is_file() else []
-    if configs:
-        return config_files(folder, configs, None, split)
-    files = data_files(folder)
-    if not files:
-        raise UserError(f"{folder}: no .parquet, .jsonl or .json files in this folder")
-    return files, []
-
-
 def read_source(source: str, *, split: str) -> tuple[list[RawRow], str, list[str]]:
     """(rows, a short description of the source, notes for the user)."""
     if source == "sample":
@@ -305,7 +288,12 @@ def read_source(source: str, *, split: str) -> tuple[list[RawRow], str, list[str
     if path.is_file():
         return read_file(path), str(path), []
     if path.is_dir():
-        files, notes = _folder_files(path, split)
+        readme = path / "README.md"
+        configs = card_configs(read_front_matter(readme), readme) if readme.is_file() else []
+        files, notes = config_files(path, configs, None, split) if configs else (
+            data_files(path), [])
+        if not files:
+            raise UserError(f"{path}: no .parquet, .jsonl or .json files in this folder")
         return [r for f in files for r in read_file(f)], str(path), notes
     if looks_like_hub_id(source):
         return _read_hub(source, split)

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from ..schema import Graded, Status
 
-if TYPE_CHECKING:   # numpy is imported where used: `general365 grade` loads this module
-    import numpy as np
-
+# numpy is imported in each function that uses it: `general365 grade` loads this module
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
 BOOTSTRAP_LEVEL = 0.95
@@ -67,27 +65,18 @@ class Interval:
         return {**asdict(self), "method": "percentile bootstrap over seed families"}
 
 
-def family_counts(rows: Iterable[Graded]) -> tuple[np.ndarray, np.ndarray]:
-    """(correct, graded) per seed family, in sorted order (not the rows')."""
-    import numpy as np
-    fam: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for r in rows:
-        if r.graded:
-            f = fam[r.seed_id]
-            f[0] += r.correct
-            f[1] += 1
-    keys = sorted(fam)
-    return (np.array([fam[k][0] for k in keys], dtype=np.int64),
-            np.array([fam[k][1] for k in keys], dtype=np.int64))
-
-
 def bootstrap_interval(rows: Sequence[Graded], *, resamples: int = BOOTSTRAP_RESAMPLES,
                        seed: int = BOOTSTRAP_SEED,
                        level: float = BOOTSTRAP_LEVEL) -> Interval | None:
     """Percentile interval of pooled accuracy, resampling whole seed families (with their
-    variants and runs); None when nothing is graded."""
+    variants and runs, in sorted order, not the rows'); None when nothing is graded."""
     import numpy as np
-    correct, graded = family_counts(rows)
+    fam: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r in rows:
+        if r.graded:
+            fam[r.seed_id][0] += r.correct
+            fam[r.seed_id][1] += 1
+    correct, graded = np.array([fam[k] for k in sorted(fam)], dtype=np.int64).reshape(-1, 2).T
     n = len(graded)
     if n == 0:
         return None

@@ -55,17 +55,10 @@ class Table:
 
 
 def fmt(value: Any, kind: str, *, digits: int) -> str:
+    places = {PCT: digits, NUM: max(digits - 1, 0), DEC: digits + 1, SIM: 3}.get(kind)
     if value is None:
         return ""
-    if kind == PCT:
-        return f"{100.0 * value:.{digits}f}"
-    if kind == NUM:
-        return f"{value:.{max(digits - 1, 0)}f}"
-    if kind == DEC:
-        return f"{value:.{digits + 1}f}"
-    if kind == SIM:
-        return f"{value:.3f}"
-    return str(value)
+    return str(value) if places is None else f"{100.0 * value if kind == PCT else value:.{places}f}"
 
 
 def md_cell(text: str) -> str:
@@ -109,6 +102,10 @@ def _statuses(t: RowCounts | None) -> list[Any]:
     return [None if t is None else getattr(t, s) for s in STATUS_COLUMNS]
 
 
+def _ci(s: ModelSummary) -> list[Any]:
+    return [s.interval.low, s.interval.high] if s.interval else [None, None]
+
+
 def categories_table(models: Sequence[ModelSummary]) -> Table:
     """The paper's Table 1: the 8 categories and Overall, grouped, ranked by Overall."""
     cols = ([Column("Model"), Column("Source")] + [Column(c.value, PCT) for c in Category]
@@ -119,11 +116,9 @@ def categories_table(models: Sequence[ModelSummary]) -> Table:
                    "(a seed and its variants resampled together), seeded. Published rows "
                    "are the paper's figures (full benchmark or public subset).")
     for s in ranked(models):
-        iv = s.interval
         t.rows.append([s.name, _source(s)] + [s.categories.get(c.value) for c in Category]
-                      + [s.accuracy, iv.low if iv else None, iv.high if iv else None,
-                         s.overall.graded if s.overall else None] + _statuses(s.overall)
-                      + [s.overall.coverage if s.overall else None])
+                      + [s.accuracy, *_ci(s), s.overall.graded if s.overall else None]
+                      + _statuses(s.overall) + [s.overall.coverage if s.overall else None])
         t.groups.append(GROUP_TITLES.get(s.group, s.group))
     return t
 
@@ -137,9 +132,8 @@ def leaderboard_table(models: Sequence[ModelSummary]) -> Table:
                Column("Graded", INT)] + STATUS_COLS)
     t = Table("leaderboard", "Leaderboard", cols)
     for i, s in enumerate(leaderboard_order(models), start=1):
-        iv, tk = s.interval, s.tokens
-        t.rows.append([i, s.name, _source(s), s.group, s.accuracy,
-                       iv.low if iv else None, iv.high if iv else None]
+        tk = s.tokens
+        t.rows.append([i, s.name, _source(s), s.group, s.accuracy, *_ci(s)]
                       + [s.categories.get(c.value) for c in Category]
                       + [tk.avg_output if tk else None, tk.truncation_rate if tk else None,
                          s.overall.graded if s.overall else None] + _statuses(s.overall))

@@ -17,8 +17,6 @@ from ..errors import OptionError, UserError
 from ..fsutil import WriteFailed, write_text
 from ..reporting import hub_folder as layout
 from ..reporting.load import ModelRuns
-from ..schema import Graded
-from ..validators import is_int
 from . import rows as results
 
 _REPO = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
@@ -109,23 +107,6 @@ def _results_schema():
     return pa.schema(fields)
 
 
-def _detail(r: Graded, model: str) -> dict[str, Any]:
-    inline = r.response.inline
-    fr = inline.get("float_round")
-    cats = [c.value for c in r.categories]
-    return {"model": model, "run": r.run, "id": r.id, "status": r.status.value,
-            "correct": r.correct, "method": r.method.value if r.method else None,
-            "extracted": r.verdict.extracted, "answer": results.as_text(inline.get("answer")),
-            "answer_type": r.answer_type.value if r.answer_type else None,
-            "float_round": fr if is_int(fr) else None, "categories": cats,
-            "seed_id": r.seed_id, "variant": r.variant, "output_tokens": r.output_tokens,
-            "reasoning_tokens": r.reasoning_tokens, "finish_reason": r.finish_reason,
-            "judge_model": r.judge_model,
-            "sampling": json.dumps(r.response.sampling, sort_keys=True, default=str)
-            if r.response.sampling else None,
-            "benchmark": r.benchmark or "general365"}
-
-
 def write_folder(models: Sequence[ModelRuns], folder: str) -> list[str]:
     """Write (or add to) the results folder; returns the files written, relative to it.
     Each file is written whole or not at all (fsutil), a run's details before its results
@@ -150,7 +131,7 @@ def write_folder(models: Sequence[ModelRuns], folder: str) -> list[str]:
             row.update({k: metrics.get(k) for k in results.metric_columns()})
             key = _key(m, run, prov)
             staged.append((f"{layout.DETAILS_DIR}/{key}.parquet",
-                           pa.Table.from_pylist([_detail(r, m.name) for r in rows],
+                           pa.Table.from_pylist([results.detail(r, m.name) for r in rows],
                                                 schema=dschema)))
             staged.append((f"{layout.RESULTS_DIR}/{key}.parquet",
                            pa.Table.from_pylist([row], schema=rschema)))

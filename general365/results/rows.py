@@ -12,6 +12,7 @@ from ..metric import flat_scores, slug
 from ..reporting import stats
 from ..reporting.load import ModelRuns
 from ..schema import AnswerType, Category, Graded, Status
+from ..validators import is_int
 
 # avg@N and pass@N under names every tracker takes (MLflow refuses "@" in a metric name).
 RUNS_KEYS = ("n_runs", "avg_at_n", "pass_at_n")
@@ -52,6 +53,24 @@ def as_text(value: Any) -> str | None:
     if value is None or isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def detail(r: Graded, model: str) -> dict[str, Any]:
+    """One graded row as the results dataset's details row (and a tracker's sample)."""
+    inline = r.response.inline
+    fr = inline.get("float_round")
+    return {"model": model, "run": r.run, "id": r.id, "status": r.status.value,
+            "correct": r.correct, "method": r.method.value if r.method else None,
+            "extracted": r.verdict.extracted, "answer": as_text(inline.get("answer")),
+            "answer_type": r.answer_type.value if r.answer_type else None,
+            "float_round": fr if is_int(fr) else None,
+            "categories": [c.value for c in r.categories],
+            "seed_id": r.seed_id, "variant": r.variant, "output_tokens": r.output_tokens,
+            "reasoning_tokens": r.reasoning_tokens, "finish_reason": r.finish_reason,
+            "judge_model": r.judge_model,
+            "sampling": json.dumps(r.response.sampling, sort_keys=True, default=str)
+            if r.response.sampling else None,
+            "benchmark": r.benchmark or "general365"}
 
 
 def provenance(m: ModelRuns) -> dict[str, Any]:

@@ -12,12 +12,6 @@ from . import rows as results
 from .trackers import PROJECT, SAMPLE_COLUMNS, params, samples
 
 
-def mlflow_key(key: str) -> str:
-    """`accuracy.number`: MLflow's file store names a metric's file by its key, so it cannot
-    hold both `accuracy` and `accuracy/number`."""
-    return key.replace("/", ".")
-
-
 def send(models: Sequence[ModelRuns], *, logging_dir: str | None) -> str:
     import mlflow
 
@@ -26,7 +20,9 @@ def send(models: Sequence[ModelRuns], *, logging_dir: str | None) -> str:
     for m in models:
         with mlflow.start_run(run_name=m.name):
             mlflow.log_params({k: str(v)[:500] for k, v in params(m).items()})
-            mlflow.log_metrics({mlflow_key(k): float(v)
+            # `accuracy.number`: MLflow's file store names a metric's file by its key, so
+            # it cannot hold both `accuracy` and `accuracy/number`
+            mlflow.log_metrics({k.replace("/", "."): float(v)
                                 for k, v in results.model_scalars(m).items()})
             rows = samples(m)
             columns = {c: [r[i] for r in rows] for i, c in enumerate(SAMPLE_COLUMNS)}

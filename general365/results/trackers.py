@@ -102,9 +102,7 @@ def _one_line(text: str) -> str:
 
 def samples(m: ModelRuns) -> list[list[Any]]:
     """One row per graded response, in SAMPLE_COLUMNS' order."""
-    return [[r.id, r.run, r.status.value, r.verdict.extracted,
-             results.as_text(r.response.inline.get("answer")), r.output_tokens,
-             r.reasoning_tokens] for r in m.rows]
+    return [[d[c] for c in SAMPLE_COLUMNS] for d in (results.detail(r, m.name) for r in m.rows)]
 
 
 def params(m: ModelRuns) -> dict[str, Any]:

@@ -10,8 +10,7 @@ from typing import Any, Callable, Mapping
 from ..errors import DataError
 from ..validators import is_int, is_number
 from .enums import AnswerType, Method, Status
-from .fields import _int, _str, parse_categories
-from .records import Problem, Response, Verdict
+from .records import Problem, Response, Verdict, _int, _str, _where, parse_categories
 
 
 # The fields a verdict writes into a graded row. Regrading a graded file replaces all of
@@ -57,10 +56,7 @@ class Graded:
                   with_text: bool = True) -> "Graded":
         """A graded row, checked. `with_text=False` drops the response, reasoning and
         question text (a report of 100,000 long answers needs none of it)."""
-        where: dict[str, Any] = {"path": path, "line": line}
-        if not isinstance(d, Mapping):
-            raise DataError("not a JSON object", value=d, expected="one JSON object per line",
-                            **where)
+        where = _where(d, path, line, "one JSON object per line")
         for key in ("id", "run", "status", "correct"):
             if key not in d or d[key] is None:
                 rid = d.get("id")
