@@ -14,8 +14,7 @@ one line (through terminal.shown: messages quote files and servers) and exits 2;
 - audit.py            `general365 audit sample|score`
 - expand.py           `general365 expand` (and `expand review|select`)
 - cfe.py              `general365 cfe`: CFE-Bench's diagnostics
-- benchmark_flags.py  `--benchmark` and the benchmarks' own flags
-- judge_flags.py      the LLM judge's flags and the Judge they describe
+- flags.py            shared flags: `--benchmark` and its benchmarks' own, the LLM judge's
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import sys
 from ..runners.options import DEFAULT_SEED
 from ..runners.registry import BACKENDS
 from ..terminal import shown, shown_lines
-from . import judge_flags
+from . import flags
 
 # option -> flag, where the flag is not the option's name spelled with dashes
 FLAGS = {"ids_file": "--ids", "judge": "--judge-model"}
@@ -88,14 +88,14 @@ def expansion_parser() -> argparse.ArgumentParser:
     g.add_argument("--solver-k", type=int, default=4, help="answers per candidate (default 4)")
     g.add_argument("--solver-max-tokens", type=int)
     g.add_argument("--solver-preset", default="reasoning")
-    judge_flags.add(p)
+    flags.add_judge(p)
     p.add_argument("--no-progress", action="store_true")
     return p
 
 
-def _plain(group, *flags: tuple[str, type, object]) -> None:
+def _plain(group, *specs: tuple[str, type, object]) -> None:
     """Flags with a type and a default and nothing else (generate's help describes them)."""
-    for flag, kind, default in flags:
+    for flag, kind, default in specs:
         group.add_argument(flag, type=kind, default=default)
 
 
@@ -143,7 +143,7 @@ def _expand(a: argparse.Namespace) -> int:
     def stage(name: str, path: str) -> None:
         print(f"general365 expand: {name} -> {path}", file=sys.stderr)
 
-    judge = judge_flags.make_judge("expand", a)
+    judge = flags.make_judge("expand", a)
     # Every flag of the expansion parser is expand()'s keyword of the same name.
     names = set(inspect.signature(expand).parameters) & set(vars(a))
     r = expand(**{n: getattr(a, n) for n in names}, judge=judge, progress=not a.no_progress,

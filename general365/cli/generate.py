@@ -12,7 +12,7 @@ import sys
 from ..runners.options import DEFAULT_SEED
 from ..runners.registry import BACKENDS
 from ..terminal import shown, shown_lines
-from . import benchmark_flags
+from . import flags
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -24,7 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--out", required=True, metavar="RUN_DIR",
                    help="run folder: responses.jsonl and run.json (resumed if it exists)")
     g = p.add_argument_group("data")
-    benchmark_flags.add(g)
+    flags.add_benchmark(g)
     g.add_argument("--dataset", metavar="SOURCE",
                    help="'sample' (bundled), a Hub id, a file or a folder; default: the "
                         "official public split")
@@ -98,7 +98,7 @@ def generate_kwargs(args: argparse.Namespace) -> dict:
 
     names = set(inspect.signature(generate).parameters) & set(vars(args)) - {"model"}
     return {**{n: getattr(args, n) for n in names},
-            "benchmark": benchmark_flags.benchmark(args)}
+            "benchmark": flags.benchmark(args)}
 
 
 def main(args: argparse.Namespace) -> int:

@@ -13,7 +13,7 @@ from ..jsonl import iter_jsonl, write
 from ..schema import Problem
 from .candidates import REPLY_CHARS, ExpansionCandidate, Solver
 from .checks import NEAR_DUPLICATE, check_all
-from .reply import parse_reply
+from .prompt import parse_reply
 
 CANDIDATES = "candidates.jsonl"
 SEEDS = "seeds.jsonl"   # the seeds the candidates were made from (review and select read it)
