@@ -84,13 +84,6 @@ def _flags(parser: argparse.ArgumentParser, args: argparse.Namespace):
     return spell
 
 
-def _describe_os_error(exc: OSError) -> str:
-    paths = [p for p in (exc.filename, exc.filename2) if p]
-    where = " -> ".join(str(p) for p in paths)
-    why = exc.strerror or str(exc)
-    return f"{where}: {why}" if where else why
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     verb = next((a for a in argv if not a.startswith("-")), None)
@@ -111,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         # A file the user named cannot be read or written (permissions, a folder where a
         # file was expected, a full disk): their environment, not a bug; one line, exit 2.
-        error(shown(_describe_os_error(exc)))
+        where = " -> ".join(str(p) for p in (exc.filename, exc.filename2) if p)
+        why = exc.strerror or str(exc)
+        error(shown(f"{where}: {why}" if where else why))
         return 2
     except Terminated:
         print(f"general365 {args.verb}: terminated", file=sys.stderr)

@@ -5,7 +5,6 @@ work is general365.analysis.analyze and write_analysis."""
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 import sys
 
@@ -180,9 +179,7 @@ def main(args: argparse.Namespace) -> int:
     cache = False if args.no_embed_cache else (args.embed_cache or True)
     flags.check_model_given(args)
     judge = flags.make_judge("analyze", args)
-    # Every other flag is analyze()'s keyword of the same name.
-    names = set(inspect.signature(analyze).parameters) & set(vars(args))
-    a = analyze(**{n: getattr(args, n) for n in names}, cache=cache, judge=judge,
+    a = analyze(**flags.keywords(analyze, args), cache=cache, judge=judge,
                 progress=not args.no_progress)
     write_analysis(a, out)
     print(shown_lines("\n".join(summary_lines(a, out))))

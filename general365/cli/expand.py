@@ -6,7 +6,6 @@ error."""
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 import sys
 
@@ -145,8 +144,7 @@ def _expand(a: argparse.Namespace) -> int:
 
     judge = flags.make_judge("expand", a)
     # Every flag of the expansion parser is expand()'s keyword of the same name.
-    names = set(inspect.signature(expand).parameters) & set(vars(a))
-    r = expand(**{n: getattr(a, n) for n in names}, judge=judge, progress=not a.no_progress,
+    r = expand(**flags.keywords(expand, a), judge=judge, progress=not a.no_progress,
                on_stage=stage)
     for note in r.notes:
         print(f"general365 expand: note: {shown(note)}", file=sys.stderr)

@@ -5,11 +5,18 @@ they describe."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import inspect
+from typing import Any, Callable
 
 from ..errors import OptionError, UserError
 from ..extras import require
 from ..tasks import BENCHMARKS, get_benchmark
+
+
+def keywords(func: Callable, args: argparse.Namespace, *skip: str) -> dict[str, Any]:
+    """The flags that are `func`'s keywords of the same name, with their values."""
+    names = set(inspect.signature(func).parameters) & set(vars(args)) - set(skip)
+    return {n: getattr(args, n) for n in names}
 
 
 def add_benchmark(p: Any) -> None:

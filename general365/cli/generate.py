@@ -6,7 +6,6 @@ error (one line, nothing written).
 from __future__ import annotations
 
 import argparse
-import inspect
 import sys
 
 from ..runners.options import DEFAULT_SEED
@@ -96,9 +95,7 @@ def generate_kwargs(args: argparse.Namespace) -> dict:
     the same name."""
     from ..api import generate
 
-    names = set(inspect.signature(generate).parameters) & set(vars(args)) - {"model"}
-    return {**{n: getattr(args, n) for n in names},
-            "benchmark": flags.benchmark(args)}
+    return {**flags.keywords(generate, args, "model"), "benchmark": flags.benchmark(args)}
 
 
 def main(args: argparse.Namespace) -> int:

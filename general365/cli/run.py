@@ -14,7 +14,7 @@ from ..terminal import shown, shown_lines
 from ..reporting import published as pub
 from . import generate as generate_cli
 from . import flags
-from .report import add_publish_arguments, print_summary, publish_kwargs
+from .report import add_publish_arguments, print_summary
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -46,10 +46,9 @@ def main(args: argparse.Namespace) -> int:
         require("run", [*backend_extra(args.backend), "judge", "plots",
                         *parse_report_to(args.report_to)])
     judge = flags.make_judge("run", args)
-    result = api.run(args.model, policy=args.policy, judge=judge,
-                     grade_workers=args.grade_workers, grade_timeout=args.grade_timeout,
-                     published=args.published, name=args.name, on_stage=print_stage,
-                     **publish_kwargs(args), **generate_cli.generate_kwargs(args))
+    # generate()'s flags, then run()'s own (grading, the report, the results sent on)
+    options = {**generate_cli.generate_kwargs(args), **flags.keywords(api.run, args, "model")}
+    result = api.run(args.model, judge=judge, on_stage=print_stage, **options)
     return print_result(result, args.out)
 
 
