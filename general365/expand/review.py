@@ -16,9 +16,8 @@ from ..errors import UserError
 from ..fsutil import check_target, write_text
 from ..reporting.html import page
 from ..schema import AnswerType, Category, Problem
-from .candidates import ExpansionCandidate
+from .candidates import ExpansionCandidate, read_candidates, read_seeds
 from .checks import BLOCKING, FLAGS
-from .collect import read_candidates, read_seeds
 
 REVIEW = "review.html"
 EDITABLE = ("question", "reasoning", "answer", "answer_type", "float_round", "categories")
