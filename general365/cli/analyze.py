@@ -100,9 +100,7 @@ def summary_lines(a: Analysis, out: str) -> list[str]:
             lines.append(f"  {shown(d.name):<24.24} {d.stats.n:>6} {d.stats.seeds:>6} "
                          f"{dv['nn_similarity_mean']:>7.3f} {_pct(dv['near_duplicate_share']):>8} "
                          f"{dv['local_collapse']:>8.3f} {_pct(dv['near_copy_share']):>9}  {tsne}")
-        for d in a.datasets:
-            for n in d.notes:
-                lines.append(f"  note: {shown(d.name)}: {shown(n)}")
+        lines += [f"  note: {shown(d.name)}: {shown(n)}" for d in a.datasets for n in d.notes]
     else:
         lines.append("general365 analyze: no question sets")
     if a.similarity is not None:

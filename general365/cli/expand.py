@@ -59,9 +59,7 @@ def expansion_parser() -> argparse.ArgumentParser:
                         "`general365 analyze`; default 0.90)")
     g = p.add_argument_group("sampling")
     g.add_argument("--preset", default="reasoning", help="reasoning (T=1.0) or chat (T=0.7)")
-    g.add_argument("--temperature", type=float)
-    g.add_argument("--top-p", type=float)
-    g.add_argument("--top-k", type=int)
+    _plain(g, ("--temperature", float, None), ("--top-p", float, None), ("--top-k", int, None))
     g.add_argument("--max-tokens", type=int,
                    help="output limit of each candidate (default: the context left)")
     g.add_argument("--seed", type=int, default=DEFAULT_SEED,
@@ -85,8 +83,7 @@ def expansion_parser() -> argparse.ArgumentParser:
                    help="the solver's backend (default: --backend)")
     g.add_argument("--solver-base-url", help="the solver's server (default: --base-url)")
     g.add_argument("--solver-k", type=int, default=4, help="answers per candidate (default 4)")
-    g.add_argument("--solver-max-tokens", type=int)
-    g.add_argument("--solver-preset", default="reasoning")
+    _plain(g, ("--solver-max-tokens", int, None), ("--solver-preset", str, "reasoning"))
     flags.add_judge(p)
     p.add_argument("--no-progress", action="store_true")
     return p

@@ -205,9 +205,7 @@ def read_seeds(folder: str, *, required: bool = False) -> list[Problem]:
 def merge_seeds(folder: str, chosen: Sequence[Problem]) -> list[Problem]:
     """The folder's earlier seeds and this run's (this run's copy wins): an expansion run
     on fewer seeds than an earlier one keeps the earlier candidates."""
-    merged = {s.id: s for s in read_seeds(folder)}
-    merged.update({s.id: s for s in chosen})
-    return list(merged.values())
+    return list({**{s.id: s for s in read_seeds(folder)}, **{s.id: s for s in chosen}}.values())
 
 
 def write_seeds(folder: str, seeds: Sequence[Problem]) -> None:
