@@ -145,7 +145,3 @@ def console_main() -> int:
     _MAIN_PID = os.getpid()
     signal.signal(signal.SIGTERM, _on_sigterm)
     return main()
-
-
-if __name__ == "__main__":
-    sys.exit(console_main())
