@@ -6,11 +6,10 @@ request per candidate, its run number the candidate's index), then checked into
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import os
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from ..errors import DataError, MissingExtra, OptionError, UserError
@@ -208,8 +207,7 @@ def expand(seeds: str, *, model: str, backend: str, out: str,
     def session(mode: str) -> tuple[GenerateResult, int]:
         settings = plain
         if mode == "json_schema":
-            settings = dataclasses.replace(plain, extra=plain.extra + (
-                ("response_format", response_format()),))
+            settings = replace(plain, extra=plain.extra + (("response_format", response_format()),))
         requests = expansion_requests(chosen, settings, candidates)
         dataset = {"source": seeds, "split": split, "seeds": len(chosen),
                    "fingerprint": provenance.dataset_fingerprint(chosen),
