@@ -14,8 +14,7 @@ one line (through terminal.shown: messages quote files and servers) and exits 2;
 - audit.py            `general365 audit sample|score`
 - expand.py           `general365 expand` (and `expand review|select`)
 - cfe.py              `general365 cfe`: CFE-Bench's diagnostics
-- benchmark_flags.py  `--benchmark` and the benchmarks' own flags
-- judge_flags.py      the LLM judge's flags and the Judge they describe
+- flags.py            shared flags: `--benchmark` and its benchmarks' own, the LLM judge's
 """
 
 from __future__ import annotations
@@ -85,13 +84,6 @@ def _flags(parser: argparse.ArgumentParser, args: argparse.Namespace):
     return spell
 
 
-def _describe_os_error(exc: OSError) -> str:
-    paths = [p for p in (exc.filename, exc.filename2) if p]
-    where = " -> ".join(str(p) for p in paths)
-    why = exc.strerror or str(exc)
-    return f"{where}: {why}" if where else why
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     verb = next((a for a in argv if not a.startswith("-")), None)
@@ -112,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         # A file the user named cannot be read or written (permissions, a folder where a
         # file was expected, a full disk): their environment, not a bug; one line, exit 2.
-        error(shown(_describe_os_error(exc)))
+        where = " -> ".join(str(p) for p in (exc.filename, exc.filename2) if p)
+        why = exc.strerror or str(exc)
+        error(shown(f"{where}: {why}" if where else why))
         return 2
     except Terminated:
         print(f"general365 {args.verb}: terminated", file=sys.stderr)
@@ -151,7 +145,3 @@ def console_main() -> int:
     _MAIN_PID = os.getpid()
     signal.signal(signal.SIGTERM, _on_sigterm)
     return main()
-
-
-if __name__ == "__main__":
-    sys.exit(console_main())

@@ -11,7 +11,7 @@ import sys
 from ..errors import UserError
 from ..extras import require
 from ..terminal import shown, shown_lines
-from . import judge_flags
+from . import flags
 from ..analysis.core import Analysis, analyze
 from ..analysis.embed import DEFAULT_API_KEY_ENV, DEFAULT_MODEL
 from ..analysis.write import check_out, write_analysis
@@ -52,7 +52,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "model embeddings)")
     p.add_argument("--perplexity", type=float, default=PERPLEXITY,
                    help="t-SNE perplexity (default %(default)s; lowered for small sets)")
-    p.add_argument("--tsne", default="auto", choices=METHODS,
+    p.add_argument("--tsne", dest="tsne_method", default="auto", choices=METHODS,
                    help="t-SNE implementation (default %(default)s: openTSNE when installed; off: "
                         "no map)")
     p.add_argument("--seed", type=int, default=0, help="random seed of t-SNE (default 0)")
@@ -71,7 +71,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                             "embeddings.sqlite, or $GENERAL365_CACHE_DIR)")
     cache.add_argument("--no-embed-cache", action="store_true", help="no embedding cache")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    judge_flags.add(p, "LLM judge: reasoning similarity (Figure 7), each item against its "
+    flags.add_judge(p, "LLM judge: reasoning similarity (Figure 7), each item against its "
                        "nearest neighbour, scored 0-5")
     p.add_argument("--similarity-sample", type=int, metavar="N",
                    help="score a random sample of N items per set (seeded by --seed) instead "
@@ -100,9 +100,7 @@ def summary_lines(a: Analysis, out: str) -> list[str]:
             lines.append(f"  {shown(d.name):<24.24} {d.stats.n:>6} {d.stats.seeds:>6} "
                          f"{dv['nn_similarity_mean']:>7.3f} {_pct(dv['near_duplicate_share']):>8} "
                          f"{dv['local_collapse']:>8.3f} {_pct(dv['near_copy_share']):>9}  {tsne}")
-        for d in a.datasets:
-            for n in d.notes:
-                lines.append(f"  note: {shown(d.name)}: {shown(n)}")
+        lines += [f"  note: {shown(d.name)}: {shown(n)}" for d in a.datasets for n in d.notes]
     else:
         lines.append("general365 analyze: no question sets")
     if a.similarity is not None:
@@ -177,16 +175,9 @@ def main(args: argparse.Namespace) -> int:
         args.datasets = []
     out = check_out(args.out)
     cache = False if args.no_embed_cache else (args.embed_cache or True)
-    judge_flags.check_model_given(args)
-    judge = judge_flags.make_judge("analyze", args)
-    a = analyze(args.datasets, embedder=args.embedder, embedder_base_url=args.embedder_base_url,
-                embedder_api_key_env=args.embedder_api_key_env,
-                embedder_truncate=args.embedder_truncate,
-                question_field=args.question_field, split=args.split,
-                near_duplicate=args.near_duplicate, mask=args.mask,
-                perplexity=args.perplexity, tsne_method=args.tsne, seed=args.seed,
-                graded=args.graded, too_easy=args.too_easy, family_spread=args.family_spread,
-                cache=cache, judge=judge, similarity_sample=args.similarity_sample,
+    flags.check_model_given(args)
+    judge = flags.make_judge("analyze", args)
+    a = analyze(**flags.keywords(analyze, args), cache=cache, judge=judge,
                 progress=not args.no_progress)
     write_analysis(a, out)
     print(shown_lines("\n".join(summary_lines(a, out))))

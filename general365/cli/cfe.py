@@ -10,7 +10,7 @@ import sys
 
 from ..grading.hybrid import POLICIES
 from ..terminal import shown_lines
-from . import judge_flags
+from . import flags
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -25,7 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="how unit answers are graded (default: paper with --judge-model, "
                         "rule without)")
     u.add_argument("--workers", type=int, default=None, help="rule-grading processes")
-    judge_flags.add(u)
+    flags.add_judge(u)
     n = sub.add_parser("lengths", help="reasoning-flow lengths, solved vs unsolved (one "
                                        "model call per graded response)")
     _common(n)
@@ -82,7 +82,7 @@ def main(args: argparse.Namespace) -> int:
         table = diagnostics.unit_execution(
             problems, make_runner=runner(args.model), model=args.model, out=args.out,
             settings=settings, runs=args.runs, policy=args.policy,
-            judge=judge_flags.make_judge("cfe", args), workers=args.workers,
+            judge=flags.make_judge("cfe", args), workers=args.workers,
             dry_run=args.dry_run, announce=say)
     else:
         settings = SamplingSettings(temperature=0.0, max_tokens=args.max_tokens)

@@ -6,14 +6,13 @@ error."""
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 import sys
 
 from ..runners.options import DEFAULT_SEED
 from ..runners.registry import BACKENDS
 from ..terminal import shown, shown_lines
-from . import judge_flags
+from . import flags
 
 # option -> flag, where the flag is not the option's name spelled with dashes
 FLAGS = {"ids_file": "--ids", "judge": "--judge-model"}
@@ -60,9 +59,7 @@ def expansion_parser() -> argparse.ArgumentParser:
                         "`general365 analyze`; default 0.90)")
     g = p.add_argument_group("sampling")
     g.add_argument("--preset", default="reasoning", help="reasoning (T=1.0) or chat (T=0.7)")
-    g.add_argument("--temperature", type=float)
-    g.add_argument("--top-p", type=float)
-    g.add_argument("--top-k", type=int)
+    _plain(g, ("--temperature", float, None), ("--top-p", float, None), ("--top-k", int, None))
     g.add_argument("--max-tokens", type=int,
                    help="output limit of each candidate (default: the context left)")
     g.add_argument("--seed", type=int, default=DEFAULT_SEED,
@@ -86,16 +83,15 @@ def expansion_parser() -> argparse.ArgumentParser:
                    help="the solver's backend (default: --backend)")
     g.add_argument("--solver-base-url", help="the solver's server (default: --base-url)")
     g.add_argument("--solver-k", type=int, default=4, help="answers per candidate (default 4)")
-    g.add_argument("--solver-max-tokens", type=int)
-    g.add_argument("--solver-preset", default="reasoning")
-    judge_flags.add(p)
+    _plain(g, ("--solver-max-tokens", int, None), ("--solver-preset", str, "reasoning"))
+    flags.add_judge(p)
     p.add_argument("--no-progress", action="store_true")
     return p
 
 
-def _plain(group, *flags: tuple[str, type, object]) -> None:
+def _plain(group, *specs: tuple[str, type, object]) -> None:
     """Flags with a type and a default and nothing else (generate's help describes them)."""
-    for flag, kind, default in flags:
+    for flag, kind, default in specs:
         group.add_argument(flag, type=kind, default=default)
 
 
@@ -143,10 +139,9 @@ def _expand(a: argparse.Namespace) -> int:
     def stage(name: str, path: str) -> None:
         print(f"general365 expand: {name} -> {path}", file=sys.stderr)
 
-    judge = judge_flags.make_judge("expand", a)
+    judge = flags.make_judge("expand", a)
     # Every flag of the expansion parser is expand()'s keyword of the same name.
-    names = set(inspect.signature(expand).parameters) & set(vars(a))
-    r = expand(**{n: getattr(a, n) for n in names}, judge=judge, progress=not a.no_progress,
+    r = expand(**flags.keywords(expand, a), judge=judge, progress=not a.no_progress,
                on_stage=stage)
     for note in r.notes:
         print(f"general365 expand: note: {shown(note)}", file=sys.stderr)

@@ -6,13 +6,12 @@ error (one line, nothing written).
 from __future__ import annotations
 
 import argparse
-import inspect
 import sys
 
 from ..runners.options import DEFAULT_SEED
 from ..runners.registry import BACKENDS
 from ..terminal import shown, shown_lines
-from . import benchmark_flags
+from . import flags
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -24,7 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--out", required=True, metavar="RUN_DIR",
                    help="run folder: responses.jsonl and run.json (resumed if it exists)")
     g = p.add_argument_group("data")
-    benchmark_flags.add(g)
+    flags.add_benchmark(g)
     g.add_argument("--dataset", metavar="SOURCE",
                    help="'sample' (bundled), a Hub id, a file or a folder; default: the "
                         "official public split")
@@ -96,9 +95,7 @@ def generate_kwargs(args: argparse.Namespace) -> dict:
     the same name."""
     from ..api import generate
 
-    names = set(inspect.signature(generate).parameters) & set(vars(args)) - {"model"}
-    return {**{n: getattr(args, n) for n in names},
-            "benchmark": benchmark_flags.benchmark(args)}
+    return {**flags.keywords(generate, args, "model"), "benchmark": flags.benchmark(args)}
 
 
 def main(args: argparse.Namespace) -> int:

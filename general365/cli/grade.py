@@ -13,7 +13,7 @@ from ..grading.hybrid import POLICIES
 from ..grading.pool import DEFAULT_TIMEOUT
 from ..tasks.cfe.grade import DEFAULT_TIMEOUT as CFE_TIMEOUT
 from ..terminal import shown, shown_lines
-from . import benchmark_flags, judge_flags
+from . import flags
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -22,12 +22,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dataset", help="the problems: 'sample', a Hub id, a file or a folder "
                                      "(without it, responses must carry their gold inline)")
     p.add_argument("--split", default="public", help="dataset split (default: public)")
-    benchmark_flags.add(p)
+    flags.add_benchmark(p)
     p.add_argument("--policy", choices=POLICIES, default=None,
                    help="paper: rule + judge as in the paper; cascade: rule, then the judge "
                         "where the rule says not correct; rule: no judge, text answers left "
                         "ungraded (default: paper with --judge-model, rule without)")
-    judge_flags.add(p)
+    flags.add_judge(p)
     p.add_argument("--workers", type=int, default=None,
                    help="rule-grading processes (default: CPU count)")
     p.add_argument("--timeout", type=float, default=None,
@@ -39,8 +39,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     from .. import api
 
-    judge = judge_flags.make_judge("grade", args)
-    result = api.grade_file(args.responses, args.out, benchmark=benchmark_flags.benchmark(args),
+    judge = flags.make_judge("grade", args)
+    result = api.grade_file(args.responses, args.out, benchmark=flags.benchmark(args),
                             dataset=args.dataset, split=args.split, policy=args.policy,
                             judge=judge, workers=args.workers, timeout=args.timeout,
                             progress=not args.no_progress)

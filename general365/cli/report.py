@@ -9,6 +9,7 @@ from ..reporting import published as pub
 from ..reporting import stats
 from ..reporting.summary import leaderboard_order
 from ..terminal import shown
+from . import flags
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -52,12 +53,6 @@ def add_publish_arguments(g, *, tensorboard_default: str) -> None:
                         "HF_TOKEN; when it is unset the saved `hf auth login` token is used)")
 
 
-def publish_kwargs(args: argparse.Namespace) -> dict:
-    return {"report_to": args.report_to, "logging_dir": args.logging_dir,
-            "hub_folder": args.hub_folder, "push_to_hub": args.push_to_hub,
-            "public": args.public, "token_env": args.token_env}
-
-
 def _pct(x: float | None) -> str:
     return "   -  " if x is None else f"{100 * x:5.1f}%"
 
@@ -97,7 +92,6 @@ def print_summary(report, n_files: int) -> None:
 def main(args: argparse.Namespace) -> int:
     from .. import api
 
-    report = api.report(args.graded, args.out, published=args.published, names=args.names,
-                        bootstrap=args.bootstrap, seed=args.seed, **publish_kwargs(args))
+    report = api.report(**flags.keywords(api.report, args))   # each flag is a keyword
     print_summary(report, len(args.graded))
     return 0

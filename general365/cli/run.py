@@ -13,8 +13,8 @@ from ..tasks.cfe.grade import DEFAULT_TIMEOUT as CFE_TIMEOUT
 from ..terminal import shown, shown_lines
 from ..reporting import published as pub
 from . import generate as generate_cli
-from . import judge_flags
-from .report import add_publish_arguments, print_summary, publish_kwargs
+from . import flags
+from .report import add_publish_arguments, print_summary
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -27,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--grade-timeout", type=float, default=None,
                    help=f"hard time limit per rule-graded answer, seconds (default "
                         f"{DEFAULT_TIMEOUT:g}; cfe: {CFE_TIMEOUT:g})")
-    judge_flags.add(p)
+    flags.add_judge(p)
     g = p.add_argument_group("report (see `general365 report`)")
     g.add_argument("--published", default="full", choices=pub.CHOICES,
                    help="the paper's figures beside yours (default: full)")
@@ -45,11 +45,10 @@ def main(args: argparse.Namespace) -> int:
 
         require("run", [*backend_extra(args.backend), "judge", "plots",
                         *parse_report_to(args.report_to)])
-    judge = judge_flags.make_judge("run", args)
-    result = api.run(args.model, policy=args.policy, judge=judge,
-                     grade_workers=args.grade_workers, grade_timeout=args.grade_timeout,
-                     published=args.published, name=args.name, on_stage=print_stage,
-                     **publish_kwargs(args), **generate_cli.generate_kwargs(args))
+    judge = flags.make_judge("run", args)
+    # generate()'s flags, then run()'s own (grading, the report, the results sent on)
+    options = {**generate_cli.generate_kwargs(args), **flags.keywords(api.run, args, "model")}
+    result = api.run(args.model, judge=judge, on_stage=print_stage, **options)
     return print_result(result, args.out)
 
 

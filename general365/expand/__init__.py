@@ -7,14 +7,11 @@ automatic checks, human review and selection. See docs/expand.md.
     select("exp/", decisions="decisions.jsonl", per_seed=3, out="variants.jsonl")
 
 - propose.py        `expand()`: candidates asked of a model as one resumable session
-- prompt.py         the expansion prompt and the reply's JSON schema
-- reply.py          a model's reply read as one JSON object, or why not
-- candidates.py     the candidate record, a line of candidates.jsonl
+- prompt.py         the expansion prompt, its reply's JSON schema, the reply read (or why not)
+- candidates.py     the candidate record; candidates.jsonl, rebuilt from the replies each run
 - checks.py         the automatic checks: named flags, three of them blocking
-- collect.py        responses.jsonl -> candidates.jsonl, rebuilt whole on each run
 - solver.py         the optional solver check: k answers per candidate, graded
-- review.py         the review page (review.html): accept, reject or edit
-- review_script.py  the review page's style and script
+- review.py         the review page (review.html), its style and script: accept, reject, edit
 - selection.py      `select()`: the final variants of each seed, diverse and hard first
 """
 

@@ -1,18 +1,26 @@
 """The candidate record: one proposed variant of a seed, a line of `candidates.jsonl`
 (its fields: docs/expand.md, section 2). An unparseable reply is still a candidate,
-flagged, with the reply's text for the reviewer.
+flagged, with the reply's text for the reviewer. candidates.jsonl is derived from
+responses.jsonl, each reply parsed, checked and joined with its solver agreement, rebuilt
+whole on every run, so the sibling checks see every candidate and a resumed expansion is
+checked as if it had run at once.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
-from ..errors import DataError
+from ..errors import DataError, UserError
+from ..jsonl import iter_jsonl, write
+from ..schema import Problem
 from ..validators import is_int
-from .prompt import FIELDS
+from .prompt import FIELDS, parse_reply
 
 REPLY_CHARS = 4000   # the part of an unparseable reply kept for the review page
+CANDIDATES = "candidates.jsonl"
+SEEDS = "seeds.jsonl"   # the seeds the candidates were made from (review and select read it)
 
 
 @dataclass(frozen=True)
@@ -114,3 +122,91 @@ class ExpansionCandidate:
                    flags=[Flag(f["flag"], str(f.get("reason", ""))) for f in flags],
                    model=str(d.get("model") or ""), finish_reason=d.get("finish_reason"),
                    reply=d.get("reply"), solver=Solver.from_dict(d.get("solver")))
+
+
+# --- candidates.jsonl ------------------------------------------------------------------
+
+
+def _writable(text: Any) -> Any:
+    """Text with any lone surrogate (a server's `\ud800`, which UTF-8 cannot encode) kept
+    as its escape: the candidate row must always be writable and readable back."""
+    if not isinstance(text, str) or text.isascii():
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def candidate_from_record(rec: Mapping[str, Any], seed: Problem) -> ExpansionCandidate:
+    text = rec.get("response") if isinstance(rec.get("response"), str) else ""
+    finish = _writable(rec.get("finish_reason"))
+    reply = parse_reply(text, finish_reason=finish)
+    c = ExpansionCandidate(seed_id=seed.id, candidate=int(rec["run"]),
+                           fields=dict(reply.fields or {}),
+                           categories=[cat.value for cat in seed.categories],
+                           model=_writable(str(rec.get("model") or "")),
+                           finish_reason=finish if isinstance(finish, str) else None)
+    if reply.fields is None:
+        c.flag("unparseable", _writable(reply.error) or "no JSON object")
+        c.reply = _writable(text[:REPLY_CHARS])
+    return c
+
+
+def build_candidates(records: Iterable[Mapping[str, Any]], seeds: Sequence[Problem], *,
+                     solver: Mapping[str, Solver]) -> list[ExpansionCandidate]:
+    """Candidates in seed order, then candidate order, not yet checked (checks.check_all);
+    records of seeds not in `seeds` are left out."""
+    by_id = {s.id: s for s in seeds}
+    order = {s.id: i for i, s in enumerate(seeds)}
+    got = [candidate_from_record(r, by_id[r["id"]]) for r in records if r.get("id") in by_id]
+    got.sort(key=lambda c: (order[c.seed_id], c.candidate))
+    for c in got:
+        c.solver = solver.get(c.id)
+    return got
+
+
+def write_candidates(path: str, cands: Sequence[ExpansionCandidate]) -> None:
+    write(path, [c.to_dict() for c in cands])
+
+
+def read_candidates(folder: str) -> list[ExpansionCandidate]:
+    """The candidates of an expansion folder, each row checked (file and line on error)."""
+    path = os.path.join(folder, CANDIDATES)
+    if not os.path.isdir(folder):
+        raise UserError(f"{folder}: no such folder; expected the --out folder of "
+                        "`general365 expand`")
+    if not os.path.isfile(path):
+        raise UserError(f"{path}: not found; run `general365 expand` into {folder} first")
+    out: list[ExpansionCandidate] = []
+    seen: dict[tuple[str, int], int] = {}
+    for line, row in iter_jsonl(path):
+        c = ExpansionCandidate.from_dict(row, path=path, line=line)
+        if (c.seed_id, c.candidate) in seen:
+            raise DataError(f"candidate {c.candidate} of seed {c.seed_id!r} twice (first on "
+                            f"line {seen[(c.seed_id, c.candidate)]})", path=path, line=line)
+        seen[(c.seed_id, c.candidate)] = line
+        out.append(c)
+    if not out:
+        raise UserError(f"{path}: no candidates")
+    return out
+
+
+def read_seeds(folder: str, *, required: bool = False) -> list[Problem]:
+    """The seeds an expansion folder was made from (`DIR/seeds.jsonl`), or [] if none."""
+    from ..data.load import load_problems
+
+    path = os.path.join(folder, SEEDS)
+    if os.path.isfile(path):
+        return load_problems(source=path)
+    if required:
+        raise UserError(f"{path}: not found; rerun `general365 expand` into this folder to "
+                        "write it")
+    return []
+
+
+def merge_seeds(folder: str, chosen: Sequence[Problem]) -> list[Problem]:
+    """The folder's earlier seeds and this run's (this run's copy wins): an expansion run
+    on fewer seeds than an earlier one keeps the earlier candidates."""
+    return list({**{s.id: s for s in read_seeds(folder)}, **{s.id: s for s in chosen}}.values())
+
+
+def write_seeds(folder: str, seeds: Sequence[Problem]) -> None:
+    write(os.path.join(folder, SEEDS), [s.to_dict() for s in seeds])

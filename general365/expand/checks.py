@@ -55,18 +55,14 @@ _TEXT_FIELDS = ("question", "reasoning", "change")
 def normalise(fields: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The fields with their types fixed where that is safe, and what is wrong with them."""
     out = dict(fields)
-    problems = []
-    for name in _TEXT_FIELDS:
-        v = out.get(name)
-        if not isinstance(v, str) or not v.strip():
-            problems.append(f"{name} {'missing' if v is None else 'is not non-empty text'}")
+    problems = [p for p in (_not_text(name, out.get(name)) for name in _TEXT_FIELDS) if p]
     answer = out.get("answer")
     if isinstance(answer, bool):
         problems.append("answer is not text")
     elif isinstance(answer, int) or (isinstance(answer, float) and math.isfinite(answer)):
         out["answer"] = str(answer)
-    elif not isinstance(answer, str) or not answer.strip():
-        problems.append(f"answer {'missing' if answer is None else 'is not non-empty text'}")
+    elif why := _not_text("answer", answer):
+        problems.append(why)
     else:
         out["answer"] = answer.strip()
     kind = out.get("answer_type")
@@ -75,10 +71,9 @@ def normalise(fields: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     else:
         problems.append(f"answer_type {kind!r} is not one of {', '.join(AnswerType.values())}")
     fr = out.get("float_round")
-    # ASCII digits (isdigit() takes `²`, which int() refuses), at most 9 of them (int() of
+    # [0-9], not isdigit() (it takes `²`, which int() refuses), at most 9 of them (int() of
     # more than 4,300 raises).
-    if isinstance(fr, str) and fr.strip().isascii() and fr.strip().isdigit() \
-            and len(fr.strip()) <= 9:
+    if isinstance(fr, str) and re.fullmatch(r"[0-9]{1,9}", fr.strip()):
         fr = int(fr.strip())
     if isinstance(fr, float) and fr.is_integer():
         fr = int(fr)
@@ -87,6 +82,12 @@ def normalise(fields: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     else:
         out["float_round"] = fr
     return out, problems
+
+
+def _not_text(name: str, value: Any) -> str | None:
+    if isinstance(value, str) and value.strip():
+        return None
+    return f"{name} {'missing' if value is None else 'is not non-empty text'}"
 
 
 _OPTION_LINE = re.compile(r"(?m)^\s*\(?([A-Z])[.)]\s")
@@ -138,7 +139,6 @@ def parse_golds(cands: Sequence[ExpansionCandidate]) -> dict[GoldKey, str | None
     the rule pool under GOLD_TIMEOUT seconds each."""
     from ..grading.pool import RuleTask, shared_pool
 
-    timeout = GOLD_TIMEOUT
     keys = []
     for c in cands:
         if "unparseable" in c.flag_names:
@@ -155,10 +155,10 @@ def parse_golds(cands: Sequence[ExpansionCandidate]) -> dict[GoldKey, str | None
     tasks = [RuleTask(_GoldCheck(kind, fr), answer)  # type: ignore[arg-type]
              for answer, kind, fr in keys]
     out: dict[GoldKey, str | None] = {}
-    for key, res in zip(keys, shared_pool().map(tasks, timeout)):
+    for key, res in zip(keys, shared_pool().map(tasks, GOLD_TIMEOUT)):
         if res.status is Status.TIMEOUT:
             out[key] = (f"the grader's parser did not read the {key[1]} gold within "
-                        f"{timeout:g} s")
+                        f"{GOLD_TIMEOUT:g} s")
         elif res.status is Status.CORRECT:
             out[key] = res.detail
         else:   # the worker's own error (its detail says which)
@@ -204,12 +204,8 @@ _NEAREST_PLACES = {"tenth": 1, "hundredth": 2, "thousandth": 3}
 
 def stated_rounding(question: str) -> set[int]:
     """The decimal places the question's wording asks for (empty: it says none)."""
-    found = {int(m.group(1)) if m.group(1).isascii() and m.group(1).isdigit()
-             else _WORDS[m.group(1).lower()]
-             for m in _PLACES.finditer(question)}
-    for m in _NEAREST.finditer(question):
-        found.add(_NEAREST_PLACES.get(m.group(1).lower(), 0))
-    return found
+    return ({int(n) if n.isdigit() else _WORDS[n.lower()] for n in _PLACES.findall(question)}
+            | {_NEAREST_PLACES.get(n.lower(), 0) for n in _NEAREST.findall(question)})
 
 
 def rounding_problem(c: ExpansionCandidate) -> str | None:
@@ -235,10 +231,7 @@ INSTRUCTION_TAIL = 200   # characters: the instruction must be among the questio
 
 
 def has_format_instruction(question: str) -> bool:
-    last = None
-    for last in _INSTRUCTION.finditer(question):
-        pass
-    return last is not None and len(question.rstrip()) - last.start() <= INSTRUCTION_TAIL
+    return _INSTRUCTION.search(question.rstrip()[-INSTRUCTION_TAIL:]) is not None
 
 
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:/\d+)?(?![\w]|\.\d)")
@@ -270,9 +263,8 @@ def leak_problem(c: ExpansionCandidate) -> str | None:
         return f"the question contains the answer {answer}" \
             if len(squeeze) > 2 and squeeze in re.sub(r"\s+", "", question) else None
     # text: a sequence or code (digits, punctuation, a run of capitals), not a plain word
-    if len(squeeze) < 4 or re.fullmatch(r"[A-Z]?[a-z'’-]+", answer):
-        return None
-    if not re.search(r"[\d,:;/]|^[A-Z]{4,}$", squeeze):
+    if len(squeeze) < 4 or re.fullmatch(r"[A-Z]?[a-z'’-]+", answer) \
+            or not re.search(r"[\d,:;/]|^[A-Z]{4,}$", squeeze):
         return None
     pattern = r"(?<!\w)" + re.escape(answer) + r"(?!\w)"
     return f"the question contains the answer {answer!r}" if re.search(pattern, question) \
@@ -281,8 +273,7 @@ def leak_problem(c: ExpansionCandidate) -> str | None:
 
 def type_problem(c: ExpansionCandidate, seed: Problem) -> str | None:
     kind = AnswerType(c.get("answer_type"))
-    group = next(g for g in _GROUPS if seed.answer_type in g)
-    if kind in group:
+    if kind in next(g for g in _GROUPS if seed.answer_type in g):
         return None
     return f"the seed's answer is {seed.answer_type.value}; this one is {kind.value}"
 
@@ -317,34 +308,26 @@ def check_one(c: ExpansionCandidate, seed: Problem,
 # --- across candidates ------------------------------------------------------------------
 
 
-def similarities(texts: Sequence[str]):
-    """Unit TF-IDF rows over the texts' skeletons (a scipy CSR matrix): row i . row j is
-    their cosine."""
-    from ..analysis.embed import TfidfEmbedder
-    from ..analysis.skeleton import skeletons
-
-    return TfidfEmbedder().vectors(skeletons(list(texts)))
-
-
 def check_near_duplicates(cands: Sequence[ExpansionCandidate], seeds: Mapping[str, Problem],
                           threshold: float = NEAR_DUPLICATE) -> None:
     readable = [c for c in cands if isinstance(c.get("question"), str)
                 and "unparseable" not in c.flag_names]
     if not readable:
         return
+    from ..analysis.embed import TfidfEmbedder
+    from ..analysis.skeleton import skeletons
     from ..analysis.structure import THRESHOLD as STRUCTURE, StructureIndex
 
     family_seeds = list(dict.fromkeys(c.seed_id for c in readable))
     texts = [seeds[s].question for s in family_seeds] + [c.get("question") for c in readable]
     reasonings = [seeds[s].reasoning or "" for s in family_seeds] + \
         [c.get("reasoning") if isinstance(c.get("reasoning"), str) else "" for c in readable]
-    x = similarities(texts)
+    x = TfidfEmbedder().vectors(skeletons(texts))   # unit rows: row i . row j is a cosine
     structure = StructureIndex(texts, reasonings)
     row = {s: i for i, s in enumerate(family_seeds)}
     offset = len(family_seeds)
     earlier: dict[str, list[int]] = {}
     for j, c in enumerate(readable, start=offset):
-        vj = x[j]
         to_seed = structure.compare(j, row[c.seed_id])
         if to_seed.score >= STRUCTURE:
             c.flag("near_copy_of_seed", f"structure {to_seed.score:.2f} to the seed "
@@ -354,7 +337,7 @@ def check_near_duplicates(cands: Sequence[ExpansionCandidate], seeds: Mapping[st
                                            else f"constraints {to_seed.constraints:.2f}")
                                         + f"; threshold {STRUCTURE:.2f})")
         for i in earlier.get(c.seed_id, []):
-            sim = float(vj.multiply(x[i]).sum())
+            sim = float(x[j].multiply(x[i]).sum())
             if sim >= threshold:
                 other = readable[i - offset].candidate
                 c.flag("near_duplicate_of_sibling", f"similarity {sim:.2f} to candidate "

@@ -6,11 +6,10 @@ request per candidate, its run number the candidate's index), then checked into
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import os
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from ..errors import DataError, MissingExtra, OptionError, UserError
@@ -24,9 +23,9 @@ from ..runners.session import GenerateResult, SessionPlan, run_session
 from ..runners.store import RESPONSES, iter_records, model_key
 from ..schema import Problem
 from ..validators import option_int, option_number
-from .candidates import ExpansionCandidate
-from .collect import (CANDIDATES, build_candidates, merge_seeds, write_candidates,
-                      write_seeds)
+from .candidates import (CANDIDATES, ExpansionCandidate, build_candidates, merge_seeds,
+                         write_candidates, write_seeds)
+from .checks import check_all
 from .prompt import PROMPT_VERSION, expansion_messages, response_format
 from .solver import SolverResult, previous_agreement, run_solver
 
@@ -208,8 +207,7 @@ def expand(seeds: str, *, model: str, backend: str, out: str,
     def session(mode: str) -> tuple[GenerateResult, int]:
         settings = plain
         if mode == "json_schema":
-            settings = dataclasses.replace(plain, extra=plain.extra + (
-                ("response_format", response_format()),))
+            settings = replace(plain, extra=plain.extra + (("response_format", response_format()),))
         requests = expansion_requests(chosen, settings, candidates)
         dataset = {"source": seeds, "split": split, "seeds": len(chosen),
                    "fingerprint": provenance.dataset_fingerprint(chosen),
@@ -248,17 +246,17 @@ def expand(seeds: str, *, model: str, backend: str, out: str,
     if not os.path.isfile(os.path.join(out, RESPONSES)):
         return result   # nothing was ever generated (refused before the first answer)
     say("check", os.path.join(out, CANDIDATES))
-    records = list(iter_records(os.path.join(out, RESPONSES)))
     every = merge_seeds(out, chosen)
-    result.candidates = build_candidates(records, every, near_duplicate=near_duplicate,
+    result.candidates = build_candidates(iter_records(os.path.join(out, RESPONSES)), every,
                                          solver=previous_agreement(out))
+    check_all(result.candidates, {s.id: s for s in every}, near_duplicate)
     if solver_model:
         say("solve", os.path.join(out, "solver"))
         result.solver = run_solver(out, result.candidates, model=solver_model, k=solver_k,
                                    generate_options=_solver_options(o), judge=judge,
                                    progress=progress)
-        result.candidates = build_candidates(records, every, near_duplicate=near_duplicate,
-                                             solver=result.solver.agreement)
+        for c in result.candidates:   # this check's agreement replaces an earlier one's
+            c.solver = result.solver.agreement.get(c.id)
     write_seeds(out, every)
     write_candidates(result.path, result.candidates)
     return result

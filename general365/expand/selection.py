@@ -16,9 +16,8 @@ from ..jsonl import iter_jsonl, write
 from ..schema import Problem, parse_categories
 from ..terminal import shown
 from ..validators import is_int, option_int
-from .candidates import ExpansionCandidate
+from .candidates import ExpansionCandidate, read_candidates, read_seeds
 from .checks import gold_problem, normalise
-from .collect import read_candidates, read_seeds
 from .review import EDITABLE
 
 DECISIONS = ("accept", "reject")

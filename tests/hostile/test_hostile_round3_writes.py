@@ -96,7 +96,7 @@ def test_grade_out_through_a_link_to_a_fifo_is_refused(tmp_path, capsys):
 
 def _expansion_folder(tmp_path: Path) -> Path:
     from general365.expand.candidates import ExpansionCandidate
-    from general365.expand.collect import write_candidates
+    from general365.expand.candidates import write_candidates
 
     fam = sample_families()["g365s-017"]
     seed = fam[0]

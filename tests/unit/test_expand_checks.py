@@ -14,7 +14,7 @@ from general365.expand.candidates import ExpansionCandidate
 from general365.expand.checks import (FLAGS, check_one, has_format_instruction,
                                             stated_rounding)
 from general365.expand.prompt import DIRECTIONS, FIELDS, expansion_messages
-from general365.expand.reply import parse_reply
+from general365.expand.prompt import parse_reply
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "expand.md"
 OBJ = {"question": "Q? Put your final answer in \\boxed{}.", "reasoning": "r", "answer": "12",

@@ -13,7 +13,7 @@ import pytest
 from general365 import load_problems
 from general365.cli import main
 from general365.expand.candidates import ExpansionCandidate, Solver
-from general365.expand.collect import write_candidates
+from general365.expand.candidates import write_candidates
 from support.expansion import expansion_script, sample_families
 from support.servers import FaultServer
 

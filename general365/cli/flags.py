@@ -1,15 +1,60 @@
-"""The LLM judge's flags (grade, run and analyze) and the Judge they describe."""
+"""The flags several verbs share: `--benchmark` and the benchmarks' own options (generate,
+grade, run), and the LLM judge's flags (grade, run, analyze, expand, cfe) with the Judge
+they describe."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import inspect
+from typing import Any, Callable
 
-from ..errors import UserError
+from ..errors import OptionError, UserError
 from ..extras import require
+from ..tasks import BENCHMARKS, get_benchmark
 
 
-def add(p: Any, title: str = "LLM judge (policies paper and cascade)") -> None:
+def keywords(func: Callable, args: argparse.Namespace, *skip: str) -> dict[str, Any]:
+    """The flags that are `func`'s keywords of the same name, with their values."""
+    names = set(inspect.signature(func).parameters) & set(vars(args)) - set(skip)
+    return {n: getattr(args, n) for n in names}
+
+
+def add_benchmark(p: Any) -> None:
+    p.add_argument("--benchmark", default=None, metavar="|".join(BENCHMARKS),
+                   help="which benchmark the dataset is (default general365; qa: any dataset "
+                        "with a question and an answer column; cfe: CFE-Bench, from its "
+                        "release folder)")
+    p.add_argument("--question-field", default="question", metavar="COLUMN",
+                   help="qa: the question column (default: question)")
+    p.add_argument("--answer-field", default="answer", metavar="COLUMN",
+                   help="qa: the gold-answer column (default: answer)")
+    p.add_argument("--id-field", metavar="COLUMN",
+                   help="qa: the id column (default: the row's line number)")
+    p.add_argument("--answer-type", metavar="TYPE",
+                   help="qa: every row's answer type (default: an answer_type column, else "
+                        "read from each gold)")
+    p.add_argument("--tolerance", type=float, metavar="REL",
+                   help="cfe (and implies it): the relative tolerance for numbers, 0.01 = 1%% "
+                        "(default 0.01; a row's own tolerance wins)")
+
+
+def benchmark(args: argparse.Namespace) -> Any:
+    """The benchmark to pass to the library: a name, or one built with its options."""
+    name = getattr(args, "benchmark", None)
+    tolerance = getattr(args, "tolerance", None)
+    if tolerance is not None:
+        if name not in (None, "cfe"):
+            raise OptionError("tolerance", "is CFE-Bench's option (--benchmark cfe); "
+                                           f"{name} has none")
+        return get_benchmark("cfe", tolerance=tolerance)
+    if name == "qa":
+        return get_benchmark("qa", question_field=args.question_field,
+                             answer_field=args.answer_field, id_field=args.id_field,
+                             answer_type=args.answer_type)
+    return name
+
+
+def add_judge(p: Any, title: str = "LLM judge (policies paper and cascade)") -> None:
     g = p.add_argument_group(title)
     g.add_argument("--judge-model", help="judge model name, e.g. gpt-4.1")
     g.add_argument("--judge-base-url", help="the judge's OpenAI-compatible base URL")
@@ -55,7 +100,7 @@ def check_model_given(args: argparse.Namespace) -> None:
     if args.judge_model:
         return
     ref = argparse.ArgumentParser(add_help=False)
-    add(ref)
+    add_judge(ref)
     defaults = vars(ref.parse_args([]))
     given = [f"--{k.replace('_', '-')}" for k, v in defaults.items()
              if k != "judge_model" and getattr(args, k, v) != v]
