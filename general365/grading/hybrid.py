@@ -15,9 +15,9 @@ from ..schema import (AnswerType, Graded, Method, Problem, Response, Status, Ver
                       index_problems)
 from . import choice
 from .engine import (_KEY_MAX, MAX_IN_FLIGHT, POLICIES, Grader, Judged, Memo,  # noqa: F401
-                     check_policy, check_timeout, check_workers, default_policy)
+                     Pairing, check_policy, check_timeout, check_workers, default_policy,
+                     inline_agrees)
 from .extract import Extraction, extract, usable_for
-from .pairing import Pairing, inline_agrees
 from .pool import DEFAULT_TIMEOUT, RuleTask, shared_pool
 from .rule import grade_fast
 
