@@ -199,8 +199,7 @@ class _Server:
 
 
 def main(control_fd: int) -> None:
-    # Ctrl-C reaches the whole process group: the caller stops the pool itself.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # (SIGINT is already ignored: pool._bootstrap does it before any import)
     control = socket.socket(fileno=control_fd)
     server = _Server(control)
     try:
