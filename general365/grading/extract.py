@@ -133,7 +133,7 @@ _VALUE_LINE = re.compile(
     r"[A-Za-z]\s*=)[ \t]*:?[ \t$]*(-?\d[\d.,/]*)", re.IGNORECASE)
 
 
-TRAILING = 400
+TRAILING = 400   # characters read after an answer (a hedge, another answer): bounded work
 _REDEFINES = re.compile(r"\\(?:(?:re)?newcommand|providecommand|def|edef|gdef|xdef|let|catcode|"
                         r"DeclareMathOperator|DeclareRobustCommand|renewenvironment)(?![A-Za-z])")
 
@@ -474,8 +474,7 @@ _SPACING = re.compile(r"\\(?:quad|qquad|[,;:! ]|enspace|hfill|hspace\s*\{[^{}]*\
 # Right before the answer, on its line: a negation of it, or an alternative to it.
 _NEGATIONS = frozenset({"not", "never", "nor", "or", "either", "maybe", "perhaps", "possibly",
                         "wrong", "incorrect", "ou", "oder", "rather than", "instead of",
-                        "rule out", "ruling out", "the answer"} - {"the answer"})
-TRAILING_WINDOW = 400
+                        "rule out", "ruling out"})
 _NOTHING = " \t\n\r.$*_)]}\\"   # what may close an answer and say nothing
 # `\\boxed{B}\\text{?}`: the wrapper of a remark does not hide it.
 _UNWRAP = re.compile(r"\\(?:text|mathrm|textbf|mathbf|textit|emph)\s*\{|[{}]")
@@ -489,11 +488,11 @@ def hedge_after(region: str, end: int, answer: str = "", box: bool = False,
                 labels: frozenset[str] = frozenset()) -> str:
     """The text after an answer that ends at `end` when it hedges or retracts it, else "".
     After a box, its line may hold only a close (`_quiet_tail`); a statement's line may go on
-    to explain itself. Bounded: the first TRAILING_WINDOW characters that show."""
-    tail = region[end:end + 8 * TRAILING_WINDOW]
+    to explain itself. Bounded: the first TRAILING characters that show."""
+    tail = region[end:end + 8 * TRAILING]
     if not tail.strip(_NOTHING):
         return ""   # the answer ends the response: the common case, nothing to read
-    rest = _FILLER.sub(" ", tail)[:TRAILING_WINDOW]
+    rest = _FILLER.sub(" ", tail)[:TRAILING]
     line = _SPACING.sub(" ", _UNWRAP.sub("", rest.split("\n", 1)[0]))
     if _RIGHT_AFTER.match(line):
         return line.strip()
