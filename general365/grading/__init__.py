@@ -2,13 +2,10 @@
 deterministic option-letter grader for choice answers, and an LLM judge for choice and
 text answers, combined by a policy. The contract, complete, is docs/grading.md.
 
-- engine.py         the one grading loop; each benchmark adds only its hook
+- engine.py         the one grading loop, and each response paired with its problem (checks)
 - hybrid.py         General365's and qa's hook: which grader decides which answer type
 - files.py          a responses file graded into a graded file (grade_file)
-- pairing.py        each response paired with its problem, every check before grading
-- extract.py        the final-answer region and the candidate answer (steps 1 and 2)
-- shown.py          the final-answer region as a reader sees it (hidden text removed)
-- hedges.py         hedges and retractions around a stated answer
+- extract.py        the final-answer region as a reader sees it, the candidate and its hedges
 - rule.py           the rule grader for number and interval answers (steps 3 and 4)
 - choice.py         the option-letter grader for single and multiple choice
 - pool.py           the grading pool: worker processes with a hard time limit

@@ -5,6 +5,7 @@ correct) or `rule` (no judge: text answers are `ungraded`). docs/grading.md has 
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Iterable, Iterator, Mapping
 
 from ..answers.gold import GoldAnswer, parse_gold
@@ -13,16 +14,15 @@ from ..errors import DataError
 from ..schema import (AnswerType, Graded, Method, Problem, Response, Status, Verdict,
                       index_problems)
 from . import choice
-from .engine import (MAX_IN_FLIGHT, POLICIES, Grader, Judged, Memo,  # noqa: F401
-                     check_policy, check_timeout, check_workers, default_policy)
+from .engine import (_KEY_MAX, MAX_IN_FLIGHT, POLICIES, Grader, Judged, Memo,  # noqa: F401
+                     Pairing, check_policy, check_timeout, check_workers, default_policy,
+                     inline_agrees)
 from .extract import Extraction, extract, usable_for
-from .pairing import Pairing, inline_agrees
 from .pool import DEFAULT_TIMEOUT, RuleTask, shared_pool
 from .rule import grade_fast
 
 CHUNK_SIZE = 1000
 _EXTRACTED_MAX = 1000  # judged rows with no candidate record the start of their region
-_FAST_KEY_MAX = 1000   # longer answers are rare and not worth holding as keys
 USABLE = {t: usable_for(t) for t in AnswerType}   # what a statement may answer, per type
 
 
@@ -71,7 +71,7 @@ class General365Rows:
 
     def fast_verdict(self, gold: GoldAnswer, candidate: str):
         """grade_fast(gold, candidate), remembered (None: math-verify must decide)."""
-        if len(candidate) > _FAST_KEY_MAX:
+        if len(candidate) > _KEY_MAX:
             return grade_fast(gold, candidate)
         return self.fast.cached((gold.key, gold.labels, candidate),
                                 lambda: grade_fast(gold, candidate))
@@ -129,9 +129,7 @@ def make_pairing(lookup: Mapping[str, Problem] | None, rows: General365Rows,
     built = Memo(5_000)
 
     def from_inline(r: Response, *, path=None, line=None) -> Problem | None:
-        def make() -> Problem | None:
-            return r.inline_problem(path=path, line=line)
-
+        make = partial(r.inline_problem, path=path, line=line)
         try:
             return built.cached(_inline_key(r), make)
         except TypeError:   # a value that is not plain JSON (unhashable): never kept

@@ -267,9 +267,7 @@ class Judge:
             parts = task.verdict_key(settings, item) if verdict else \
                 [task.name, task.version, json.dumps(settings), messages]
             keyed.append((cache_key(self.model, *parts), messages))
-        unique: dict[str, list[dict[str, str]]] = {}
-        for key, messages in keyed:
-            unique.setdefault(key, messages)
+        unique = dict(keyed)   # a key's messages are the same every time it comes
         done: dict[str, TaskAnswer] = {}
         cache = self.cache
         todo = []

@@ -48,14 +48,10 @@ def _recv_exact(sock: socket.socket, n: int, into: bytearray) -> bytearray:
     return into
 
 
-def _frame(sock: socket.socket, head: bytearray):
-    """The message whose header starts with `head` (bytes already read)."""
-    (size,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size, head))
+def recv(sock: socket.socket, head: bytes = b""):
+    """One message (`head`: the start of its header, already read)."""
+    (size,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size, bytearray(head)))
     return pickle.loads(_recv_exact(sock, size, bytearray()))
-
-
-def recv(sock: socket.socket):
-    return _frame(sock, bytearray())
 
 
 def recv_with_fd(sock: socket.socket):
@@ -64,7 +60,7 @@ def recv_with_fd(sock: socket.socket):
     if not data:
         raise EOFError("the other end closed")
     try:
-        return _frame(sock, bytearray(data)), (fds[0] if fds else None)
+        return recv(sock, data), (fds[0] if fds else None)
     except BaseException:
         for fd in fds:
             os.close(fd)
@@ -203,8 +199,7 @@ class _Server:
 
 
 def main(control_fd: int) -> None:
-    # Ctrl-C reaches the whole process group: the caller stops the pool itself.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # (SIGINT is already ignored: pool._bootstrap does it before any import)
     control = socket.socket(fileno=control_fd)
     server = _Server(control)
     try:

@@ -73,11 +73,12 @@ def _read_values(gold: GoldAnswer, candidate: str) -> tuple[Value, ...] | RuleRe
     currency already decides."""
     values = reader.read_values(candidate, expect=len(gold.values), labels=gold.labels)
     values = _in_counted_subunits(gold, values)
-    if len(values) != len(gold.values):
-        return RuleResult(Status.INCORRECT, count_mismatch(len(gold.values), len(values)))
+    n = len(values)
+    if n != len(gold.values):   # a list answer wrong by its length alone
+        return RuleResult(Status.INCORRECT, f"the answer gives {n} value{'s' if n != 1 else ''} "
+                                            f"where the gold has {len(gold.values)}")
     clash = _currency_clash(gold.values, values)
     return RuleResult(Status.INCORRECT, clash) if clash else values
-
 
 
 def _in_counted_subunits(gold: GoldAnswer, values: tuple[Value, ...]) -> tuple[Value, ...]:
@@ -88,12 +89,6 @@ def _in_counted_subunits(gold: GoldAnswer, values: tuple[Value, ...]) -> tuple[V
     return tuple(Value(tuple(replace(p, exact=p.exact / unit, currency=None)
                              if p.currency and p.exact is not None else p for p in v.pieces))
                  for v in values)
-
-
-def count_mismatch(golds: int, preds: int) -> str:
-    """Why a list answer is wrong by its length alone."""
-    said = f"{preds} value" + ("s" if preds != 1 else "")
-    return f"the answer gives {said} where the gold has {golds}"
 
 
 def _currency_clash(golds: tuple[Piece, ...], values: tuple[Value, ...]) -> str | None:

@@ -11,8 +11,7 @@ import os
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ...errors import DataError, OptionError
-from ...grading.engine import Grader
-from ...grading.pairing import Pairing
+from ...grading.engine import Grader, Pairing
 from ...schema import Graded, Response
 from ...validators import is_number
 from . import NAME
