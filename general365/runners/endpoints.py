@@ -67,12 +67,10 @@ class Endpoint:
     reported: dict[str, Any] = field(default_factory=dict)   # what /v1/models said
 
     def record(self) -> dict[str, Any]:
-        return {"url": self.url, "concurrency": self.limit,
-                "state": "up" if self.up else "down", "served": self.served,
-                "failed": self.failed, "tries": self.tries,
-                "connection_failures": self.connection_failures,
-                "marked_down": self.marked_down, "came_back": self.came_back,
-                "down_since": self.down_since, "last_error": self.last_error,
+        return {"url": self.url, "concurrency": self.limit, "state": "up" if self.up else "down",
+                **{name: getattr(self, name) for name in (
+                    "served", "failed", "tries", "connection_failures", "marked_down",
+                    "came_back", "down_since", "last_error")},
                 **self.reported}
 
     def summary(self) -> str:

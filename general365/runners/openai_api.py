@@ -12,7 +12,7 @@ import os
 import random
 import sys
 from dataclasses import asdict, dataclass
-from typing import Any, Awaitable, Iterable, Iterator, TypeVar
+from typing import Any, Awaitable, Iterable, Iterator
 
 from ..errors import MissingExtra, OptionError, UserError
 from ..interrupts import run_until
@@ -40,10 +40,6 @@ class RetryPolicy:
                              rng=rng)
 
 
-class _RequestTimeout(Exception):
-    """The whole request outlived request_timeout (however steadily bytes were arriving)."""
-
-
 class BadReply(Exception):
     """A 200 reply that carries no usable completion: retried like a 5xx."""
 
@@ -51,7 +47,6 @@ class BadReply(Exception):
 QUICK_TIMEOUT = 30.0   # seconds, at most, for /v1/models and each /tokenize
 # Server text kept in an error message (the summary, run.json), after the key is masked.
 MESSAGE_CHARS = 200
-_T = TypeVar("_T")
 
 
 class OpenAIRunner:
@@ -107,15 +102,10 @@ class OpenAIRunner:
         import openai
 
         url, query = target(ep.target)
-        # The SDK's timeout bounds connecting and each read; _bounded bounds the whole.
+        # The SDK's timeout bounds connecting and each read; our wait_for bounds the whole
+        # request (however steadily bytes were arriving).
         return openai.AsyncOpenAI(base_url=url, api_key=self._api_key, default_query=query,
                                   max_retries=0, timeout=self.request_timeout)
-
-    async def _bounded(self, call: Awaitable[_T], limit: float | None = None) -> _T:
-        try:
-            return await asyncio.wait_for(call, limit or self.request_timeout)
-        except asyncio.TimeoutError:
-            raise _RequestTimeout() from None
 
     def _clean(self, text: object, limit: int | None = MESSAGE_CHARS) -> str:
         return self._redactor.clean(str(text), limit)
@@ -160,22 +150,13 @@ class OpenAIRunner:
         where = f"{shown_url(root)}/tokenize"
         server = client.with_options(base_url=root)
         sem = asyncio.Semaphore(self.concurrency)
-        note: str | None = None
-
-        def give_up(why: str) -> None:
-            nonlocal note
-            if note is None:
-                note = (f"{where} {why}, so prompt sizes are not counted "
-                        f"(max_tokens cannot be derived from them)")
+        why_not: list[str] = []   # the answers that were not a count: the first is said
 
         async def count(h: str, req: GenerationRequest) -> None:
-            body: dict[str, Any] = {"model": self.model, "messages": list(req.messages),
-                                    "add_generation_prompt": True}
-            template = req.template_kwargs(self.chat_template_kwargs)
-            if template:
-                body["chat_template_kwargs"] = template
+            body = {"model": self.model, "messages": list(req.messages),
+                    "add_generation_prompt": True, **self._template(req)}
             async with sem:
-                if note is not None:
+                if why_not:
                     return
                 try:
                     # cast_to=object: the decoded JSON as the server sent it, any shape.
@@ -187,24 +168,26 @@ class OpenAIRunner:
                             f"{where}: counting the prompt of id {req.problem_id!r} failed "
                             f"with HTTP {exc.status_code} "
                             f"({self._clean(error_message(exc), 120)})") from None
-                    give_up(f"answered HTTP {exc.status_code}")   # 404, 405, 400, 422, ...
-                    return
+                    why = f"answered HTTP {exc.status_code}"   # 404, 405, 400, 422, ...
                 except (openai.APIConnectionError, asyncio.TimeoutError):
-                    give_up("could not be reached in time")
-                    return
+                    why = "could not be reached in time"
                 except (ValueError, RecursionError):   # not JSON, or nested too deeply
-                    give_up("answered with a body that is not JSON")
-                    return
-            n = reply.get("count") if isinstance(reply, dict) else None
-            if not is_int(n) or n < 1:
-                give_up(f"answered {self._clean(_shape(reply), 120)}, not a token count")
-                return
-            self._prompt_tokens[h] = n
+                    why = "answered with a body that is not JSON"
+                else:
+                    n = reply.get("count") if isinstance(reply, dict) else None
+                    if is_int(n) and n >= 1:
+                        self._prompt_tokens[h] = n
+                        return
+                    why = f"answered {self._clean(_shape(reply), 120)}, not a token count"
+            why_not.append(why)
 
         await _gather_all(*(count(h, r) for h, r in
                             {r.prompt_hash(): r for r in requests}.items()))
-        self._tokenize = note or "used"
-        if note:   # once per command, not per prompt
+        self._tokenize = "used"
+        if why_not:   # once per command, not per prompt
+            note = (f"{where} {why_not[0]}, so prompt sizes are not counted "
+                    f"(max_tokens cannot be derived from them)")
+            self._tokenize = note
             print(f"general365: note: {shown(note)}", file=sys.stderr)
 
     async def _list_models(self, client: Any, url: str) -> dict[str, Any] | str:
@@ -213,14 +196,14 @@ class OpenAIRunner:
         import openai
 
         try:
-            listing = await self._bounded(client.models.list(), self._quick_timeout)
+            listing = await asyncio.wait_for(client.models.list(), self._quick_timeout)
             return {m.id: m for m in listing.data if isinstance(m.id, str)}
         except openai.AuthenticationError:
             raise UserError(f"{url}: the API key in ${self.api_key_env} was "
                             f"refused (401)") from None
         except openai.APIConnectionError as exc:
             return f"{url}: cannot reach the server ({self._clean(exc.__cause__ or exc)})"
-        except _RequestTimeout:
+        except asyncio.TimeoutError:
             return f"{url}: listing its models took longer than {self._quick_timeout:g}s"
         except (openai.APIStatusError, ValueError, AttributeError, TypeError):
             return {}   # some servers do not list models; the requests will tell
@@ -246,26 +229,28 @@ class OpenAIRunner:
             return req.sampling.max_tokens
         return self.max_model_len - self._prompt_tokens[req.prompt_hash()]
 
-    def request_kwargs(self, req: GenerationRequest) -> dict[str, Any]:
+    def request_body(self, req: GenerationRequest) -> dict[str, Any]:
+        """The chat completion's JSON body, posted as it is: the SDK's transformation of typed
+        parameters would cost about a third of the client's CPU (benchmarks/api_throughput.py).
+        """
         s = req.sampling
-        kwargs: dict[str, Any] = {
+        body: dict[str, Any] = {
             "model": self.model, "messages": list(req.messages),
             "temperature": s.temperature, "top_p": s.top_p,
             "max_tokens": self.max_tokens_for(req),
         }
         if s.seed is not None:
-            kwargs["seed"] = s.seed
-        extra = dict(self.extra_body)
+            body["seed"] = s.seed
+        body.update(self.extra_body)
         # Backend options carried in the settings (e.g. logit_bias) are API parameters too.
-        extra.update({k: v for k, v in s.extra if k != "chat_template_kwargs"})
+        body.update({k: v for k, v in s.extra if k != "chat_template_kwargs"})
         if s.top_k is not None and s.top_k != -1:   # -1 = off: the OpenAI API has no top_k
-            extra["top_k"] = s.top_k
+            body["top_k"] = s.top_k
+        return {**body, **self._template(req)}
+
+    def _template(self, req: GenerationRequest) -> dict[str, Any]:
         template = req.template_kwargs(self.chat_template_kwargs)
-        if template:
-            extra["chat_template_kwargs"] = template
-        if extra:
-            kwargs["extra_body"] = extra
-        return kwargs
+        return {"chat_template_kwargs": template} if template else {}
 
     def generate(self, requests: list[GenerationRequest]) -> Iterator[Generation]:
         if not requests:
@@ -316,18 +301,17 @@ class OpenAIRunner:
         import openai
 
         try:
-            await self._bounded(client.models.list(), self._quick_timeout)
-        except openai.APIStatusError:
-            return True
-        except Exception:   # refused, reset, timed out, or a reply we cannot read
-            return False
+            await asyncio.wait_for(client.models.list(), self._quick_timeout)
+        except Exception as exc:   # but an HTTP error: refused, reset, timed out, unreadable
+            return isinstance(exc, openai.APIStatusError)
         return True
 
     async def _one(self, dispatcher: Dispatcher, clients: dict[str, Any],
                    req: GenerationRequest) -> Generation:
         import openai
+        from openai.types.chat import ChatCompletion
 
-        kwargs = self.request_kwargs(req)
+        body, max_tokens = self.request_body(req), self.max_tokens_for(req)
         last = ""
         charged = 0                  # tries counted against max_attempts
         forgiven: set[str] = set()   # endpoints whose connection failure was not counted
@@ -338,8 +322,10 @@ class OpenAIRunner:
             retry_after = None
             free = False
             try:
-                completion = await self._bounded(_post_chat(clients[ep.url], kwargs))
-                generation, served = self._read(req, completion, kwargs["max_tokens"])
+                completion = await asyncio.wait_for(
+                    clients[ep.url].post("/chat/completions", body=body, cast_to=ChatCompletion),
+                    self.request_timeout)
+                generation, served = self._read(req, completion, max_tokens)
                 if self.served_model is None:
                     self.served_model = served
             except openai.APIStatusError as exc:   # 429 (RateLimitError) included
@@ -349,7 +335,7 @@ class OpenAIRunner:
                     return self._failed(req, f"HTTP {exc.status_code}: {message}", ep)
                 last = f"HTTP {exc.status_code} ({message})"
                 retry_after = retry_after_seconds(exc)
-            except (openai.APITimeoutError, _RequestTimeout):
+            except (openai.APITimeoutError, asyncio.TimeoutError):
                 last = f"timed out after {self.request_timeout:g}s"
             except openai.APIConnectionError as exc:
                 last = f"connection error ({self._clean(exc.__cause__ or exc)})"
@@ -483,17 +469,6 @@ def _shape(value: object) -> str:
     if isinstance(value, str):
         return "text that is not JSON"   # the SDK hands back a non-JSON body as text
     return f"a JSON {'null' if value is None else type(value).__name__}"
-
-
-async def _post_chat(client: Any, kwargs: dict[str, Any]) -> Any:
-    """`chat.completions.create(**kwargs)` without the SDK's transformation of typed
-    parameters (our body is plain JSON already, and that step cost about a third of the
-    client's CPU: benchmarks/api_throughput.py); the reply is the SDK's ChatCompletion."""
-    from openai.types.chat import ChatCompletion
-
-    body = {k: v for k, v in kwargs.items() if k != "extra_body"}
-    body.update(kwargs.get("extra_body") or {})
-    return await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
 
 
 def _count(value: object) -> int | None:

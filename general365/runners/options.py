@@ -229,14 +229,12 @@ def runner_options(o: Mapping[str, Any], chat_kwargs: dict[str, Any] | None) -> 
                 "chat_template_kwargs": chat_kwargs, "revision": o["revision"],
                 "max_model_len": o["max_model_len"]}
     if backend == "vllm":
-        return {"revision": o["revision"], "tensor_parallel_size": o["tensor_parallel_size"],
-                "data_parallel_size": o["data_parallel_size"],
-                "pipeline_parallel_size": o["pipeline_parallel_size"],
+        return {**{name: o[name] for name in (
+                    "revision", "tensor_parallel_size", "data_parallel_size",
+                    "pipeline_parallel_size", "max_model_len", "gpu_memory_utilization", "dtype",
+                    "enforce_eager")},
                 "distributed_executor_backend": o.get("distributed_executor_backend"),
-                "max_model_len": o["max_model_len"],
-                "gpu_memory_utilization": o["gpu_memory_utilization"], "dtype": o["dtype"],
-                "enforce_eager": o["enforce_eager"], "chat_template_kwargs": chat_kwargs,
-                **(o.get("engine_args") or {})}
+                "chat_template_kwargs": chat_kwargs, **(o.get("engine_args") or {})}
     return {"revision": o["revision"], "dtype": o["dtype"], "device": o["device"],
             "batch_size": o["batch_size"], "chat_template_kwargs": chat_kwargs,
             "engine_args": o.get("engine_args") or None}

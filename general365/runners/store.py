@@ -159,7 +159,7 @@ class RunStore:
         good_end = data.rfind(b"\n") + 1   # 0 when there is no newline at all
         lines = data[:good_end].split(b"\n")[:-1]
         report = OpenReport()
-        cut_at, offset = good_end, 0
+        cut_at = good_end
         for i, raw in enumerate(lines, start=1):
             if raw.strip():
                 try:
@@ -169,11 +169,10 @@ class RunStore:
                         raise DataError("not a JSON line (the file is damaged mid-way, not "
                                         "just torn at the end)", path=self.path, line=i,
                                         expected="one JSON object a line") from None
-                    cut_at = offset
+                    cut_at = good_end - len(raw) - 1   # it is the last line
                     break
                 self._add_existing(d, line=i)
                 report.records += 1
-            offset += len(raw) + 1
         if cut_at < len(data):
             report.torn_bytes = len(data) - cut_at
             # INFO, not WARNING: the caller tells the user once (`generate` prints it).

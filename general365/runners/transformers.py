@@ -49,13 +49,8 @@ def _logit_bias(req: GenerationRequest, vocab_size: int) -> dict[int, float]:
 def _row_sampler(torch, transformers, reqs: list[GenerationRequest], budgets: list[Budget],
                  biases: list[dict[int, float]], device: str, prompt_len: int, stop_id: int):
     """A logits processor that samples each row as its own request asks (the last one)."""
-    generators = []
-    for req in reqs:
-        generator = None
-        if req.sampling.seed is not None:
-            generator = torch.Generator(device=device)
-            generator.manual_seed(int(req.sampling.seed) % (2 ** 63))
-        generators.append(generator)
+    generators = [torch.Generator(device=device).manual_seed(int(r.sampling.seed) % (2 ** 63))
+                  if r.sampling.seed is not None else None for r in reqs]
 
     class RowSampler(transformers.LogitsProcessor):
         def __call__(self, input_ids, scores):
@@ -205,11 +200,8 @@ class TransformersRunner:
         torch, transformers = _import()
         prompts = [self._prompt_ids(r) for r in reqs]
         width = max(len(p) for p in prompts)
-        input_ids = torch.full((len(reqs), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(reqs), width), dtype=torch.long)
-        for i, p in enumerate(prompts):
-            input_ids[i, width - len(p):] = torch.tensor(p, dtype=torch.long)
-            mask[i, width - len(p):] = 1
+        input_ids = torch.tensor([[self.pad_id] * (width - len(p)) + p for p in prompts])
+        mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts])
         biases = [_logit_bias(r, len(self.tokenizer)) for r in reqs]
         sampler = _row_sampler(torch, transformers, reqs, budgets, biases, self.device, width,
                                self.stop_ids[0])

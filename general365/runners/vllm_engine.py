@@ -133,14 +133,11 @@ class Engine:
 
         engine = self.llm.llm_engine
         pending: dict[str, tuple[GenerationRequest, Budget]] = {}
-        needs_parsing = False
-        params_list = []
-        for req, budget in zip(requests, budgets):
-            params = self.SamplingParams(**_sampling_kwargs(req, budget.max_tokens))
-            params.output_kind = RequestOutputKind.FINAL_ONLY
-            params_list.append(params)
-            needs_parsing |= bool(req.template_kwargs(self.chat_template_kwargs)
-                                  .get("enable_thinking"))
+        params_list = [self.SamplingParams(**_sampling_kwargs(req, budget.max_tokens),
+                                           output_kind=RequestOutputKind.FINAL_ONLY)
+                       for req, budget in zip(requests, budgets)]
+        needs_parsing = any(req.template_kwargs(self.chat_template_kwargs).get("enable_thinking")
+                            for req in requests)
         adjust = getattr(self.llm, "_adjust_params_for_parsing", None)
         if needs_parsing and adjust is not None:  # as LLM.chat does for thinking templates
             adjust(params_list)
