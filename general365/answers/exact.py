@@ -39,10 +39,8 @@ def numbers_match(gold: Fraction, pred: Fraction, float_round: int, exponent: in
 
 def truncate(q: Fraction, k: int) -> Fraction:
     """`q` cut to k decimal places, toward zero (0.6666... -> 0.666)."""
-    scale = 10 ** k
-    n = abs(q) * scale
-    n = n.numerator // n.denominator
-    return Fraction(n if q >= 0 else -n, scale)
+    n = int(abs(q) * 10 ** k)
+    return Fraction(n if q >= 0 else -n, 10 ** k)
 
 
 def decimals(text: str | None) -> int | None:
@@ -126,8 +124,7 @@ def interval_text(text: str) -> str:
     s = _UNIT_AFTER.sub(_units_only, s)   # `[2, 5) \\text{ seconds}`
     s = _WORD_INF.sub(r"\\infty ", s)
     s = re.sub(r"(?<![A-Za-z\\])U(?![A-Za-z])", r"\\cup ", s)
-    m = _SET_BUILDER.match(s)
-    if m:
+    if m := _SET_BUILDER.match(s):
         s = m.group(1).strip()
     s = _IN_REALS.sub("", s)
     s = _points(s)
@@ -139,8 +136,7 @@ def interval_text(text: str) -> str:
     if not _RELATION_CHAIN.match(s):
         s = _LEAD.sub("", s)
     s = _both_bounds(s)
-    m = _NOT_IN.match(s)
-    if m:   # `x \\notin [3,4]`
+    if m := _NOT_IN.match(s):   # `x \\notin [3,4]`
         s = "\\mathbb{R} \\setminus " + m.group(1)
     if ";" in s and "," not in s:
         s = s.replace(";", ",")
@@ -233,15 +229,13 @@ def _plain_spans(s: str) -> tuple[Span, ...] | None:
         return ()
     if re.fullmatch(_REALS, s):
         return (Span(None, False, None, False),)
-    m = _COMPLEMENT.match(s)
-    if m:
+    if m := _COMPLEMENT.match(s):
         inner = m.group(1).strip()
         removed = _finite_set(inner)
         if removed is None:
             removed = _plain_spans(inner)
         return None if removed is None else complement(removed)
-    m = _NEQ.match(s)
-    if m:
+    if m := _NEQ.match(s):
         q = maybe_fraction(m.group(2).replace(" ", ""))
         return None if q is None else complement((Span(q, True, q, True),))
     if "<" in s or ">" in s or "\\l" in s or "\\g" in s:
@@ -335,8 +329,7 @@ def _intersect(a: tuple, b: tuple) -> tuple:
 
 def _one_relation(part: str):
     """(variable, span) for `a < x < b`, `x > a` or `a < x`, else None."""
-    m = _CHAIN_RE.match(part)
-    if m:
+    if m := _CHAIN_RE.match(part):
         lo, op1, v, op2, hi = m.groups()
         (d1, c1), (d2, c2) = _OPS[op1], _OPS[op2]
         a, b = _endpoint(lo), _endpoint(hi)

@@ -1,7 +1,7 @@
 """A problem's gold answer, read once into its shape (reader.py), and its sympy form (built
-once per process) for math-verify's path. The dataset layer parses every gold when it loads
-(a gold that does not parse is a data error naming the row); the grader compares with it.
-"""
+once per process) through math-verify's parser (`mv_value`). The dataset layer parses every
+gold when it loads (a gold that does not parse is a data error naming the row); the grader
+compares with it."""
 
 from __future__ import annotations
 
@@ -13,12 +13,21 @@ from typing import Any
 from ..schema import AnswerType
 from . import exact, reader, words
 from .exact import Span
-from .mv import mv_value
 from .reader import Clock, Piece, Shape, Unreadable
 
 # math-verify warns once that its timeout is off; the grader's pool enforces time, so that is
 # intended.
 logging.getLogger("math_verify").setLevel(logging.ERROR)
+
+
+def mv_value(latex: str):
+    """The first sympy object math-verify reads from `latex` (cleaned by the reader), or None."""
+    from math_verify import parse
+
+    # A bare `[2,5)` or `\{1,2\}` parses to nothing and a bare `1,2,3` to 1.2: math-verify
+    # reads them only inside math delimiters.
+    parsed = parse(f"${latex}$", parsing_timeout=None)
+    return next((p for p in parsed if not isinstance(p, str)), None)
 
 
 @dataclass(frozen=True)
@@ -135,9 +144,7 @@ _GOLD_CACHE_MAX = 4096
 def sympy_gold(gold: GoldAnswer):
     """The gold as a sympy object (a number, a Tuple of numbers for a list, a Set for an
     interval), built once per process."""
-    ck = gold.key
-    hit = _GOLD_CACHE.get(ck)
-    if hit is not None:
+    if (hit := _GOLD_CACHE.get(gold.key)) is not None:
         return hit
     from . import symbolic as sets
 
@@ -168,7 +175,7 @@ def sympy_gold(gold: GoldAnswer):
             raise ValueError(f"the gold {gold.text!r} is not a finite number")
     else:
         raise ValueError(f"the gold {gold.text!r} has no sympy form")
-    _GOLD_CACHE[ck] = value
+    _GOLD_CACHE[gold.key] = value
     return value
 
 

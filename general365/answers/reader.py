@@ -168,8 +168,7 @@ def sci_exponent(text: str) -> int:
         s = clean(text)
     except Unreadable:
         return 0
-    m = _SCI.match(s)
-    if m:
+    if m := _SCI.match(s):
         return int(m.group(3) or m.group(4))
     m = _E_NOTATION.match(s)
     return int(m.group(3)) if m else 0
@@ -389,23 +388,16 @@ _NUMBER_WORD_RE = re.compile(r"^([a-z]+)(?:[- ]([a-z]+))?$")
 
 def _number_word(core: str) -> Fraction | None:
     m = _NUMBER_WORD_RE.match(core.lower())
-    if not m:
-        return None
-    a = words.NUMBER_WORDS.get(m.group(1))
-    if a is None:
-        return None
-    if m.group(2) is None:
-        return Fraction(a)
+    a = words.NUMBER_WORDS.get(m.group(1)) if m else None
+    if a is None or m.group(2) is None:
+        return None if a is None else Fraction(a)
     b = words.NUMBER_WORDS.get(m.group(2))
-    if b is None or a < 20 or a % 10 or b >= 10:
-        return None
-    return Fraction(a + b)
+    return None if b is None or a < 20 or a % 10 or b >= 10 else Fraction(a + b)
 
 
 def _piece(text: str, approx: bool = False, labels: frozenset[str] = frozenset()) -> Piece:
     s = _HEDGE.sub("", text.strip(), count=1).strip()
-    m = _ELLIPSIS.search(s)
-    truncated = bool(m)
+    truncated = bool(m := _ELLIPSIS.search(s))
     if m:   # `3.14159\ldots`: the digits shown, an approximation of the value
         s, approx = s[:m.start()].rstrip(), True
     s = _ORDINAL.sub("", s)
@@ -413,8 +405,7 @@ def _piece(text: str, approx: bool = False, labels: frozenset[str] = frozenset()
     if q is not None:
         return Piece(q[0], None, q[1], None, approx)
     sign, currency = "", None
-    m = _CURRENCY.match(s)
-    if m:
+    if m := _CURRENCY.match(s):
         sign, currency = m.group(1), _CURRENCY_SYMBOL.get(m.group(2), m.group(2))
         s = s[m.end():]
     m = _CURRENCY_AFTER.search(s)
@@ -616,11 +607,9 @@ def read_clock(text: str) -> Clock:
         if marker and not 1 <= h <= 12 and not (h == 0 and marker == "am"):
             raise Unreadable(f"{s!r} is not a valid time")
         return Clock(h, mi, sec, marker, len(m.group(1)) == 1)
-    m = _CLOCK_HOUR.match(s)
-    if m:
+    if m := _CLOCK_HOUR.match(s):
         return Clock(int(m.group(1)), 0, 0, _marker(m.group(2)))
-    m = _CLOCK_WORD.match(s)
-    if m:
+    if m := _CLOCK_WORD.match(s):
         return Clock(12, 0, 0, _marker(m.group(1)))
     m = _DURATION.match(s)
     if m and m.group(1) and not m.group(1).isdigit():
@@ -635,14 +624,14 @@ def clocks_agree(gold: Clock, pred: Clock) -> bool:
     """Same time. A marker on one side only is compared on the 12-hour face when the other
     side is a 12-hour time without one (gold `7:15`, answer `7:15 pm`); a 24-hour time
     without a marker never matches an ambiguous answer (gold `19:15`, answer `7:15`)."""
+    same = (gold.hour, gold.minute, gold.second) == (pred.hour, pred.minute, pred.second)
     if "duration" in (gold.marker, pred.marker):   # `80 minutes` for `1:20`
-        return gold.marker in (None, "duration") and \
-            (gold.hour, gold.minute, gold.second) == (pred.hour, pred.minute, pred.second)
+        return gold.marker in (None, "duration") and same
     ga, pa = gold.absolute, pred.absolute
     if ga is not None and pa is not None:
         return ga % 86400 == pa % 86400
     if ga is None and pa is None:
-        return (gold.hour, gold.minute, gold.second) == (pred.hour, pred.minute, pred.second)
+        return same
     if ga is None:  # the gold is `7:15` on a 12-hour face
         return gold.face == pred.face
     # the gold is fixed, the answer is not: read as written on a 24-hour clock (`5:55` for

@@ -12,7 +12,7 @@ from sympy import (And, Eq, Float, FiniteSet, Interval, Mul, Or, Rational, S, Se
 from sympy.core.relational import Relational
 
 from . import exact
-from .mv import mv_value
+from .gold import mv_value
 from .reader import plain_latex
 
 _PCT = UnevaluatedExpr(Rational(1, 100))
@@ -21,12 +21,8 @@ _PCT = UnevaluatedExpr(Rational(1, 100))
 def exactify(expr):
     """Floats replaced by the exact rationals they were written as (`420.755` ->
     84151/200), so that no comparison rounds on binary floating point."""
-    if not isinstance(expr, sympy.Basic):
-        return expr
-    floats = expr.atoms(Float)
-    if not floats:
-        return expr
-    return expr.xreplace({f: Rational(str(f)) for f in floats})
+    floats = expr.atoms(Float) if isinstance(expr, sympy.Basic) else None
+    return expr.xreplace({f: Rational(str(f)) for f in floats}) if floats else expr
 
 
 def piece_value(piece, *, parse_plain: bool = False):
