@@ -1,7 +1,7 @@
 """A problem's gold answer, read once into its shape (reader.py), and its sympy form (built
-once per process) through math-verify's parser (`mv_value`). The dataset layer parses every
-gold when it loads (a gold that does not parse is a data error naming the row); the grader
-compares with it."""
+once per process) for math-verify's path. The dataset layer parses every gold when it loads
+(a gold that does not parse is a data error naming the row); the grader compares with it.
+"""
 
 from __future__ import annotations
 
@@ -13,21 +13,11 @@ from typing import Any
 from ..schema import AnswerType
 from . import exact, reader, words
 from .exact import Span
-from .reader import Clock, Piece, Shape, Unreadable
+from .reader import Clock, Piece, Shape, Unreadable, mv_value
 
 # math-verify warns once that its timeout is off; the grader's pool enforces time, so that is
 # intended.
 logging.getLogger("math_verify").setLevel(logging.ERROR)
-
-
-def mv_value(latex: str):
-    """The first sympy object math-verify reads from `latex` (cleaned by the reader), or None."""
-    from math_verify import parse
-
-    # A bare `[2,5)` or `\{1,2\}` parses to nothing and a bare `1,2,3` to 1.2: math-verify
-    # reads them only inside math delimiters.
-    parsed = parse(f"${latex}$", parsing_timeout=None)
-    return next((p for p in parsed if not isinstance(p, str)), None)
 
 
 @dataclass(frozen=True)

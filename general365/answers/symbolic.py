@@ -12,8 +12,7 @@ from sympy import (And, Eq, Float, FiniteSet, Interval, Mul, Or, Rational, S, Se
 from sympy.core.relational import Relational
 
 from . import exact
-from .gold import mv_value
-from .reader import plain_latex
+from .reader import mv_value, plain_latex
 
 _PCT = UnevaluatedExpr(Rational(1, 100))
 
