@@ -80,16 +80,14 @@ class Span:
 
 _INTERVAL_RE = re.compile(r"^([\[(])\s*([^,\[\]()]+?)\s*,\s*([^,\[\]()]+?)\s*([\])])$")
 _UNION_SPLIT = re.compile(r"\s*(?:\\cup|\\bigcup|\bU\b)\s*")
+_INFINITIES = {sign + name: "-inf" if sign == "-" else "+inf"
+               for name in ("\\infty", "\\infin", "oo", "\\inf") for sign in ("", "+", "-")}
 
 
 def _endpoint(text: str):
     """An endpoint or bound: a plain number, "+inf", "-inf", or None."""
     t = text.replace(" ", "")
-    if t in ("\\infty", "+\\infty", "\\infin", "+\\infin", "oo", "+oo", "\\inf", "+\\inf"):
-        return "+inf"
-    if t in ("-\\infty", "-\\infin", "-oo", "-\\inf"):
-        return "-inf"
-    return maybe_fraction(t)
+    return _INFINITIES.get(t) or maybe_fraction(t)
 
 
 _LEAD = re.compile(r"^(?:[A-Za-z](?:_\{?\w{1,8}\}?)?|[A-Z]{1,3})\s*(?:\\in(?![A-Za-z])|=)\s*")

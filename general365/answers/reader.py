@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
+from itertools import accumulate
 
 from . import words
 from .surface import Unreadable, clean
@@ -61,13 +62,7 @@ def split_top_level(s: str, separator: re.Pattern) -> list[str]:
     matches = list(separator.finditer(s))
     if not matches:
         return [s.strip()]
-    depths, depth = [], 0
-    for c in s:
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        depths.append(depth)
+    depths = list(accumulate((c in "([{") - (c in ")]}") for c in s))
     items, start = [], 0
     for m in matches:
         if depths[m.start()] == 0:
