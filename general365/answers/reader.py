@@ -396,29 +396,23 @@ def _piece(text: str, approx: bool = False, labels: frozenset[str] = frozenset()
     if m:   # `3.14159\ldots`: the digits shown, an approximation of the value
         s, approx = s[:m.start()].rstrip(), True
     s = _ORDINAL.sub("", s)
-    q = _number_phrase(s)
-    if q is not None:
+    if (q := _number_phrase(s)) is not None:
         return Piece(q[0], None, q[1], None, approx)
     sign, currency = "", None
     if m := _CURRENCY.match(s):
         sign, currency = m.group(1), _CURRENCY_SYMBOL.get(m.group(2), m.group(2))
         s = s[m.end():]
-    m = _CURRENCY_AFTER.search(s)
-    if m and currency is None:   # `1,000.99\$`, `12€`
+    if (m := _CURRENCY_AFTER.search(s)) and currency is None:   # `1,000.99\$`, `12€`
         currency = _CURRENCY_SYMBOL.get(m.group(1), m.group(1))
         s = s[:m.start()]
     if not s:
         raise Unreadable("there is no value")
     tail = _split_tail(s, labels)
-    for u in tail.units:
-        sym = _CURRENCY_WORDS.get(u.lower())
-        if sym is not None:
-            if currency is not None and currency != sym:
-                raise Unreadable("the answer names two currencies")
-            currency = sym
-    core = tail.core
-    if sign:
-        core = sign + core.lstrip("+")
+    for sym in filter(None, (_CURRENCY_WORDS.get(u.lower()) for u in tail.units)):
+        if currency is not None and currency != sym:
+            raise Unreadable("the answer names two currencies")
+        currency = sym
+    core = sign + tail.core.lstrip("+") if sign else tail.core
     q = plain_fraction(core)
     if q is None and tail.scale == 1 and not tail.units and not tail.percent:
         q = _number_word(core)
@@ -602,8 +596,7 @@ def read_clock(text: str) -> Clock:
     if m and m.group(6):   # `5.30 pm`: a point for the colon, with its marker
         return Clock(int(m.group(6)), int(m.group(7)), 0, _marker(m.group(8)), True)
     if m:
-        h, mi = int(m.group(1)), int(m.group(2))
-        sec = int(m.group(3) or 0)
+        h, mi, sec = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
         marker = _marker(m.group(4))
         if h > 24 or (h == 24 and (mi or sec)):
             if marker:

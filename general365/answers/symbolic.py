@@ -93,8 +93,7 @@ def numbers_equal(gold, pred, k: int, exponent: int = 0, written: bool = True) -
     if len(g_vals) != len(p_vals):
         return False
     if len(g_vals) == 1:
-        (g, g_pct), (p, p_pct) = g_vals[0], p_vals[0]
-        return _one_equal(g, g_pct, p, p_pct, k, exponent, written)
+        return _one_equal(*g_vals[0], *p_vals[0], k, exponent, written)
     # A set of numbers: matched as multisets, each element by the same rule.
     rest = list(p_vals)
     for g, g_pct in g_vals:
@@ -203,8 +202,7 @@ _OPEN_ENDS = {"<": (True, True), "<=": (True, False), ">": (False, True), ">=": 
 def _relation_set(rel):
     if len(rel.free_symbols) != 1:
         return None
-    simple = _simple_relation(rel)
-    if simple is not None:
+    if (simple := _simple_relation(rel)) is not None:
         return simple
     try:
         return rel.as_set()
