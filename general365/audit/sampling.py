@@ -109,12 +109,10 @@ def sample(paths: Sequence[str], n: int, *, seed: int = 0,
     candidates = read_candidates(paths, names)
     if not candidates:
         raise UserError("no graded row has a verdict to audit (every row is ungraded)")
+    disagreements = [c for c in candidates if c.disagreement]
     groups: dict[str, list[Candidate]] = {}
-    disagreements: list[Candidate] = []
     for c in candidates:
-        if c.disagreement:
-            disagreements.append(c)
-        else:
+        if not c.disagreement:
             groups.setdefault(stratum_of(c), []).append(c)
     alloc = allocate({k: len(v) for k, v in groups.items()}, n)
     chosen: list[tuple[Candidate, str, int, str, float]] = []
