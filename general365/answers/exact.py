@@ -272,12 +272,8 @@ def complement(spans: tuple[Span, ...]) -> tuple[Span, ...]:
     """The real line minus a canonical union."""
     out, lo, lo_closed = [], None, False
     for sp in spans:
-        if sp.lo is None:
-            lo, lo_closed = sp.hi, not sp.hi_closed
-            if sp.hi is None:
-                return ()
-            continue
-        out.append((lo, lo_closed, sp.lo, not sp.lo_closed))
+        if sp.lo is not None:   # a union starting at -inf leaves nothing before it
+            out.append((lo, lo_closed, sp.lo, not sp.lo_closed))
         if sp.hi is None:
             return canonical_spans(out)
         lo, lo_closed = sp.hi, not sp.hi_closed

@@ -497,9 +497,8 @@ def _items(s: str) -> list[str]:
             raise Unreadable("the list has an empty item")
         signs = _PLUS_MINUS.findall(item)
         if len(signs) == 1:  # `a \pm b` is the two values a-b and a+b
-            first, second = ("-", "+") if signs[0].startswith("\\pm") else ("+", "-")
-            out.append(_PLUS_MINUS.sub(first, item).strip())
-            out.append(_PLUS_MINUS.sub(second, item).strip())
+            signs = "-+" if signs[0].startswith("\\pm") else "+-"
+            out += [_PLUS_MINUS.sub(sign, item).strip() for sign in signs]
         elif len(signs) > 1:
             raise Unreadable("two \\pm signs in one value")
         else:
