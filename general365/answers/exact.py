@@ -229,9 +229,7 @@ def _plain_spans(s: str) -> tuple[Span, ...] | None:
         return (Span(None, False, None, False),)
     if m := _COMPLEMENT.match(s):
         inner = m.group(1).strip()
-        removed = _finite_set(inner)
-        if removed is None:
-            removed = _plain_spans(inner)
+        removed = _finite_set(inner) or _plain_spans(inner)   # a finite set is never empty
         return None if removed is None else complement(removed)
     if m := _NEQ.match(s):
         q = maybe_fraction(m.group(2).replace(" ", ""))
@@ -240,12 +238,10 @@ def _plain_spans(s: str) -> tuple[Span, ...] | None:
         return plain_inequalities(s)
     spans = []
     for part in _UNION_SPLIT.split(s):
-        finite = _finite_set(part)
-        if finite is not None:
+        if (finite := _finite_set(part)) is not None:
             spans.extend((sp.lo, True, sp.hi, True) for sp in finite)
             continue
-        m = _INTERVAL_RE.match(part)
-        if not m:
+        if not (m := _INTERVAL_RE.match(part)):
             return None
         lo, hi = _endpoint(m.group(2)), _endpoint(m.group(3))
         if lo is None or hi is None or lo == "+inf" or hi == "-inf":

@@ -523,8 +523,7 @@ def _read_values(text: str, expect: int | None, labels: frozenset[str]) -> tuple
         raise Unreadable("the answer is empty")
     if "\\not" in s or "\\neg" in s:
         raise Unreadable("the answer negates itself (\\not)")
-    bound = qualifier(s)
-    if bound is not None:
+    if (bound := qualifier(s)) is not None:
         raise Unreadable(f"{bound!r} makes the answer a bound or an operation, not a value")
     items = _items(s)
     if expect is not None and len(items) != expect and "," in text:
@@ -648,8 +647,7 @@ def read_ratio(text: str) -> tuple[Fraction, ...]:
     if s.count("%") == s.count(":") + 1:
         s = s.replace("%", "")   # `60\\%:40\\%`
     if not _RATIO.match(s):
-        q = maybe_fraction(s)   # `\\frac{3}{2}`, `1.5` for `3:2`
-        if q is not None:
+        if (q := maybe_fraction(s)) is not None:   # `\\frac{3}{2}`, `1.5` for `3:2`
             return (q, Fraction(1))
         raise Unreadable("the answer is not a ratio (expected a form such as 3:2)")
     parts = []

@@ -112,8 +112,7 @@ def read_labels(paths: Sequence[str]) -> tuple[list[Label], int]:
                 unlabelled += 1
                 continue
             key = (lab.model, lab.id, lab.run)
-            first = seen.get(key)
-            if first is not None:
+            if (first := seen.get(key)) is not None:
                 raise DataError(f"the row is labelled twice (first at {first.path}:{first.line})",
                                 path=path, line=n, row_id=lab.id, field="id",
                                 expected="each (model, id, run) labelled once")
