@@ -31,8 +31,7 @@ def piece_value(piece, *, parse_plain: bool = False):
     if piece.exact is not None and parse_plain and piece.text:
         latex = plain_latex(piece.text)   # None where math-verify would misread it
     if piece.exact is not None and not (parse_plain and latex):
-        q = piece.exact
-        value = Rational(q.numerator, q.denominator)
+        value = Rational(piece.exact.numerator, piece.exact.denominator)
     else:
         expr = mv_value(latex) if latex else None
         if expr is None:
