@@ -39,10 +39,8 @@ def numbers_match(gold: Fraction, pred: Fraction, float_round: int, exponent: in
 
 def truncate(q: Fraction, k: int) -> Fraction:
     """`q` cut to k decimal places, toward zero (0.6666... -> 0.666)."""
-    scale = 10 ** k
-    n = abs(q) * scale
-    n = n.numerator // n.denominator
-    return Fraction(n if q >= 0 else -n, scale)
+    n = int(abs(q) * 10 ** k)
+    return Fraction(n if q >= 0 else -n, 10 ** k)
 
 
 def decimals(text: str | None) -> int | None:
@@ -82,16 +80,14 @@ class Span:
 
 _INTERVAL_RE = re.compile(r"^([\[(])\s*([^,\[\]()]+?)\s*,\s*([^,\[\]()]+?)\s*([\])])$")
 _UNION_SPLIT = re.compile(r"\s*(?:\\cup|\\bigcup|\bU\b)\s*")
+_INFINITIES = {sign + name: "-inf" if sign == "-" else "+inf"
+               for name in ("\\infty", "\\infin", "oo", "\\inf") for sign in ("", "+", "-")}
 
 
 def _endpoint(text: str):
     """An endpoint or bound: a plain number, "+inf", "-inf", or None."""
     t = text.replace(" ", "")
-    if t in ("\\infty", "+\\infty", "\\infin", "+\\infin", "oo", "+oo", "\\inf", "+\\inf"):
-        return "+inf"
-    if t in ("-\\infty", "-\\infin", "-oo", "-\\inf"):
-        return "-inf"
-    return maybe_fraction(t)
+    return _INFINITIES.get(t) or maybe_fraction(t)
 
 
 _LEAD = re.compile(r"^(?:[A-Za-z](?:_\{?\w{1,8}\}?)?|[A-Z]{1,3})\s*(?:\\in(?![A-Za-z])|=)\s*")
@@ -126,8 +122,7 @@ def interval_text(text: str) -> str:
     s = _UNIT_AFTER.sub(_units_only, s)   # `[2, 5) \\text{ seconds}`
     s = _WORD_INF.sub(r"\\infty ", s)
     s = re.sub(r"(?<![A-Za-z\\])U(?![A-Za-z])", r"\\cup ", s)
-    m = _SET_BUILDER.match(s)
-    if m:
+    if m := _SET_BUILDER.match(s):
         s = m.group(1).strip()
     s = _IN_REALS.sub("", s)
     s = _points(s)
@@ -139,8 +134,7 @@ def interval_text(text: str) -> str:
     if not _RELATION_CHAIN.match(s):
         s = _LEAD.sub("", s)
     s = _both_bounds(s)
-    m = _NOT_IN.match(s)
-    if m:   # `x \\notin [3,4]`
+    if m := _NOT_IN.match(s):   # `x \\notin [3,4]`
         s = "\\mathbb{R} \\setminus " + m.group(1)
     if ";" in s and "," not in s:
         s = s.replace(";", ",")
@@ -233,27 +227,21 @@ def _plain_spans(s: str) -> tuple[Span, ...] | None:
         return ()
     if re.fullmatch(_REALS, s):
         return (Span(None, False, None, False),)
-    m = _COMPLEMENT.match(s)
-    if m:
+    if m := _COMPLEMENT.match(s):
         inner = m.group(1).strip()
-        removed = _finite_set(inner)
-        if removed is None:
-            removed = _plain_spans(inner)
+        removed = _finite_set(inner) or _plain_spans(inner)   # a finite set is never empty
         return None if removed is None else complement(removed)
-    m = _NEQ.match(s)
-    if m:
+    if m := _NEQ.match(s):
         q = maybe_fraction(m.group(2).replace(" ", ""))
         return None if q is None else complement((Span(q, True, q, True),))
     if "<" in s or ">" in s or "\\l" in s or "\\g" in s:
         return plain_inequalities(s)
     spans = []
     for part in _UNION_SPLIT.split(s):
-        finite = _finite_set(part)
-        if finite is not None:
+        if (finite := _finite_set(part)) is not None:
             spans.extend((sp.lo, True, sp.hi, True) for sp in finite)
             continue
-        m = _INTERVAL_RE.match(part)
-        if not m:
+        if not (m := _INTERVAL_RE.match(part)):
             return None
         lo, hi = _endpoint(m.group(2)), _endpoint(m.group(3))
         if lo is None or hi is None or lo == "+inf" or hi == "-inf":
@@ -280,12 +268,8 @@ def complement(spans: tuple[Span, ...]) -> tuple[Span, ...]:
     """The real line minus a canonical union."""
     out, lo, lo_closed = [], None, False
     for sp in spans:
-        if sp.lo is None:
-            lo, lo_closed = sp.hi, not sp.hi_closed
-            if sp.hi is None:
-                return ()
-            continue
-        out.append((lo, lo_closed, sp.lo, not sp.lo_closed))
+        if sp.lo is not None:   # a union starting at -inf leaves nothing before it
+            out.append((lo, lo_closed, sp.lo, not sp.lo_closed))
         if sp.hi is None:
             return canonical_spans(out)
         lo, lo_closed = sp.hi, not sp.hi_closed
@@ -335,8 +319,7 @@ def _intersect(a: tuple, b: tuple) -> tuple:
 
 def _one_relation(part: str):
     """(variable, span) for `a < x < b`, `x > a` or `a < x`, else None."""
-    m = _CHAIN_RE.match(part)
-    if m:
+    if m := _CHAIN_RE.match(part):
         lo, op1, v, op2, hi = m.groups()
         (d1, c1), (d2, c2) = _OPS[op1], _OPS[op2]
         a, b = _endpoint(lo), _endpoint(hi)

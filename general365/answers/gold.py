@@ -13,8 +13,7 @@ from typing import Any
 from ..schema import AnswerType
 from . import exact, reader, words
 from .exact import Span
-from .mv import mv_value
-from .reader import Clock, Piece, Shape, Unreadable
+from .reader import Clock, Piece, Shape, Unreadable, mv_value
 
 # math-verify warns once that its timeout is off; the grader's pool enforces time, so that is
 # intended.
@@ -135,9 +134,7 @@ _GOLD_CACHE_MAX = 4096
 def sympy_gold(gold: GoldAnswer):
     """The gold as a sympy object (a number, a Tuple of numbers for a list, a Set for an
     interval), built once per process."""
-    ck = gold.key
-    hit = _GOLD_CACHE.get(ck)
-    if hit is not None:
+    if (hit := _GOLD_CACHE.get(gold.key)) is not None:
         return hit
     from . import symbolic as sets
 
@@ -168,7 +165,7 @@ def sympy_gold(gold: GoldAnswer):
             raise ValueError(f"the gold {gold.text!r} is not a finite number")
     else:
         raise ValueError(f"the gold {gold.text!r} has no sympy form")
-    _GOLD_CACHE[ck] = value
+    _GOLD_CACHE[gold.key] = value
     return value
 
 

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
+from itertools import accumulate
 
 from . import words
 from .surface import Unreadable, clean
@@ -61,13 +62,7 @@ def split_top_level(s: str, separator: re.Pattern) -> list[str]:
     matches = list(separator.finditer(s))
     if not matches:
         return [s.strip()]
-    depths, depth = [], 0
-    for c in s:
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        depths.append(depth)
+    depths = list(accumulate((c in "([{") - (c in ")]}") for c in s))
     items, start = [], 0
     for m in matches:
         if depths[m.start()] == 0:
@@ -168,8 +163,7 @@ def sci_exponent(text: str) -> int:
         s = clean(text)
     except Unreadable:
         return 0
-    m = _SCI.match(s)
-    if m:
+    if m := _SCI.match(s):
         return int(m.group(3) or m.group(4))
     m = _E_NOTATION.match(s)
     return int(m.group(3)) if m else 0
@@ -389,50 +383,36 @@ _NUMBER_WORD_RE = re.compile(r"^([a-z]+)(?:[- ]([a-z]+))?$")
 
 def _number_word(core: str) -> Fraction | None:
     m = _NUMBER_WORD_RE.match(core.lower())
-    if not m:
-        return None
-    a = words.NUMBER_WORDS.get(m.group(1))
-    if a is None:
-        return None
-    if m.group(2) is None:
-        return Fraction(a)
+    a = words.NUMBER_WORDS.get(m.group(1)) if m else None
+    if a is None or m.group(2) is None:
+        return None if a is None else Fraction(a)
     b = words.NUMBER_WORDS.get(m.group(2))
-    if b is None or a < 20 or a % 10 or b >= 10:
-        return None
-    return Fraction(a + b)
+    return None if b is None or a < 20 or a % 10 or b >= 10 else Fraction(a + b)
 
 
 def _piece(text: str, approx: bool = False, labels: frozenset[str] = frozenset()) -> Piece:
     s = _HEDGE.sub("", text.strip(), count=1).strip()
-    m = _ELLIPSIS.search(s)
-    truncated = bool(m)
+    truncated = bool(m := _ELLIPSIS.search(s))
     if m:   # `3.14159\ldots`: the digits shown, an approximation of the value
         s, approx = s[:m.start()].rstrip(), True
     s = _ORDINAL.sub("", s)
-    q = _number_phrase(s)
-    if q is not None:
+    if (q := _number_phrase(s)) is not None:
         return Piece(q[0], None, q[1], None, approx)
     sign, currency = "", None
-    m = _CURRENCY.match(s)
-    if m:
+    if m := _CURRENCY.match(s):
         sign, currency = m.group(1), _CURRENCY_SYMBOL.get(m.group(2), m.group(2))
         s = s[m.end():]
-    m = _CURRENCY_AFTER.search(s)
-    if m and currency is None:   # `1,000.99\$`, `12€`
+    if (m := _CURRENCY_AFTER.search(s)) and currency is None:   # `1,000.99\$`, `12€`
         currency = _CURRENCY_SYMBOL.get(m.group(1), m.group(1))
         s = s[:m.start()]
     if not s:
         raise Unreadable("there is no value")
     tail = _split_tail(s, labels)
-    for u in tail.units:
-        sym = _CURRENCY_WORDS.get(u.lower())
-        if sym is not None:
-            if currency is not None and currency != sym:
-                raise Unreadable("the answer names two currencies")
-            currency = sym
-    core = tail.core
-    if sign:
-        core = sign + core.lstrip("+")
+    for sym in filter(None, (_CURRENCY_WORDS.get(u.lower()) for u in tail.units)):
+        if currency is not None and currency != sym:
+            raise Unreadable("the answer names two currencies")
+        currency = sym
+    core = sign + tail.core.lstrip("+") if sign else tail.core
     q = plain_fraction(core)
     if q is None and tail.scale == 1 and not tail.units and not tail.percent:
         q = _number_word(core)
@@ -456,6 +436,16 @@ def plain_latex(core: str) -> str | None:
         return expression(core)
     except Unreadable:
         return None
+
+
+def mv_value(latex: str):
+    """The first sympy object math-verify reads from `latex` , or None."""
+    from math_verify import parse
+
+    # A bare `[2,5)` or `\{1,2\}` parses to nothing and a bare `1,2,3` to 1.2: math-verify
+    # reads them only inside math delimiters.
+    parsed = parse(f"${latex}$", parsing_timeout=None)
+    return next((p for p in parsed if not isinstance(p, str)), None)
 
 
 def _chain(item: str, labels: frozenset[str] = frozenset()) -> Value:
@@ -507,9 +497,8 @@ def _items(s: str) -> list[str]:
             raise Unreadable("the list has an empty item")
         signs = _PLUS_MINUS.findall(item)
         if len(signs) == 1:  # `a \pm b` is the two values a-b and a+b
-            first, second = ("-", "+") if signs[0].startswith("\\pm") else ("+", "-")
-            out.append(_PLUS_MINUS.sub(first, item).strip())
-            out.append(_PLUS_MINUS.sub(second, item).strip())
+            signs = "-+" if signs[0].startswith("\\pm") else "+-"
+            out += [_PLUS_MINUS.sub(sign, item).strip() for sign in signs]
         elif len(signs) > 1:
             raise Unreadable("two \\pm signs in one value")
         else:
@@ -534,8 +523,7 @@ def _read_values(text: str, expect: int | None, labels: frozenset[str]) -> tuple
         raise Unreadable("the answer is empty")
     if "\\not" in s or "\\neg" in s:
         raise Unreadable("the answer negates itself (\\not)")
-    bound = qualifier(s)
-    if bound is not None:
+    if (bound := qualifier(s)) is not None:
         raise Unreadable(f"{bound!r} makes the answer a bound or an operation, not a value")
     items = _items(s)
     if expect is not None and len(items) != expect and "," in text:
@@ -606,8 +594,7 @@ def read_clock(text: str) -> Clock:
     if m and m.group(6):   # `5.30 pm`: a point for the colon, with its marker
         return Clock(int(m.group(6)), int(m.group(7)), 0, _marker(m.group(8)), True)
     if m:
-        h, mi = int(m.group(1)), int(m.group(2))
-        sec = int(m.group(3) or 0)
+        h, mi, sec = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
         marker = _marker(m.group(4))
         if h > 24 or (h == 24 and (mi or sec)):
             if marker:
@@ -616,11 +603,9 @@ def read_clock(text: str) -> Clock:
         if marker and not 1 <= h <= 12 and not (h == 0 and marker == "am"):
             raise Unreadable(f"{s!r} is not a valid time")
         return Clock(h, mi, sec, marker, len(m.group(1)) == 1)
-    m = _CLOCK_HOUR.match(s)
-    if m:
+    if m := _CLOCK_HOUR.match(s):
         return Clock(int(m.group(1)), 0, 0, _marker(m.group(2)))
-    m = _CLOCK_WORD.match(s)
-    if m:
+    if m := _CLOCK_WORD.match(s):
         return Clock(12, 0, 0, _marker(m.group(1)))
     m = _DURATION.match(s)
     if m and m.group(1) and not m.group(1).isdigit():
@@ -635,14 +620,14 @@ def clocks_agree(gold: Clock, pred: Clock) -> bool:
     """Same time. A marker on one side only is compared on the 12-hour face when the other
     side is a 12-hour time without one (gold `7:15`, answer `7:15 pm`); a 24-hour time
     without a marker never matches an ambiguous answer (gold `19:15`, answer `7:15`)."""
+    same = (gold.hour, gold.minute, gold.second) == (pred.hour, pred.minute, pred.second)
     if "duration" in (gold.marker, pred.marker):   # `80 minutes` for `1:20`
-        return gold.marker in (None, "duration") and \
-            (gold.hour, gold.minute, gold.second) == (pred.hour, pred.minute, pred.second)
+        return gold.marker in (None, "duration") and same
     ga, pa = gold.absolute, pred.absolute
     if ga is not None and pa is not None:
         return ga % 86400 == pa % 86400
     if ga is None and pa is None:
-        return (gold.hour, gold.minute, gold.second) == (pred.hour, pred.minute, pred.second)
+        return same
     if ga is None:  # the gold is `7:15` on a 12-hour face
         return gold.face == pred.face
     # the gold is fixed, the answer is not: read as written on a 24-hour clock (`5:55` for
@@ -662,8 +647,7 @@ def read_ratio(text: str) -> tuple[Fraction, ...]:
     if s.count("%") == s.count(":") + 1:
         s = s.replace("%", "")   # `60\\%:40\\%`
     if not _RATIO.match(s):
-        q = maybe_fraction(s)   # `\\frac{3}{2}`, `1.5` for `3:2`
-        if q is not None:
+        if (q := maybe_fraction(s)) is not None:   # `\\frac{3}{2}`, `1.5` for `3:2`
             return (q, Fraction(1))
         raise Unreadable("the answer is not a ratio (expected a form such as 3:2)")
     parts = []

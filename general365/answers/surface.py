@@ -108,11 +108,8 @@ def group_end(text: str, start: int) -> int:
 def _unwrap(s: str) -> str:
     """Style wrappers replaced by their content, the last (innermost) first."""
     for _ in range(4):
-        matches = list(_WRAPPER.finditer(s))[-_MAX_WRAPPERS:]
-        if not matches:
-            return s
         changed = False
-        for m in reversed(matches):
+        for m in reversed(list(_WRAPPER.finditer(s))[-_MAX_WRAPPERS:]):
             name, at = m.group(1), m.end()
             if s[at:at + 1] != "{":
                 if name in ("bf", "it", "rm"):  # `{\bf 12}`: the switch goes

@@ -12,8 +12,7 @@ from sympy import (And, Eq, Float, FiniteSet, Interval, Mul, Or, Rational, S, Se
 from sympy.core.relational import Relational
 
 from . import exact
-from .mv import mv_value
-from .reader import plain_latex
+from .reader import mv_value, plain_latex
 
 _PCT = UnevaluatedExpr(Rational(1, 100))
 
@@ -21,12 +20,8 @@ _PCT = UnevaluatedExpr(Rational(1, 100))
 def exactify(expr):
     """Floats replaced by the exact rationals they were written as (`420.755` ->
     84151/200), so that no comparison rounds on binary floating point."""
-    if not isinstance(expr, sympy.Basic):
-        return expr
-    floats = expr.atoms(Float)
-    if not floats:
-        return expr
-    return expr.xreplace({f: Rational(str(f)) for f in floats})
+    floats = expr.atoms(Float) if isinstance(expr, sympy.Basic) else None
+    return expr.xreplace({f: Rational(str(f)) for f in floats}) if floats else expr
 
 
 def piece_value(piece, *, parse_plain: bool = False):
@@ -36,8 +31,7 @@ def piece_value(piece, *, parse_plain: bool = False):
     if piece.exact is not None and parse_plain and piece.text:
         latex = plain_latex(piece.text)   # None where math-verify would misread it
     if piece.exact is not None and not (parse_plain and latex):
-        q = piece.exact
-        value = Rational(q.numerator, q.denominator)
+        value = Rational(piece.exact.numerator, piece.exact.denominator)
     else:
         expr = mv_value(latex) if latex else None
         if expr is None:
@@ -98,8 +92,7 @@ def numbers_equal(gold, pred, k: int, exponent: int = 0, written: bool = True) -
     if len(g_vals) != len(p_vals):
         return False
     if len(g_vals) == 1:
-        (g, g_pct), (p, p_pct) = g_vals[0], p_vals[0]
-        return _one_equal(g, g_pct, p, p_pct, k, exponent, written)
+        return _one_equal(*g_vals[0], *p_vals[0], k, exponent, written)
     # A set of numbers: matched as multisets, each element by the same rule.
     rest = list(p_vals)
     for g, g_pct in g_vals:
@@ -208,8 +201,7 @@ _OPEN_ENDS = {"<": (True, True), "<=": (True, False), ">": (False, True), ">=": 
 def _relation_set(rel):
     if len(rel.free_symbols) != 1:
         return None
-    simple = _simple_relation(rel)
-    if simple is not None:
+    if (simple := _simple_relation(rel)) is not None:
         return simple
     try:
         return rel.as_set()

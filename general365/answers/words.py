@@ -133,13 +133,10 @@ PERCENT_WORDS = frozenset({"percent", "pct", "percentage"})
 # Ambiguous abbreviations: `12k`, `5M`, `3B` (thousand? million? bytes? molar?).
 AMBIGUOUS = frozenset({"k", "M", "B", "mn", "MM", "bil", "mil", "K"})
 
-
 # Money's smaller units: `425 cents` is 4.25, and `4.25 cents` is not $4.25.
-SUBUNITS = {"cent": Fraction(1, 100), "cents": Fraction(1, 100), "penny": Fraction(1, 100),
-            "pennies": Fraction(1, 100), "pence": Fraction(1, 100), "paise": Fraction(1, 100),
-            "paisa": Fraction(1, 100), "dime": Fraction(1, 10), "dimes": Fraction(1, 10),
-            "nickel": Fraction(1, 20), "nickels": Fraction(1, 20), "fen": Fraction(1, 100),
-            "jiao": Fraction(1, 10)}
+SUBUNITS = {w: Fraction(1, n) for n, names in (
+    (100, "cent cents penny pennies pence paise paisa fen"), (10, "dime dimes jiao"),
+    (20, "nickel nickels")) for w in names.split()}
 
 
 def counted_subunit(labels: frozenset[str]) -> Fraction | None:

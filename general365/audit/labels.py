@@ -4,6 +4,7 @@ lines written by hand (docs/audit.md). A bad line stops the reading with one err
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -14,6 +15,7 @@ from ..schema import AnswerType, Method, Status, row_id_and_run
 from ..validators import is_int
 
 LABELS = ("right", "wrong")
+_EXPECTED_LABEL = '"right" or "wrong" (is the verdict right?), or null'
 
 
 @dataclass(frozen=True)
@@ -52,42 +54,38 @@ def _opt_enum(d: Mapping[str, Any], key: str, enum, where: dict) -> str | None:
 def parse_label(d: Any, *, path: str, line: int) -> Label | None:
     """One labels line, checked; None when it carries no label (not reviewed)."""
     where: dict[str, Any] = {"path": path, "line": line}
+    bad = functools.partial(DataError, path=path, line=line)
     if not isinstance(d, Mapping):
-        raise DataError("not a JSON object", value=d, expected="one JSON object a line",
-                        **where)
+        raise bad("not a JSON object", value=d, expected="one JSON object a line")
     # The id and run as the graded row's own reader checks them (schema), so that a label
     # can name only a row that a graded file can hold; null run: the first run.
     rid, run = row_id_and_run({**d, "run": 0} if d.get("run") is None else d, where)
     if "label" not in d:
-        raise DataError("missing field", field="label",
-                        expected='"right" or "wrong" (is the verdict right?), or null', **where)
+        raise bad("missing field", field="label", expected=_EXPECTED_LABEL)
     label = d["label"]
     if label is None:
         return None
     if label not in LABELS:
-        raise DataError("bad label", field="label", value=label,
-                        expected='"right" or "wrong" (is the verdict right?), or null', **where)
+        raise bad("bad label", field="label", value=label, expected=_EXPECTED_LABEL)
     if d.get("status") is None:
-        raise DataError("missing field", field="status",
-                        expected="the grader's status for the row (correct, incorrect, ...)",
-                        **where)
+        raise bad("missing field", field="status",
+                  expected="the grader's status for the row (correct, incorrect, ...)")
     status = Status.parse(d["status"], field="status", **where)
     if status is Status.UNGRADED:
-        raise DataError("an ungraded row has no verdict to label", field="status",
-                        value=status.value, expected="a status with a verdict", **where)
+        raise bad("an ungraded row has no verdict to label", field="status",
+                  value=status.value, expected="a status with a verdict")
     model = d.get("model") or ""
     if not isinstance(model, str):
-        raise DataError("wrong type", field="model", value=model, expected="a string", **where)
+        raise bad("wrong type", field="model", value=model, expected="a string")
     size = d.get("stratum_size")
     if size is not None and (not is_int(size) or size < 1):
-        raise DataError("wrong type", field="stratum_size", value=size,
-                        expected="a positive integer (from audit sample) or null", **where)
+        raise bad("wrong type", field="stratum_size", value=size,
+                  expected="a positive integer (from audit sample) or null")
     texts = {}
     for key in ("note", "stratum", "sample_id"):
         v = d.get(key)
         if v is not None and not isinstance(v, str):
-            raise DataError("wrong type", field=key, value=v, expected="a string or null",
-                            **where)
+            raise bad("wrong type", field=key, value=v, expected="a string or null")
         texts[key] = v or None
     return Label(model=model, id=rid, run=run, status=status, label=label,
                  method=_opt_enum(d, "method", Method, where),
@@ -114,8 +112,7 @@ def read_labels(paths: Sequence[str]) -> tuple[list[Label], int]:
                 unlabelled += 1
                 continue
             key = (lab.model, lab.id, lab.run)
-            first = seen.get(key)
-            if first is not None:
+            if (first := seen.get(key)) is not None:
                 raise DataError(f"the row is labelled twice (first at {first.path}:{first.line})",
                                 path=path, line=n, row_id=lab.id, field="id",
                                 expected="each (model, id, run) labelled once")

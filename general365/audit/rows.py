@@ -150,9 +150,7 @@ def review_rows(chosen: Iterable[tuple[Candidate, str, int, str, float]]) -> lis
 
 def _text(d: Mapping[str, Any], key: str) -> str | None:
     v = d.get(key)
-    if v is None:
-        return None
-    return v if isinstance(v, str) else str(v)
+    return None if v is None else str(v)
 
 
 def _review_row(item: int, c: Candidate, d: Mapping[str, Any], stratum: str, size: int,
@@ -167,8 +165,7 @@ def _review_row(item: int, c: Candidate, d: Mapping[str, Any], stratum: str, siz
     if tail is not None and len(response) > MAX_TAIL:
         tail = "\u2026" + tail
     judge = d.get("judge") if isinstance(d.get("judge"), Mapping) else {}
-    raw = judge.get("raw")
-    raw = None if raw is None else (raw if isinstance(raw, str) else str(raw))[:MAX_RAW]
+    raw = _text(judge, "raw")
     fr = d.get("float_round")
     return ReviewRow(
         item=item, model=row.model, id=row.id, run=row.run,
@@ -181,4 +178,4 @@ def _review_row(item: int, c: Candidate, d: Mapping[str, Any], stratum: str, siz
         float_round=fr if is_int(fr) else None,
         extracted=_text(d, "extracted"), final=final, cut_off=not closed,
         response_tail=tail, response_chars=len(response), detail=_text(d, "detail"),
-        judge_model=row.judge_model, judge_raw=raw, source=f"{row.path}:{row.line}")
+        judge_model=row.judge_model, judge_raw=raw and raw[:MAX_RAW], source=f"{row.path}:{row.line}")

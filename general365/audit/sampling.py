@@ -70,14 +70,10 @@ def stratum_of(c: Candidate) -> str:
 def allocate(sizes: dict[str, int], n: int) -> dict[str, int]:
     """Rows to draw from each stratum: one each first (the largest strata first when `n`
     is short), then the rest in proportion to size by largest remainders, capped by size."""
-    alloc = {k: 0 for k in sizes}
     order = sorted(sizes, key=lambda k: (-sizes[k], k))
-    left = n
-    for k in order:
-        if left <= 0:
-            break
-        if sizes[k] > 0:
-            alloc[k], left = 1, left - 1
+    first = [k for k in order if sizes[k] > 0][:max(0, n)]
+    alloc = {k: int(k in first) for k in sizes}
+    left = n - len(first)
     while left > 0:
         room = {k: sizes[k] - alloc[k] for k in order if sizes[k] > alloc[k]}
         if not room:
@@ -91,12 +87,9 @@ def allocate(sizes: dict[str, int], n: int) -> dict[str, int]:
         for k in rest[: max(0, left - given)]:
             if floors[k] < room[k]:
                 floors[k] += 1
-        step = sum(floors.values())
-        if step == 0:
-            break
-        for k, v in floors.items():
+        for k, v in floors.items():   # at least one row: every stratum in room has room
             alloc[k] += v
-        left -= step
+        left -= sum(floors.values())
     return alloc
 
 
@@ -109,12 +102,10 @@ def sample(paths: Sequence[str], n: int, *, seed: int = 0,
     candidates = read_candidates(paths, names)
     if not candidates:
         raise UserError("no graded row has a verdict to audit (every row is ungraded)")
+    disagreements = [c for c in candidates if c.disagreement]
     groups: dict[str, list[Candidate]] = {}
-    disagreements: list[Candidate] = []
     for c in candidates:
-        if c.disagreement:
-            disagreements.append(c)
-        else:
+        if not c.disagreement:
             groups.setdefault(stratum_of(c), []).append(c)
     alloc = allocate({k: len(v) for k, v in groups.items()}, n)
     chosen: list[tuple[Candidate, str, int, str, float]] = []

@@ -84,14 +84,8 @@ class Scores:
 
 
 def scores(labels: Iterable[Label]) -> Scores:
-    tp = fp = tn = fn = n = 0
-    for lab in labels:
-        n += 1
-        if lab.graded_correct:
-            tp, fp = tp + lab.right, fp + (not lab.right)
-        else:
-            tn, fn = tn + lab.right, fn + (not lab.right)
-    return Scores(n, tp, fp, tn, fn)
+    c = Counter((lab.graded_correct, lab.right) for lab in labels)
+    return Scores(c.total(), c[True, True], c[True, False], c[False, True], c[False, False])
 
 
 @dataclass(frozen=True)
@@ -285,11 +279,9 @@ def summary_lines(a: AuditScore) -> list[str]:
            + (f" ({a.unlabelled} without a label left out)" if a.unlabelled else "")
            + "; positive = graded correct; 95% Wilson intervals",
            line("overall", a.overall)]
-    for scope, _ in SCOPES[:2]:
-        for g, s in a.groups[scope].items():
-            out.append(line(f"{scope}={g}", s))
-    if len(a.groups["model"]) > 1:
-        out += [line(f"model={g}", s) for g, s in a.groups["model"].items()]
+    for scope, _ in SCOPES:   # one model: its line would repeat the overall one
+        if scope != "model" or len(a.groups["model"]) > 1:
+            out += [line(f"{scope}={g}", s) for g, s in a.groups[scope].items()]
     if a.estimate:
         e = a.estimate
         out.append(f"  whole input (post-stratified): acc {_pct(e.accuracy)}% [{_pct(e.low)}, "
