@@ -16,10 +16,9 @@ from .cache import EmbeddingCache
 from .datasets import AnalysisSet, SetStats, load_sets, set_stats
 from .difficulty import (DEFAULT_FAMILY_SPREAD, DEFAULT_TOO_EASY, Difficulty, check_thresholds,
                          load_difficulty)
-from .diversity import DENSEST, KNN, Diversity, diversity
 from .embed import (DEFAULT_API_KEY_ENV, DEFAULT_MODEL, NEAR_DUPLICATE, Embedded,
                     describe_embedder, embed_texts, make_embedder)
-from .neighbours import Neighbours, nearest_neighbours
+from .neighbours import DENSEST, KNN, Diversity, Neighbours, diversity, nearest_neighbours
 from .similarity import (Similarity, check_similarity_options, judge_families,
                          reasoning_similarity)
 from .similarity_prompt import VERSION as SIMILARITY_VERSION
@@ -85,14 +84,6 @@ class Analysis:
                 "similarity": self.similarity.to_dict() if self.similarity else None}
 
 
-def _open_cache(cache) -> EmbeddingCache | None:
-    if cache is False or cache is None:
-        return None
-    if isinstance(cache, EmbeddingCache):
-        return cache
-    return EmbeddingCache(None if cache is True else cache)
-
-
 def analyze(datasets: Sequence[str | AnalysisSet] = (), *, embedder: Any = DEFAULT_MODEL,
             embedder_base_url: str | None = None,
             embedder_api_key_env: str = DEFAULT_API_KEY_ENV,
@@ -128,7 +119,10 @@ def analyze(datasets: Sequence[str | AnalysisSet] = (), *, embedder: Any = DEFAU
            if isinstance(embedder, str) else embedder)
     method = pick_method(tsne_method) if sets else None
     threshold = near_duplicate if near_duplicate is not None else NEAR_DUPLICATE[emb.kind]
-    store = _open_cache(cache) if sets and getattr(emb, "cacheable", False) else None
+    store = None
+    if sets and getattr(emb, "cacheable", False) and cache is not False and cache is not None:
+        store = cache if isinstance(cache, EmbeddingCache) else EmbeddingCache(
+            None if cache is True else cache)
     results = []
     try:
         for s in sets:

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import DataError, DataErrors, UserError
-from ..schema import Category, Problem
+from ..schema import Category
 
 # Tried in order when no question column is named (BBH and BBEH call it `input`).
 QUESTION_FIELDS = ("question", "input", "prompt", "problem", "query")
@@ -96,16 +96,11 @@ def load_set(spec: str, *, question_field: str | None = None,
 def _general365(name: str, source: str, split: str) -> AnalysisSet:
     from ..data.load import load_problems
 
-    problems = load_problems(source, split=split)
-    return AnalysisSet(name=name, source=source, kind=GENERAL365,
-                       items=[_from_problem(p) for p in problems])
-
-
-def _from_problem(p: Problem) -> Item:
-    return Item(id=p.id, question=p.question, answer=p.answer, reasoning=p.reasoning,
-                seed_id=p.seed_id, variant=p.variant,
-                categories=tuple(c.value for c in p.categories),
-                answer_type=p.answer_type.value)
+    items = [Item(id=p.id, question=p.question, answer=p.answer, reasoning=p.reasoning,
+                  seed_id=p.seed_id, variant=p.variant,
+                  categories=tuple(c.value for c in p.categories),
+                  answer_type=p.answer_type.value) for p in load_problems(source, split=split)]
+    return AnalysisSet(name=name, source=source, kind=GENERAL365, items=items)
 
 
 def _read_rows(source: str, split: str):
@@ -116,11 +111,8 @@ def _read_rows(source: str, split: str):
         if not path.is_file():
             raise UserError(f"{source}: no such file (expected a .csv file)")
         reader = csv.DictReader(io.StringIO(read_text(path, "utf-8-sig"), newline=""))
-        rows = []
-        for record in reader:
-            # The record's first line (a quoted cell may span lines).
-            rows.append(RawRow(dict(record), str(path), reader.line_num))
-        return rows, str(path)
+        # (line_num: the record's line; a quoted cell may span lines)
+        return [RawRow(dict(r), str(path), reader.line_num) for r in reader], str(path)
     return read_source(source, split=split)[:2]
 
 

@@ -6,7 +6,7 @@ and seed families to look at (docs/analysis.md defines each flag)."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Sequence
 
 from ..errors import UserError
@@ -45,18 +45,13 @@ class FamilySpread:
     members: int
     lowest: float
     highest: float
+    spread: float
     hardest: str
     easiest: str
     flagged: bool
 
-    @property
-    def spread(self) -> float:
-        return self.highest - self.lowest
-
     def to_dict(self) -> dict[str, Any]:
-        return {"benchmark": self.benchmark, "seed_id": self.seed_id, "members": self.members,
-                "lowest": self.lowest, "highest": self.highest, "spread": self.spread,
-                "hardest": self.hardest, "easiest": self.easiest, "flagged": self.flagged}
+        return asdict(self)
 
 
 @dataclass
@@ -140,8 +135,9 @@ def _families(bench: str, problems: list[ProblemRate], threshold: float) -> list
         hard = min(members, key=lambda p: (p.rate, p.id))
         easy = max(members, key=lambda p: (p.rate, p.id))
         # a small tolerance: 1.0 - 0.5 computed from counts is exactly 0.5, but not always
-        out.append(FamilySpread(bench, seed, len(members), hard.rate, easy.rate, hard.id,
-                                easy.id, easy.rate - hard.rate >= threshold - 1e-12))
+        spread = easy.rate - hard.rate
+        out.append(FamilySpread(bench, seed, len(members), hard.rate, easy.rate, spread,
+                                hard.id, easy.id, spread >= threshold - 1e-12))
     return out
 
 
