@@ -227,22 +227,20 @@ def reasoning_similarity(datasets: Sequence[Any], judge: Any, *, sample: int | N
             lo, hi = min(i, j), max(i, j)
             plan.append((k, i, j, SimilarityPair(_triplet(items[lo]), _triplet(items[hi]))))
     before = (judge.stats.requests, judge.stats.cache_hits) if hasattr(judge, "stats") else None
-    bar = None
-    if progress:
-        from tqdm import tqdm
+    from tqdm import tqdm
 
+    if progress:
         print(f"general365 analyze: reasoning similarity: {len(plan)} pairs "
               f"(judge {judge.model})", file=sys.stderr, flush=True)
-        # The judge reports each distinct question once (mutual neighbours make one).
-        distinct = {json.dumps(SIMILARITY_TASK.messages(p)) for *_, p in plan}
-        bar = tqdm(total=len(distinct), unit="pair", desc="similarity", file=sys.stderr,
-                   dynamic_ncols=True)
+    # The judge reports each distinct question once (mutual neighbours make one).
+    distinct = {json.dumps(SIMILARITY_TASK.messages(p)) for *_, p in plan} if progress else ()
+    bar = tqdm(total=len(distinct), unit="pair", desc="similarity", file=sys.stderr,
+               dynamic_ncols=True, disable=not progress)
     try:
         answers = judge.ask(SIMILARITY_TASK, [p for *_, p in plan],
-                            on_done=(bar.update if bar is not None else None))
+                            on_done=bar.update if progress else None)
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
         if hasattr(judge, "close"):
             judge.close()
     scored: list[list[ScoredPair]] = [[] for _ in datasets]

@@ -7,8 +7,6 @@ strings); report.tables writes their CSV form: shares as percentages with two de
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 from typing import TYPE_CHECKING, Any, Sequence
@@ -37,25 +35,22 @@ def fmt(value: Any, kind: str) -> str:
 
 
 def overview_table(a: "Analysis") -> Table:
-    t = Table("datasets", "Datasets: size and diversity", [
+    return Table("datasets", "Datasets: size and diversity", [
         Column("Dataset"), Column("Kind"), Column("Items", INT), Column("Seeds", INT),
         Column("Variants", INT), Column("Mean words", NUM),
         Column("NN similarity mean", SIM), Column("NN similarity median", SIM),
         Column("Near-duplicate share", PCT), Column("Mean pairwise similarity", SIM),
         Column("Local collapse", SIM), Column("Variant-seed similarity mean", SIM),
         Column("Near-copy variants", PCT)],
+        [[d.name, d.set.kind, d.stats.n, d.stats.seeds, d.stats.variants,
+          float(sum(d.stats.lengths.words) / d.stats.n),
+          dv["nn_similarity_mean"], dv["nn_similarity_median"], dv["near_duplicate_share"],
+          dv["mean_pairwise_similarity"], dv["local_collapse"],
+          dv["variant_seed_similarity_mean"], dv["near_copy_share"]]
+         for d in a.datasets for dv in [d.diversity.to_dict()]],
         note="NN: nearest neighbour (cosine). Near-duplicate: the nearest neighbour at or "
              "above the threshold. Local collapse: (D - B) / (1 - B), D the mean k-NN "
              "similarity of the densest 10% of items, B the mean pairwise similarity.")
-    for d in a.datasets:
-        dv = d.diversity.to_dict()
-        t.rows.append([d.name, d.set.kind, d.stats.n, d.stats.seeds, d.stats.variants,
-                       float(sum(d.stats.lengths.words) / d.stats.n),
-                       dv["nn_similarity_mean"], dv["nn_similarity_median"],
-                       dv["near_duplicate_share"], dv["mean_pairwise_similarity"],
-                       dv["local_collapse"], dv["variant_seed_similarity_mean"],
-                       dv["near_copy_share"]])
-    return t
 
 
 def _seed_shares(t: Table, sets: list, keys: Sequence, counts) -> Table:
@@ -64,9 +59,8 @@ def _seed_shares(t: Table, sets: list, keys: Sequence, counts) -> Table:
     t.columns += ([Column(f"{d.name} seeds", INT) for d in sets]
                   + [Column(f"{d.name} share", PCT) for d in sets])
     totals = [sum(d.stats.labels_per_problem.values()) or 1 for d in sets]
-    for k in keys:
-        n = [counts(d).get(k, 0) for d in sets]
-        t.rows.append([k] + n + [x / total for x, total in zip(n, totals)])
+    t.rows = [[k] + n + [x / total for x, total in zip(n, totals)]
+              for k in keys for n in [[counts(d).get(k, 0) for d in sets]]]
     return t
 
 
@@ -92,100 +86,82 @@ def labels_table(a: "Analysis") -> Table:
 
 
 def answer_types_table(a: "Analysis") -> Table:
-    t = Table("answer_types", "Answer types (all items)",
-              [Column("Dataset"), Column("Answer type"), Column("Items", INT),
-               Column("Share", PCT)])
-    for d in a.datasets:
-        for k, v in d.stats.answer_types.items():
-            t.rows.append([d.name, k, v, v / d.stats.n])
-    return t
+    return Table("answer_types", "Answer types (all items)",
+                 [Column("Dataset"), Column("Answer type"), Column("Items", INT),
+                  Column("Share", PCT)],
+                 [[d.name, k, v, v / d.stats.n]
+                  for d in a.datasets for k, v in d.stats.answer_types.items()])
 
 
 def lengths_table(a: "Analysis") -> Table:
     cols = [Column("Dataset"), Column("Unit")] + [Column(k, NUM) for k in
                                                    ("mean", "min", "p10", "p25", "p50",
                                                     "p75", "p90", "max")]
-    t = Table("question_length", "Question length", cols)
-    for d in a.datasets:
-        for unit, s in d.stats.lengths.summary().items():
-            t.rows.append([d.name, unit] + [s[c.name] for c in cols[2:]])
-    return t
+    return Table("question_length", "Question length", cols,
+                 [[d.name, unit] + [s[c.name] for c in cols[2:]]
+                  for d in a.datasets for unit, s in d.stats.lengths.summary().items()])
 
 
 def near_duplicates_table(a: "Analysis") -> Table:
-    t = Table("near_duplicates", "Items whose nearest neighbour is a near-duplicate",
-              [Column("Dataset"), Column("Id"), Column("Nearest id"),
-               Column("Similarity", SIM)])
-    for d in a.datasets:
-        div = d.diversity
-        for i in sorted(range(div.n), key=lambda j: -div.nn_similarity[j]):
-            if div.nn_similarity[i] >= div.threshold:
-                t.rows.append([d.name, d.set.items[i].id, div.nn_ids[i],
-                               float(div.nn_similarity[i])])
-    return t
+    return Table("near_duplicates", "Items whose nearest neighbour is a near-duplicate",
+                 [Column("Dataset"), Column("Id"), Column("Nearest id"),
+                  Column("Similarity", SIM)],
+                 [[d.name, d.set.items[i].id, div.nn_ids[i], float(div.nn_similarity[i])]
+                  for d in a.datasets for div in [d.diversity]
+                  for i in sorted(range(div.n), key=lambda j: -div.nn_similarity[j])
+                  if div.nn_similarity[i] >= div.threshold])
 
 
 def families_table(a: "Analysis") -> Table:
-    t = Table("variant_seed_similarity", "Each variant's similarity to its seed",
-              [Column("Dataset"), Column("Variant id"), Column("Seed id"),
-               Column("Similarity", SIM), Column("Structure", SIM), Column("Judge", INT),
-               Column("Near-copy")],
-              note="Similarity: the embedder's cosine. Structure: the near-copy measure "
-                   "(the ask, the constraints and the reasoning compared with names, "
-                   "numbers and content words masked); a near-copy is at or above its "
-                   "threshold (the diversity audit of the paper's variant selection). Judge: "
-                   "with an LLM judge, its 0-5 reasoning similarity of variant and seed; a "
-                   "near-copy then needs 5, or 4 with a structure score of 0.60 or more.")
-    for d in a.datasets:
-        for link in d.diversity.links:
-            t.rows.append([d.name, link.variant_id, link.seed_id, link.similarity,
-                           link.structure, link.judge_score,
-                           "yes" if link.near_copy else "no"])
-    return t
+    return Table("variant_seed_similarity", "Each variant's similarity to its seed", [
+        Column("Dataset"), Column("Variant id"), Column("Seed id"), Column("Similarity", SIM),
+        Column("Structure", SIM), Column("Judge", INT), Column("Near-copy")],
+        [[d.name, link.variant_id, link.seed_id, link.similarity, link.structure,
+          link.judge_score, "yes" if link.near_copy else "no"]
+         for d in a.datasets for link in d.diversity.links],
+        note="Similarity: the embedder's cosine. Structure: the near-copy measure "
+             "(the ask, the constraints and the reasoning compared with names, "
+             "numbers and content words masked); a near-copy is at or above its "
+             "threshold (the diversity audit of the paper's variant selection). Judge: "
+             "with an LLM judge, its 0-5 reasoning similarity of variant and seed; a "
+             "near-copy then needs 5, or 4 with a structure score of 0.60 or more.")
 
 
 def difficulty_table(a: "Analysis") -> Table:
-    t = Table("difficulty", "Accuracy and output length per benchmark per model "
-              "(Figures 8 and 9)",
-              [Column("Benchmark"), Column("Model"), Column("Accuracy", PCT),
-               Column("Graded", INT), Column("Rows", INT),
-               Column("Avg output tokens", NUM)])
-    if a.difficulty:
-        for c in a.difficulty.cells:
-            t.rows.append([c.benchmark, c.model, c.accuracy, c.graded, c.rows,
-                           c.avg_output_tokens])
-    return t
+    return Table("difficulty", "Accuracy and output length per benchmark per model "
+                 "(Figures 8 and 9)",
+                 [Column("Benchmark"), Column("Model"), Column("Accuracy", PCT),
+                  Column("Graded", INT), Column("Rows", INT), Column("Avg output tokens", NUM)],
+                 [[c.benchmark, c.model, c.accuracy, c.graded, c.rows, c.avg_output_tokens]
+                  for c in a.difficulty.cells])
 
 
 def solve_rates_table(a: "Analysis") -> Table:
     sr = a.difficulty.solve_rates
-    t = Table("solve_rates", "Each problem's solve rate across models and runs (difficulty "
-              "filtering)",
-              [Column("Benchmark"), Column("Id"), Column("Seed id"), Column("Models", INT),
-               Column("Graded answers", INT), Column("Correct", INT),
-               Column("Solve rate", PCT), Column("Flag")],
-              note=f"too_easy: every model solves it in at least {100 * sr.too_easy:g}% of "
-                   "its graded runs (the paper filters these out); check_gold: no model "
-                   "solves it (a wrong gold, or a very hard problem). Flagged rows first.")
-    for p in sr.problems:
-        t.rows.append([p.benchmark, p.id, p.seed_id, len(p.per_model), p.answers, p.correct,
-                       p.rate, p.flag or ""])
-    return t
+    return Table("solve_rates", "Each problem's solve rate across models and runs (difficulty "
+                 "filtering)",
+                 [Column("Benchmark"), Column("Id"), Column("Seed id"), Column("Models", INT),
+                  Column("Graded answers", INT), Column("Correct", INT),
+                  Column("Solve rate", PCT), Column("Flag")],
+                 [[p.benchmark, p.id, p.seed_id, len(p.per_model), p.answers, p.correct,
+                   p.rate, p.flag or ""] for p in sr.problems],
+                 note=f"too_easy: every model solves it in at least {100 * sr.too_easy:g}% "
+                      "of its graded runs (the paper filters these out); check_gold: no model "
+                      "solves it (a wrong gold, or a very hard problem). Flagged rows first.")
 
 
 def family_spread_table(a: "Analysis") -> Table:
     sr = a.difficulty.solve_rates
-    t = Table("family_spread", "Seed families: how far their members' solve rates differ",
-              [Column("Benchmark"), Column("Seed id"), Column("Members", INT),
-               Column("Lowest rate", PCT), Column("Highest rate", PCT),
-               Column("Spread", PCT), Column("Hardest"), Column("Easiest"),
-               Column("Flagged")],
-              note=f"Flagged: a spread of {100 * sr.family_spread:g} points or more (variants "
-                   "not of their seed's difficulty). Families of two or more graded members.")
-    for f in sr.families:
-        t.rows.append([f.benchmark, f.seed_id, f.members, f.lowest, f.highest, f.spread,
-                       f.hardest, f.easiest, "yes" if f.flagged else "no"])
-    return t
+    return Table("family_spread", "Seed families: how far their members' solve rates differ",
+                 [Column("Benchmark"), Column("Seed id"), Column("Members", INT),
+                  Column("Lowest rate", PCT), Column("Highest rate", PCT),
+                  Column("Spread", PCT), Column("Hardest"), Column("Easiest"),
+                  Column("Flagged")],
+                 [[f.benchmark, f.seed_id, f.members, f.lowest, f.highest, f.spread,
+                   f.hardest, f.easiest, "yes" if f.flagged else "no"] for f in sr.families],
+                 note=f"Flagged: a spread of {100 * sr.family_spread:g} points or more "
+                      "(variants not of their seed's difficulty). Families of two or more "
+                      "graded members.")
 
 
 PAPER = "paper (section 3.3)"
@@ -201,29 +177,25 @@ def similarity_table(sim: "Similarity") -> Table:
               note="0: logically independent; 5: essentially the same reasoning skeleton. "
                    "Shares are of the scored items. The paper's rows are its published "
                    "figures (an empty cell: not printed in the paper).")
-    judge = sim.judge.get("model") or ""
-    for s in sim.sets:
-        basis = "; ".join(f"{n} {BASIS_TEXT[b]}" for b, n in s.basis.items() if n)
-        t.rows.append([s.name, "this analysis", judge, s.items, len(s.scores), s.failed,
-                       s.mean, s.share_1_2, s.share_5] + s.counts + [basis])
-    for p in sim.published:
-        t.rows.append([p.benchmark, PAPER, p.judge, None, None, None, p.mean, p.share_1_2,
-                       p.share_5] + [None] * len(SCORES) + [BASIS_TEXT["reasoning"]])
+    t.rows = [[s.name, "this analysis", sim.judge.get("model") or "", s.items, len(s.scores),
+               s.failed, s.mean, s.share_1_2, s.share_5] + s.counts
+              + ["; ".join(f"{n} {BASIS_TEXT[b]}" for b, n in s.basis.items() if n)]
+              for s in sim.sets]
+    t.rows += [[p.benchmark, PAPER, p.judge, None, None, None, p.mean, p.share_1_2, p.share_5]
+               + [None] * len(SCORES) + [BASIS_TEXT["reasoning"]] for p in sim.published]
     return t
 
 
 def similarity_pairs_table(sim: "Similarity") -> Table:
-    t = Table("reasoning_similarity_pairs", "Reasoning similarity of each item and its "
-              "nearest neighbour",
-              [Column("Dataset"), Column("Id"), Column("Neighbour id"), Column("Cosine", SIM),
-               Column("Compared on"), Column("Score", INT), Column("Votes"), Column("Note")],
-              note="An empty score: the judge gave no usable answer (the note says why); "
-                   "rerun to ask again.")
-    for s in sim.sets:
-        for p in s.pairs:
-            t.rows.append([s.name, p.item_id, p.neighbour_id, p.cosine, BASIS_TEXT[p.basis],
-                           p.score, " ".join(str(v) for v in p.votes), p.detail or ""])
-    return t
+    return Table("reasoning_similarity_pairs", "Reasoning similarity of each item and its "
+                 "nearest neighbour",
+                 [Column("Dataset"), Column("Id"), Column("Neighbour id"), Column("Cosine", SIM),
+                  Column("Compared on"), Column("Score", INT), Column("Votes"), Column("Note")],
+                 [[s.name, p.item_id, p.neighbour_id, p.cosine, BASIS_TEXT[p.basis], p.score,
+                   " ".join(str(v) for v in p.votes), p.detail or ""]
+                  for s in sim.sets for p in s.pairs],
+                 note="An empty score: the judge gave no usable answer (the note says why); "
+                      "rerun to ask again.")
 
 
 def all_tables(a: "Analysis") -> list[Table]:
@@ -296,14 +268,6 @@ def table_html(t: Table, *, limit: int = PAGE_ROWS) -> str:
             f'<tbody>{"".join(body)}</tbody></table></div>')
 
 
-def _notes_html(a: "Analysis") -> str:
-    lines = [f"<li><strong>{_e(d.name)}</strong>: {_e(n)}</li>"
-             for d in a.datasets for n in d.notes]
-    if a.similarity is not None:
-        lines += [f"<li>{_e(n)}</li>" for n in a.similarity.notes]
-    return f'<h2 id="notes">Notes</h2><ul class="note">{"".join(lines)}</ul>' if lines else ""
-
-
 def render_page(a: "Analysis", tables: Sequence[Table], figures: Sequence[Figure]) -> str:
     names = ", ".join(d.name for d in a.datasets) or "no question sets"
     emb = a.settings.get("embedder") or {}
@@ -321,21 +285,20 @@ def render_page(a: "Analysis", tables: Sequence[Table], figures: Sequence[Figure
     body.append(f'<h2 id="measures">Measures</h2><dl>{measures}</dl>')
     body += [figure_html(f) for f in figures]
     body += [table_html(t) for t in rest]
-    body.append(_notes_html(a))
+    notes = [f"<li><strong>{_e(d.name)}</strong>: {_e(n)}</li>"
+             for d in a.datasets for n in d.notes]
+    notes += [f"<li>{_e(n)}</li>" for n in (a.similarity.notes if a.similarity else [])]
+    if notes:
+        body.append(f'<h2 id="notes">Notes</h2><ul class="note">{"".join(notes)}</ul>')
     body.append(f'<h2 id="settings">Settings</h2>{dl_html(a.settings.items())}')
     return page("General365 benchmark analysis", "".join(body))
 
 
 def tsne_csv(a: "Analysis") -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["dataset", "id", "x", "y"])
-    for d in a.datasets:
-        if d.tsne.coords is None:
-            continue
-        for item, (x, y) in zip(d.set.items, d.tsne.coords):
-            w.writerow([d.name, item.id, f"{x:.6f}", f"{y:.6f}"])
-    return buf.getvalue()
+    return to_csv(Table("tsne", "", [Column(c) for c in ("dataset", "id", "x", "y")],
+                        [[d.name, item.id, f"{x:.6f}", f"{y:.6f}"] for d in a.datasets
+                         if d.tsne.coords is not None
+                         for item, (x, y) in zip(d.set.items, d.tsne.coords)]))
 
 
 def build_figures(a: "Analysis", out_dir: str) -> list:
