@@ -109,9 +109,8 @@ def analyze(datasets: Sequence[str | AnalysisSet] = (), *, embedder: Any = DEFAU
         raise UserError(f"--perplexity {perplexity}: expected a positive number")
     check_similarity_options(judge, datasets=len(datasets), sample=similarity_sample)
     # Every input is read and checked before the long work starts.
-    specs = [d for d in datasets if isinstance(d, str)]
-    given = [d for d in datasets if isinstance(d, AnalysisSet)]
-    sets = given + load_sets(specs, question_field=question_field, split=split)
+    sets = [d for d in datasets if isinstance(d, AnalysisSet)] + load_sets(
+        [d for d in datasets if isinstance(d, str)], question_field=question_field, split=split)
     check_thresholds(too_easy, family_spread)
     difficulty = load_difficulty(graded, too_easy=too_easy, family_spread=family_spread)
     emb = (make_embedder(embedder, base_url=embedder_base_url,
@@ -123,12 +122,9 @@ def analyze(datasets: Sequence[str | AnalysisSet] = (), *, embedder: Any = DEFAU
     if sets and getattr(emb, "cacheable", False) and cache is not False and cache is not None:
         store = cache if isinstance(cache, EmbeddingCache) else EmbeddingCache(
             None if cache is True else cache)
-    results = []
     try:
-        for s in sets:
-            results.append(_one(s, emb, store, threshold=threshold, mask=mask,
-                                perplexity=perplexity, method=method, seed=seed,
-                                progress=progress))
+        results = [_one(s, emb, store, threshold=threshold, mask=mask, perplexity=perplexity,
+                        method=method, seed=seed, progress=progress) for s in sets]
     finally:
         if store is not None and store is not cache:
             store.close()

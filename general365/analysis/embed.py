@@ -5,6 +5,7 @@ cosine)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import os
@@ -95,12 +96,9 @@ class SentenceTransformerEmbedder:
     cacheable = True
 
     def __init__(self, model: str = DEFAULT_MODEL, *, device: str = "cpu", batch_size: int = 32):
-        self.requested = model
-        self.device = device
-        self.batch_size = batch_size
+        self.requested, self.device, self.batch_size = model, device, batch_size
         self.path, self.label = self._resolve(model)
-        local = Path(self.path)
-        fp = _fingerprint(local) if local.is_dir() else "hub"
+        fp = _fingerprint(Path(self.path)) if Path(self.path).is_dir() else "hub"
         self.identity = f"sentence-transformers:{self.label}:{fp}"
         self._model = None
         self._load_lock = threading.Lock()
@@ -111,12 +109,9 @@ class SentenceTransformerEmbedder:
         if path.is_dir():
             return str(path.resolve()), str(path.resolve())
         if model.lower() in PACKAGED:
-            try:
-                packaged = __import__(PACKAGED_MODULE)
-            except ImportError:
-                pass
-            else:
-                return str(packaged.get_model_path()), "sentence-transformers/all-MiniLM-L6-v2"
+            with contextlib.suppress(ImportError):   # without it: the Hub's copy
+                return (str(__import__(PACKAGED_MODULE).get_model_path()),
+                        "sentence-transformers/all-MiniLM-L6-v2")
         return model, model
 
     def _load(self):
@@ -164,13 +159,12 @@ class EndpointEmbedder:
         if not base_url.startswith(("http://", "https://")):
             raise UserError(f"--embedder-base-url {shown_url(base_url)!r}: expected an "
                             "http(s) URL ending in /v1")
-        self.model = model
+        self.model, self.api_key_env = model, api_key_env
         # Its credentials (user info, a key in the query) go with each request and nowhere
         # else: the identity, the messages and analysis.json name the URL as shown.
         self._target, self._query = target(base_url.rstrip("/"))
         self._secrets = url_secrets(base_url)
         self.base_url = shown_url(base_url.rstrip("/"))
-        self.api_key_env = api_key_env
         self.batch_size, self.concurrency = batch_size, max(1, concurrency)
         self.timeout, self.max_retries = timeout, max_retries
         self.backoff_base, self.backoff_max = backoff_base, backoff_max

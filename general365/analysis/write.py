@@ -279,12 +279,10 @@ def render_page(a: "Analysis", tables: Sequence[Table], figures: Sequence[Figure
     shown = MEASURES + ((SIMILARITY_MEASURE,) if a.similarity is not None else ())
     measures = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in shown)
     body = [f'<h1>General365 benchmark analysis</h1><p class="note">{_e(intro)}</p>']
-    first, rest = (tables[0], tables[1:]) if tables else (None, [])
-    if first is not None:
-        body.append(table_html(first))
+    body += [table_html(t) for t in tables[:1]]
     body.append(f'<h2 id="measures">Measures</h2><dl>{measures}</dl>')
     body += [figure_html(f) for f in figures]
-    body += [table_html(t) for t in rest]
+    body += [table_html(t) for t in tables[1:]]
     notes = [f"<li><strong>{_e(d.name)}</strong>: {_e(n)}</li>"
              for d in a.datasets for n in d.notes]
     notes += [f"<li>{_e(n)}</li>" for n in (a.similarity.notes if a.similarity else [])]
@@ -341,6 +339,5 @@ def write_analysis(a: "Analysis", out: str) -> list[str]:
         figures = build_figures(a, os.path.join(tmp, "figures"))
         write_text(os.path.join(tmp, "index.html"), render_page(a, tables, figures))
 
-    _out, written = write_folder(out, build, base=TMP_BASE, what="the analysis",
-                                 own=("tables", "figures"))
-    return written
+    return write_folder(out, build, base=TMP_BASE, what="the analysis",
+                        own=("tables", "figures"))[1]
