@@ -129,16 +129,13 @@ def analyze(datasets: Sequence[str | AnalysisSet] = (), *, embedder: Any = DEFAU
         if store is not None and store is not cache:
             store.close()
     settings = {
-        "embedder": describe_embedder(emb),
-        "mask": mask,
-        "near_duplicate_threshold": threshold,
+        "embedder": describe_embedder(emb), "mask": mask, "near_duplicate_threshold": threshold,
         "near_duplicate_threshold_source": "given" if near_duplicate is not None
         else f"the default for {emb.kind} embedders",
         "knn_k": KNN, "densest_share": DENSEST,
         "tsne": {"method": method, "perplexity": perplexity, "seed": seed},
         "split": split, "question_field": question_field,
-        "embedding_cache": str(store.path) if store is not None else None,
-    }
+        "embedding_cache": str(store.path) if store is not None else None}
     similarity = None
     if judge is not None:
         # before the nearest-neighbour study, which closes the judge when it is done

@@ -241,33 +241,25 @@ class SetStats:
 
 
 def describe(values: list[int] | list[float]) -> dict[str, float | None]:
+    keys = ["mean", "min", "max"] + [f"p{int(q * 100)}" for q in QUANTILES]
     if not values:
-        return {"mean": None, "min": None, "max": None,
-                **{f"p{int(q * 100)}": None for q in QUANTILES}}
+        return dict.fromkeys(keys)
     a = np.asarray(values, dtype=float)
-    qs = np.quantile(a, QUANTILES)
-    return {"mean": float(a.mean()), "min": float(a.min()), "max": float(a.max()),
-            **{f"p{int(q * 100)}": float(v) for q, v in zip(QUANTILES, qs)}}
+    return dict(zip(keys, map(float, [a.mean(), a.min(), a.max(), *np.quantile(a, QUANTILES)])))
 
 
 def set_stats(s: AnalysisSet) -> SetStats:
-    items = s.items
-    seeds = s.seeds
-    families = len({i.seed_id for i in items}) if s.has_families else len(items)
+    items, seeds = s.items, s.seeds
     st = SetStats(n=len(items), seeds=len(seeds), variants=len(items) - len(seeds),
-                  families=families)
-    st.has_categories = any(i.categories for i in items)
+                  families=len({i.seed_id for i in items}) if s.has_families else len(items),
+                  has_categories=any(i.categories for i in items),
+                  lengths=Lengths(words=[len(i.question.split()) for i in items],
+                                  chars=[len(i.question) for i in items]))
     if st.has_categories:
-        cats: Counter = Counter()
-        labels: Counter = Counter()
-        for i in seeds:
-            cats.update(i.categories)
-            labels[len(i.categories)] += 1
+        cats = Counter(c for i in seeds for c in i.categories)
         # Every category shown, in the paper's order, even at zero.
         st.categories = {c.value: cats.get(c.value, 0) for c in Category}
         st.categories.update({k: v for k, v in cats.items() if k not in st.categories})
-        st.labels_per_problem = dict(sorted(labels.items()))
+        st.labels_per_problem = dict(sorted(Counter(len(i.categories) for i in seeds).items()))
     st.answer_types = dict(Counter(i.answer_type for i in items if i.answer_type).most_common())
-    st.lengths = Lengths(words=[len(i.question.split()) for i in items],
-                         chars=[len(i.question) for i in items])
     return st

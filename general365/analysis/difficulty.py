@@ -145,20 +145,15 @@ def _families(bench: str, problems: list[ProblemRate], threshold: float) -> list
 class Cell:
     benchmark: str
     model: str
+    accuracy: float | None   # correct / graded
     rows: int
     graded: int
     correct: int
     avg_output_tokens: float | None
     token_rows: int
 
-    @property
-    def accuracy(self) -> float | None:
-        return self.correct / self.graded if self.graded else None
-
     def to_dict(self) -> dict[str, Any]:
-        return {"benchmark": self.benchmark, "model": self.model, "accuracy": self.accuracy,
-                "rows": self.rows, "graded": self.graded, "correct": self.correct,
-                "avg_output_tokens": self.avg_output_tokens, "token_rows": self.token_rows}
+        return asdict(self)
 
 
 @dataclass
@@ -210,6 +205,7 @@ def load_difficulty(specs: Sequence[str], *, too_easy: float = DEFAULT_TOO_EASY,
         for m in loaded:
             counts, spent = tally(m.rows), tokens(m.rows)
             cells.append(Cell(benchmark=bench, model=m.name, rows=counts.rows,
+                              accuracy=counts.correct / counts.graded if counts.graded else None,
                               graded=counts.graded, correct=counts.correct,
                               avg_output_tokens=spent.avg_output, token_rows=spent.with_output))
     models = list(dict.fromkeys(c.model for c in cells))

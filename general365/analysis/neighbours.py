@@ -123,7 +123,6 @@ class Diversity:
     nn_ids: list[str]                   # per item: its nearest neighbour's id
     mean_pairwise: float
     local_collapse: float
-    densest_ids: list[str]              # the densest 10%, densest first
     links: list[FamilyLink] = field(default_factory=list)
     missing_seeds: int = 0              # variants whose seed is not in the set
     judged: bool = False                # near_copy joins an LLM judge's score
@@ -190,12 +189,10 @@ def local_collapse(nb: Neighbours, densest: float = DENSEST) -> tuple[float, np.
 
 def diversity(s: AnalysisSet, vectors, nb: Neighbours, threshold: float) -> Diversity:
     ids = [i.id for i in s.items]
-    collapse, order = local_collapse(nb)
-    top = max(1, math.ceil(DENSEST * len(ids)))
     div = Diversity(n=len(ids), threshold=threshold, knn_k=nb.index.shape[1],
                     nn_similarity=nb.nearest_similarity.astype(np.float64),
                     nn_ids=[ids[j] for j in nb.nearest], mean_pairwise=nb.mean_pairwise,
-                    local_collapse=collapse, densest_ids=[ids[j] for j in order[:top]])
+                    local_collapse=local_collapse(nb)[0])
     if s.has_families:
         row = {item.id: n for n, item in enumerate(s.items)}
         structure = StructureIndex([i.question for i in s.items], [i.reasoning for i in s.items])

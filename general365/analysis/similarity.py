@@ -206,12 +206,6 @@ def judge_families(datasets: Sequence[Any], judge: Any) -> dict[str, Any]:
                     "unscored pairs: structure alone"}
 
 
-def _chosen(n: int, sample: int | None, seed: int) -> list[int]:
-    if sample is None or sample >= n:
-        return list(range(n))
-    return sorted(int(i) for i in np.random.default_rng(seed).choice(n, sample, replace=False))
-
-
 def reasoning_similarity(datasets: Sequence[Any], judge: Any, *, sample: int | None = None,
                          seed: int = 0, progress: bool = False) -> Similarity:
     """Score each item of each analysed set (DatasetAnalysis) against its nearest neighbour.
@@ -221,8 +215,9 @@ def reasoning_similarity(datasets: Sequence[Any], judge: Any, *, sample: int | N
     the judge's concurrency spans them."""
     plan = []   # (set index, item index, neighbour index, SimilarityPair)
     for k, d in enumerate(datasets):
-        items, nearest = d.set.items, d.neighbours.nearest
-        for i in _chosen(len(items), sample, seed):
+        items, nearest, n = d.set.items, d.neighbours.nearest, len(d.set.items)
+        for i in (range(n) if sample is None or sample >= n else sorted(
+                int(i) for i in np.random.default_rng(seed).choice(n, sample, replace=False))):
             j = int(nearest[i])
             lo, hi = min(i, j), max(i, j)
             plan.append((k, i, j, SimilarityPair(_triplet(items[lo]), _triplet(items[hi]))))

@@ -127,11 +127,9 @@ class StructureIndex:
 
     def __init__(self, questions: Sequence[str], reasonings: Sequence[str] | None = None):
         vocab = lowercase_vocabulary(list(questions))
-        self._asks, self._constraints = [], []
-        for q in questions:
-            p = parts(q)
-            self._asks.append(_grams(abstract(p.ask, vocab)))
-            self._constraints.append([_grams(abstract(s, vocab)) for s in p.constraints])
+        split = [parts(q) for q in questions]
+        self._asks = [_grams(abstract(p.ask, vocab)) for p in split]
+        self._constraints = [[_grams(abstract(s, vocab)) for s in p.constraints] for p in split]
         self._has_reasoning = [bool(r and r.strip()) for r in (reasonings or [""] * len(questions))]
         self._reasoning = None
         if any(self._has_reasoning):
