@@ -155,7 +155,6 @@ def _one(s: AnalysisSet, emb, store, *, threshold: float, mask: bool, perplexity
             print(f"general365 analyze: {shown(s.name)}: {shown(what)}", file=sys.stderr,
                   flush=True)
 
-    stats = set_stats(s)
     questions = [i.question for i in s.items]
     texts = skeletons(questions) if mask else questions
     step(f"embedding {len(texts)} questions ({emb.identity})")
@@ -164,6 +163,6 @@ def _one(s: AnalysisSet, emb, store, *, threshold: float, mask: bool, perplexity
     nb = nearest_neighbours(embedded.vectors, k=KNN)
     div = diversity(s, embedded.vectors, nb, threshold)
     step(f"t-SNE ({method})")
-    ts = tsne_2d(embedded.vectors, perplexity=perplexity, seed=seed, method=method)
-    return DatasetAnalysis(set=s, stats=stats, embedded=embedded, neighbours=nb,
-                           diversity=div, tsne=ts)
+    return DatasetAnalysis(set=s, stats=set_stats(s), embedded=embedded, neighbours=nb,
+                           diversity=div, tsne=tsne_2d(embedded.vectors, perplexity=perplexity,
+                                                       seed=seed, method=method))

@@ -135,8 +135,7 @@ def _questions(name: str, described: str, rows: list, question_field: str | None
         looked = qf if qf else ", ".join(QUESTION_FIELDS)
         raise UserError(f"{described}: no question column (looked for {looked}; the first "
                         f"row has: {have}); name it with --question-field")
-    af, rf = _pick(first, ANSWER_FIELDS), _pick(first, REASONING_FIELDS)
-    idf = _pick(first, ID_FIELDS)
+    af, rf, idf = (_pick(first, f) for f in (ANSWER_FIELDS, REASONING_FIELDS, ID_FIELDS))
     items, errors, seen = [], [], {}
     for raw in rows:
         where = {"path": raw.path, "line": raw.line}
@@ -162,17 +161,15 @@ def _questions(name: str, described: str, rows: list, question_field: str | None
                           reasoning=_text(d.get(rf)) if rf else ""))
     if errors:
         raise DataErrors(errors)
-    notes = [] if question_field else [f"question column: {qf!r}"]
     return AnalysisSet(name=name, source=described, kind=QUESTIONS, items=items,
-                       question_field=qf, notes=notes)
+                       question_field=qf,
+                       notes=[] if question_field else [f"question column: {qf!r}"])
 
 
 def _text(value: Any) -> str:
-    if value is None:
-        return ""
     if isinstance(value, (list, tuple)):
         return ", ".join(str(v) for v in value)
-    return str(value)
+    return "" if value is None else str(value)
 
 
 def load_sets(specs: Sequence[str], *, question_field: str | None = None,

@@ -108,13 +108,9 @@ def solve_rates(benchmarks: Iterable[tuple[str, Iterable[Any]]], *,
             if not rated:
                 out.ungraded += 1
                 continue
-            answers = sum(g for g, _ in models.values())
-            correct = sum(c for _, c in models.values())
-            flag = None
-            if all(rate >= too_easy for rate in rated.values()):
-                flag = TOO_EASY
-            elif correct == 0:
-                flag = CHECK_GOLD
+            answers, correct = (sum(col) for col in zip(*models.values()))
+            flag = (TOO_EASY if all(rate >= too_easy for rate in rated.values())
+                    else CHECK_GOLD if correct == 0 else None)
             problems.append(ProblemRate(bench, pid, seed_of[pid], answers, correct, rated, flag))
         out.problems += problems
         out.families += _families(bench, problems, family_spread)

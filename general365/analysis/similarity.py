@@ -78,8 +78,7 @@ class SetSimilarity:
 
     @property
     def counts(self) -> list[int]:
-        got = self.scores
-        return [got.count(s) for s in SCORES]
+        return [self.scores.count(s) for s in SCORES]
 
     def _share(self, keep) -> float | None:
         got = self.scores
@@ -87,8 +86,7 @@ class SetSimilarity:
 
     @property
     def mean(self) -> float | None:
-        got = self.scores
-        return float(np.mean(got)) if got else None
+        return float(np.mean(self.scores)) if self.scores else None
 
     @property
     def share_1_2(self) -> float | None:
@@ -186,12 +184,9 @@ def judge_families(datasets: Sequence[Any], judge: Any) -> dict[str, Any]:
     (seed as A) with the structure score (structure.combined); a pair the judge could not
     score keeps the structure flag. Returns the counts for the settings. Runs before the
     nearest-neighbour study, whose shared pairs then come from the judge's cache."""
-    plan = []
-    for d in datasets:
-        items = {i.id: i for i in d.set.items}
-        for link in d.diversity.links:
-            plan.append((link, SimilarityPair(_triplet(items[link.seed_id]),
-                                              _triplet(items[link.variant_id]))))
+    plan = [(link, SimilarityPair(_triplet(items[link.seed_id]), _triplet(items[link.variant_id])))
+            for d in datasets for items in [{i.id: i for i in d.set.items}]
+            for link in d.diversity.links]
     if not plan:
         return {"pairs": 0, "scored": 0}
     answers = judge.ask(SIMILARITY_TASK, [p for _, p in plan])
