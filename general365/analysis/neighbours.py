@@ -49,16 +49,15 @@ def _similarity_blocks(x, block: int):
     n, d = x.shape
     if hasattr(x, "toarray") and n * d <= DENSE_LIMIT:
         x = x.toarray()
-    if hasattr(x, "toarray"):
+    sparse = hasattr(x, "toarray")
+    if sparse:
         block = max(16, min(block, 16_000_000 // max(d, 1)))
-        for start in range(0, n, block):
-            stop = min(start + block, n)
-            yield start, stop, np.asarray(x @ x[start:stop].T.toarray(), dtype=np.float32).T
-        return
-    x = np.asarray(x, dtype=np.float32)
+    else:
+        x = np.asarray(x, dtype=np.float32)
     for start in range(0, n, block):
         stop = min(start + block, n)
-        yield start, stop, x[start:stop] @ x.T
+        yield start, stop, (np.asarray(x @ x[start:stop].T.toarray(), dtype=np.float32).T
+                            if sparse else x[start:stop] @ x.T)
 
 
 def nearest_neighbours(x, k: int = 10) -> Neighbours:

@@ -93,10 +93,8 @@ def _cosine(a: Counter, b: Counter) -> float:
 
 def _worst_match(a: list[Counter], b: list[Counter]) -> float:
     """The lowest, over the sentences of either side, of its best match on the other."""
-    if not a and not b:
-        return 1.0
     if not a or not b:
-        return 0.0
+        return 1.0 if not a and not b else 0.0
     return min(min(max(_cosine(x, y) for y in b) for x in a),
                min(max(_cosine(y, x) for x in a) for y in b))
 

@@ -303,10 +303,10 @@ def build_figures(a: "Analysis", out_dir: str) -> list:
     os.makedirs(out_dir, exist_ok=True)
     out = []
     if a.datasets:
-        out.append(figs.statistics_figure(a.datasets, out_dir))
-        out.append(figs.tsne_figure(a.datasets, out_dir,
-                                    a.settings.get("embedder", {}).get("identity", "")))
-        out.append(figs.diversity_figure(a.datasets, out_dir))
+        out += [figs.statistics_figure(a.datasets, out_dir),
+                figs.tsne_figure(a.datasets, out_dir,
+                                 a.settings.get("embedder", {}).get("identity", "")),
+                figs.diversity_figure(a.datasets, out_dir)]
     if a.similarity is not None:
         out.append(figs.similarity_figure(a.similarity, out_dir))
     if a.difficulty:
