@@ -10,17 +10,15 @@ are imported only when a step needs them: `pip install 'general365[analysis]'`.
 - datasets.py            the sets to analyse (SOURCE or NAME=SOURCE), and each one's statistics
 - embed.py               embedders: sentence-transformers, an embeddings API, TF-IDF
 - cache.py               a persistent SQLite cache of embeddings
-- neighbours.py          exact nearest neighbours by cosine, in blocks of rows
-- diversity.py           the numbers beside the t-SNE picture (docs/analysis.md)
+- neighbours.py          exact nearest neighbours by cosine, and the diversity numbers from them
 - tsne.py                t-SNE of one set's embeddings to 2-D (Figure 6)
 - skeleton.py            a question's skeleton: numbers and names masked
 - structure.py           the near-copy measure: how far a variant keeps its seed's problem
 - similarity.py          reasoning similarity (Figure 7), and the judge on each variant's seed
 - similarity_prompt.py   the reasoning-similarity prompt and the strict reader of its score
 - difficulty.py          accuracy, output tokens (Figures 8, 9) and each problem's solve rate
-- tables.py              the analysis tables as typed values, and their CSV
 - figures.py             the analysis figures as PNG and SVG (Figure 7 among them)
-- write.py               an analysis and its page written under DIR, all or nothing
+- write.py               the analysis tables, and an analysis and its page written under DIR
 """
 
 from __future__ import annotations

@@ -75,10 +75,8 @@ class EmbeddingCache(SqliteCache):
                     raise UserError(f"embedding cache {self.path}: cannot read ({exc}); "
                                     "give another --embed-cache file (or --no-embed-cache)"
                                     ) from None
-                for h, dim, blob in rows:
-                    vec = _vector(dim, blob)
-                    if vec is not None:   # a torn or damaged row is treated as a miss
-                        out[h] = vec
+                # a torn or damaged row is treated as a miss
+                out.update((h, v) for h, dim, blob in rows if (v := _vector(dim, blob)) is not None)
         return out
 
     def put_many(self, model: str, vectors: Mapping[str, np.ndarray]) -> None:

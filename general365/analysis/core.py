@@ -16,10 +16,9 @@ from .cache import EmbeddingCache
 from .datasets import AnalysisSet, SetStats, load_sets, set_stats
 from .difficulty import (DEFAULT_FAMILY_SPREAD, DEFAULT_TOO_EASY, Difficulty, check_thresholds,
                          load_difficulty)
-from .diversity import DENSEST, KNN, Diversity, diversity
 from .embed import (DEFAULT_API_KEY_ENV, DEFAULT_MODEL, NEAR_DUPLICATE, Embedded,
                     describe_embedder, embed_texts, make_embedder)
-from .neighbours import Neighbours, nearest_neighbours
+from .neighbours import DENSEST, KNN, Diversity, Neighbours, diversity, nearest_neighbours
 from .similarity import (Similarity, check_similarity_options, judge_families,
                          reasoning_similarity)
 from .similarity_prompt import VERSION as SIMILARITY_VERSION
@@ -85,14 +84,6 @@ class Analysis:
                 "similarity": self.similarity.to_dict() if self.similarity else None}
 
 
-def _open_cache(cache) -> EmbeddingCache | None:
-    if cache is False or cache is None:
-        return None
-    if isinstance(cache, EmbeddingCache):
-        return cache
-    return EmbeddingCache(None if cache is True else cache)
-
-
 def analyze(datasets: Sequence[str | AnalysisSet] = (), *, embedder: Any = DEFAULT_MODEL,
             embedder_base_url: str | None = None,
             embedder_api_key_env: str = DEFAULT_API_KEY_ENV,
@@ -118,9 +109,8 @@ def analyze(datasets: Sequence[str | AnalysisSet] = (), *, embedder: Any = DEFAU
         raise UserError(f"--perplexity {perplexity}: expected a positive number")
     check_similarity_options(judge, datasets=len(datasets), sample=similarity_sample)
     # Every input is read and checked before the long work starts.
-    specs = [d for d in datasets if isinstance(d, str)]
-    given = [d for d in datasets if isinstance(d, AnalysisSet)]
-    sets = given + load_sets(specs, question_field=question_field, split=split)
+    sets = [d for d in datasets if isinstance(d, AnalysisSet)] + load_sets(
+        [d for d in datasets if isinstance(d, str)], question_field=question_field, split=split)
     check_thresholds(too_easy, family_spread)
     difficulty = load_difficulty(graded, too_easy=too_easy, family_spread=family_spread)
     emb = (make_embedder(embedder, base_url=embedder_base_url,
@@ -128,27 +118,24 @@ def analyze(datasets: Sequence[str | AnalysisSet] = (), *, embedder: Any = DEFAU
            if isinstance(embedder, str) else embedder)
     method = pick_method(tsne_method) if sets else None
     threshold = near_duplicate if near_duplicate is not None else NEAR_DUPLICATE[emb.kind]
-    store = _open_cache(cache) if sets and getattr(emb, "cacheable", False) else None
-    results = []
+    store = None
+    if sets and getattr(emb, "cacheable", False) and cache is not False and cache is not None:
+        store = cache if isinstance(cache, EmbeddingCache) else EmbeddingCache(
+            None if cache is True else cache)
     try:
-        for s in sets:
-            results.append(_one(s, emb, store, threshold=threshold, mask=mask,
-                                perplexity=perplexity, method=method, seed=seed,
-                                progress=progress))
+        results = [_one(s, emb, store, threshold=threshold, mask=mask, perplexity=perplexity,
+                        method=method, seed=seed, progress=progress) for s in sets]
     finally:
         if store is not None and store is not cache:
             store.close()
     settings = {
-        "embedder": describe_embedder(emb),
-        "mask": mask,
-        "near_duplicate_threshold": threshold,
+        "embedder": describe_embedder(emb), "mask": mask, "near_duplicate_threshold": threshold,
         "near_duplicate_threshold_source": "given" if near_duplicate is not None
         else f"the default for {emb.kind} embedders",
         "knn_k": KNN, "densest_share": DENSEST,
         "tsne": {"method": method, "perplexity": perplexity, "seed": seed},
         "split": split, "question_field": question_field,
-        "embedding_cache": str(store.path) if store is not None else None,
-    }
+        "embedding_cache": str(store.path) if store is not None else None}
     similarity = None
     if judge is not None:
         # before the nearest-neighbour study, which closes the judge when it is done
@@ -168,7 +155,6 @@ def _one(s: AnalysisSet, emb, store, *, threshold: float, mask: bool, perplexity
             print(f"general365 analyze: {shown(s.name)}: {shown(what)}", file=sys.stderr,
                   flush=True)
 
-    stats = set_stats(s)
     questions = [i.question for i in s.items]
     texts = skeletons(questions) if mask else questions
     step(f"embedding {len(texts)} questions ({emb.identity})")
@@ -177,6 +163,6 @@ def _one(s: AnalysisSet, emb, store, *, threshold: float, mask: bool, perplexity
     nb = nearest_neighbours(embedded.vectors, k=KNN)
     div = diversity(s, embedded.vectors, nb, threshold)
     step(f"t-SNE ({method})")
-    ts = tsne_2d(embedded.vectors, perplexity=perplexity, seed=seed, method=method)
-    return DatasetAnalysis(set=s, stats=stats, embedded=embedded, neighbours=nb,
-                           diversity=div, tsne=ts)
+    return DatasetAnalysis(set=s, stats=set_stats(s), embedded=embedded, neighbours=nb,
+                           diversity=div, tsne=tsne_2d(embedded.vectors, perplexity=perplexity,
+                                                       seed=seed, method=method))

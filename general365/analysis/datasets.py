@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import DataError, DataErrors, UserError
-from ..schema import Category, Problem
+from ..schema import Category
 
 # Tried in order when no question column is named (BBH and BBEH call it `input`).
 QUESTION_FIELDS = ("question", "input", "prompt", "problem", "query")
@@ -96,16 +96,11 @@ def load_set(spec: str, *, question_field: str | None = None,
 def _general365(name: str, source: str, split: str) -> AnalysisSet:
     from ..data.load import load_problems
 
-    problems = load_problems(source, split=split)
-    return AnalysisSet(name=name, source=source, kind=GENERAL365,
-                       items=[_from_problem(p) for p in problems])
-
-
-def _from_problem(p: Problem) -> Item:
-    return Item(id=p.id, question=p.question, answer=p.answer, reasoning=p.reasoning,
-                seed_id=p.seed_id, variant=p.variant,
-                categories=tuple(c.value for c in p.categories),
-                answer_type=p.answer_type.value)
+    items = [Item(id=p.id, question=p.question, answer=p.answer, reasoning=p.reasoning,
+                  seed_id=p.seed_id, variant=p.variant,
+                  categories=tuple(c.value for c in p.categories),
+                  answer_type=p.answer_type.value) for p in load_problems(source, split=split)]
+    return AnalysisSet(name=name, source=source, kind=GENERAL365, items=items)
 
 
 def _read_rows(source: str, split: str):
@@ -116,11 +111,8 @@ def _read_rows(source: str, split: str):
         if not path.is_file():
             raise UserError(f"{source}: no such file (expected a .csv file)")
         reader = csv.DictReader(io.StringIO(read_text(path, "utf-8-sig"), newline=""))
-        rows = []
-        for record in reader:
-            # The record's first line (a quoted cell may span lines).
-            rows.append(RawRow(dict(record), str(path), reader.line_num))
-        return rows, str(path)
+        # (line_num: the record's line; a quoted cell may span lines)
+        return [RawRow(dict(r), str(path), reader.line_num) for r in reader], str(path)
     return read_source(source, split=split)[:2]
 
 
@@ -143,8 +135,7 @@ def _questions(name: str, described: str, rows: list, question_field: str | None
         looked = qf if qf else ", ".join(QUESTION_FIELDS)
         raise UserError(f"{described}: no question column (looked for {looked}; the first "
                         f"row has: {have}); name it with --question-field")
-    af, rf = _pick(first, ANSWER_FIELDS), _pick(first, REASONING_FIELDS)
-    idf = _pick(first, ID_FIELDS)
+    af, rf, idf = (_pick(first, f) for f in (ANSWER_FIELDS, REASONING_FIELDS, ID_FIELDS))
     items, errors, seen = [], [], {}
     for raw in rows:
         where = {"path": raw.path, "line": raw.line}
@@ -170,17 +161,15 @@ def _questions(name: str, described: str, rows: list, question_field: str | None
                           reasoning=_text(d.get(rf)) if rf else ""))
     if errors:
         raise DataErrors(errors)
-    notes = [] if question_field else [f"question column: {qf!r}"]
     return AnalysisSet(name=name, source=described, kind=QUESTIONS, items=items,
-                       question_field=qf, notes=notes)
+                       question_field=qf,
+                       notes=[] if question_field else [f"question column: {qf!r}"])
 
 
 def _text(value: Any) -> str:
-    if value is None:
-        return ""
     if isinstance(value, (list, tuple)):
         return ", ".join(str(v) for v in value)
-    return str(value)
+    return "" if value is None else str(value)
 
 
 def load_sets(specs: Sequence[str], *, question_field: str | None = None,
@@ -249,33 +238,25 @@ class SetStats:
 
 
 def describe(values: list[int] | list[float]) -> dict[str, float | None]:
+    keys = ["mean", "min", "max"] + [f"p{int(q * 100)}" for q in QUANTILES]
     if not values:
-        return {"mean": None, "min": None, "max": None,
-                **{f"p{int(q * 100)}": None for q in QUANTILES}}
+        return dict.fromkeys(keys)
     a = np.asarray(values, dtype=float)
-    qs = np.quantile(a, QUANTILES)
-    return {"mean": float(a.mean()), "min": float(a.min()), "max": float(a.max()),
-            **{f"p{int(q * 100)}": float(v) for q, v in zip(QUANTILES, qs)}}
+    return dict(zip(keys, map(float, [a.mean(), a.min(), a.max(), *np.quantile(a, QUANTILES)])))
 
 
 def set_stats(s: AnalysisSet) -> SetStats:
-    items = s.items
-    seeds = s.seeds
-    families = len({i.seed_id for i in items}) if s.has_families else len(items)
+    items, seeds = s.items, s.seeds
     st = SetStats(n=len(items), seeds=len(seeds), variants=len(items) - len(seeds),
-                  families=families)
-    st.has_categories = any(i.categories for i in items)
+                  families=len({i.seed_id for i in items}) if s.has_families else len(items),
+                  has_categories=any(i.categories for i in items),
+                  lengths=Lengths(words=[len(i.question.split()) for i in items],
+                                  chars=[len(i.question) for i in items]))
     if st.has_categories:
-        cats: Counter = Counter()
-        labels: Counter = Counter()
-        for i in seeds:
-            cats.update(i.categories)
-            labels[len(i.categories)] += 1
+        cats = Counter(c for i in seeds for c in i.categories)
         # Every category shown, in the paper's order, even at zero.
         st.categories = {c.value: cats.get(c.value, 0) for c in Category}
         st.categories.update({k: v for k, v in cats.items() if k not in st.categories})
-        st.labels_per_problem = dict(sorted(labels.items()))
+        st.labels_per_problem = dict(sorted(Counter(len(i.categories) for i in seeds).items()))
     st.answer_types = dict(Counter(i.answer_type for i in items if i.answer_type).most_common())
-    st.lengths = Lengths(words=[len(i.question.split()) for i in items],
-                         chars=[len(i.question) for i in items])
     return st

@@ -5,10 +5,13 @@ cosine)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import itertools
 import os
 import sys
 import threading
+import time
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,12 +96,9 @@ class SentenceTransformerEmbedder:
     cacheable = True
 
     def __init__(self, model: str = DEFAULT_MODEL, *, device: str = "cpu", batch_size: int = 32):
-        self.requested = model
-        self.device = device
-        self.batch_size = batch_size
+        self.requested, self.device, self.batch_size = model, device, batch_size
         self.path, self.label = self._resolve(model)
-        local = Path(self.path)
-        fp = _fingerprint(local) if local.is_dir() else "hub"
+        fp = _fingerprint(Path(self.path)) if Path(self.path).is_dir() else "hub"
         self.identity = f"sentence-transformers:{self.label}:{fp}"
         self._model = None
         self._load_lock = threading.Lock()
@@ -109,12 +109,9 @@ class SentenceTransformerEmbedder:
         if path.is_dir():
             return str(path.resolve()), str(path.resolve())
         if model.lower() in PACKAGED:
-            try:
-                packaged = __import__(PACKAGED_MODULE)
-            except ImportError:
-                pass
-            else:
-                return str(packaged.get_model_path()), "sentence-transformers/all-MiniLM-L6-v2"
+            with contextlib.suppress(ImportError):   # without it: the Hub's copy
+                return (str(__import__(PACKAGED_MODULE).get_model_path()),
+                        "sentence-transformers/all-MiniLM-L6-v2")
         return model, model
 
     def _load(self):
@@ -162,13 +159,12 @@ class EndpointEmbedder:
         if not base_url.startswith(("http://", "https://")):
             raise UserError(f"--embedder-base-url {shown_url(base_url)!r}: expected an "
                             "http(s) URL ending in /v1")
-        self.model = model
+        self.model, self.api_key_env = model, api_key_env
         # Its credentials (user info, a key in the query) go with each request and nowhere
         # else: the identity, the messages and analysis.json name the URL as shown.
         self._target, self._query = target(base_url.rstrip("/"))
         self._secrets = url_secrets(base_url)
         self.base_url = shown_url(base_url.rstrip("/"))
-        self.api_key_env = api_key_env
         self.batch_size, self.concurrency = batch_size, max(1, concurrency)
         self.timeout, self.max_retries = timeout, max_retries
         self.backoff_base, self.backoff_max = backoff_base, backoff_max
@@ -183,26 +179,20 @@ class EndpointEmbedder:
             f"#truncate={truncate}" if truncate is not None else "")
         self.retries = 0
 
-    def _headers(self) -> dict[str, str]:
-        key = os.environ.get(self.api_key_env, "")
-        return {"Authorization": f"Bearer {key}"} if key else {}
-
     def _fail(self, what: str) -> UserError:
         return UserError(f"embeddings endpoint {self.base_url} (model {self.model!r}): {what}")
 
     def _one(self, client, batch: Sequence[str]) -> np.ndarray:
-        import time
-
         import httpx
 
         body = {"model": self.model, "input": list(batch), "encoding_format": "float"}
         if self.truncate is not None:
             body["truncate_prompt_tokens"] = self.truncate
-        attempt = 0
-        while True:
+        for attempt in itertools.count():
+            key = os.environ.get(self.api_key_env, "")
             try:
-                reply = client.post(f"{self._target}/embeddings", json=body,
-                                    params=self._query, headers=self._headers())
+                reply = client.post(f"{self._target}/embeddings", json=body, params=self._query,
+                                    headers={"Authorization": f"Bearer {key}"} if key else {})
                 if reply.status_code == 429 or reply.status_code >= 500:
                     reply.raise_for_status()
             except (httpx.TransportError, httpx.HTTPStatusError) as exc:
@@ -214,7 +204,6 @@ class EndpointEmbedder:
                 self.retries += 1
                 time.sleep(backoff_delay(attempt, base=self.backoff_base, cap=self.backoff_max,
                                          retry_after=retry_after_seconds(exc)))
-                attempt += 1
                 continue
             if reply.status_code != 200:
                 message = _server_message(reply, Redactor(os.environ.get(self.api_key_env),
@@ -297,13 +286,11 @@ def embed_texts(embedder, texts: Sequence[str], *, cache: EmbeddingCache | None 
     missing = list(dict.fromkeys(h for h in hashes if h not in found))
     by_hash = dict(zip(hashes, texts))
     if missing:
-        chunks = [missing[i:i + chunk] for i in range(0, len(missing), chunk)]
-        bar = None
-        if progress:
-            from tqdm import tqdm
+        from tqdm import tqdm
 
-            bar = tqdm(total=len(missing), unit="text", desc=desc, file=sys.stderr,
-                       dynamic_ncols=True, mininterval=0.5)
+        chunks = [missing[i:i + chunk] for i in range(0, len(missing), chunk)]
+        bar = tqdm(total=len(missing), unit="text", desc=desc, file=sys.stderr,
+                   dynamic_ncols=True, mininterval=0.5, disable=not progress)
         try:
             for i, vecs in embedder.batches([[by_hash[h] for h in c] for c in chunks]):
                 got = dict(zip(chunks[i], vecs))
@@ -315,11 +302,9 @@ def embed_texts(embedder, texts: Sequence[str], *, cache: EmbeddingCache | None 
                 found.update(got)
                 if cache is not None:
                     cache.put_many(embedder.identity, got)
-                if bar:
-                    bar.update(len(got))
+                bar.update(len(got))
         finally:
-            if bar:
-                bar.close()
+            bar.close()
     matrix = _unit(np.stack([found[h] for h in hashes]))
     fresh = set(missing)
     return Embedded(matrix, embedder.identity, matrix.shape[1],

@@ -63,8 +63,7 @@ def draw_statistics(sets: Sequence["DatasetAnalysis"]):
         labels = sorted({k for _, d in with_cats for k in d.stats.labels_per_problem})
         _bars(ax_lab, labels, seed_shares(labels, lambda d: d.stats.labels_per_problem),
               [str(x) for x in labels])
-        ax_lab.set_xlabel("Categories per seed problem")
-        ax_lab.set_ylabel("Seed problems (%)")
+        ax_lab.set(xlabel="Categories per seed problem", ylabel="Seed problems (%)")
         ax_lab.legend(fontsize=8, frameon=False)
     else:
         for ax in (ax_cat, ax_lab):
@@ -82,14 +81,11 @@ def draw_statistics(sets: Sequence["DatasetAnalysis"]):
         _empty(ax_type, "No answer types in these sets")
     ax_type.set_title("(c) Answer types", fontsize=10)
 
-    data = [d.stats.lengths.words for d in sets]
-    parts = ax_len.boxplot(data, vert=False, showfliers=False, patch_artist=True,
-                           widths=0.6)
+    parts = ax_len.boxplot([d.stats.lengths.words for d in sets], vert=False,
+                           showfliers=False, patch_artist=True, widths=0.6)
     for i, box in enumerate(parts["boxes"]):
-        box.set_facecolor(color(i))
-        box.set_alpha(0.7)
-    ax_len.set_yticks(range(1, len(sets) + 1))
-    ax_len.set_yticklabels([d.name for d in sets], fontsize=8)
+        box.set(facecolor=color(i), alpha=0.7)
+    ax_len.set_yticks(range(1, len(sets) + 1), [d.name for d in sets], fontsize=8)
     ax_len.invert_yaxis()
     ax_len.set_xlabel("Question length (words; boxes: quartiles, whiskers: 1.5 IQR)")
     ax_len.set_title("(d) Question length", fontsize=10)
@@ -113,9 +109,7 @@ def draw_tsne(sets: Sequence["DatasetAnalysis"]):
     plt = _plt()
     fig, axes = plt.subplots(1, len(sets), figsize=(4.6 * len(sets), 4.9), squeeze=False)
     for i, (ax, d) in enumerate(zip(axes[0], sets)):
-        ax.set_xlim(-1.1, 1.1)
-        ax.set_ylim(-1.1, 1.1)
-        ax.set_aspect("equal")
+        ax.set(xlim=(-1.1, 1.1), ylim=(-1.1, 1.1), aspect="equal")
         ax.grid(alpha=0.25)
         t = d.tsne
         if t.coords is None:
@@ -167,8 +161,7 @@ def draw_diversity(sets: Sequence["DatasetAnalysis"]):
         for t in sorted({d.diversity.threshold for d in sets}):
             ax.axvline(t, color="grey", ls="--", lw=0.9)
         ax.legend(fontsize=8, frameon=False, loc="upper left")
-    ax_nn.set_xlabel("Cosine similarity to the nearest other item")
-    ax_nn.set_ylabel("Items (%)")
+    ax_nn.set(xlabel="Cosine similarity to the nearest other item", ylabel="Items (%)")
     ax_nn.set_title("(a) Nearest-neighbour similarity (dashed: near-duplicate threshold)",
                     fontsize=9)
     if fam:
@@ -192,12 +185,9 @@ def draw_accuracy(diff: "Difficulty"):
     fig, ax = plt.subplots(figsize=(max(6.5, 1.3 * len(models) * max(1, len(benches)) / 2), 4.6))
     w = 0.8 / max(1, len(benches))
     for b, bench in enumerate(benches):
-        xs, ys = [], []
-        for m, model in enumerate(models):
-            c = diff.cell(bench, model)
-            if c is not None and c.accuracy is not None:
-                xs.append(m + b * w)
-                ys.append(100 * c.accuracy)
+        got = [(m + b * w, 100 * c.accuracy) for m, model in enumerate(models)
+               for c in [diff.cell(bench, model)] if c is not None and c.accuracy is not None]
+        xs, ys = [x for x, _ in got], [y for _, y in got]
         bars = ax.bar(xs, ys, width=w, color=color(b), label=bench)
         for bar, y in zip(bars, ys):
             ax.text(bar.get_x() + bar.get_width() / 2, y + 1, f"{y:.1f}", ha="center",
@@ -206,8 +196,7 @@ def draw_accuracy(diff: "Difficulty"):
     tilt = len(models) > 4
     ax.set_xticklabels([shown(m) for m in models], fontsize=8, rotation=20 if tilt else 0,
                        ha="right" if tilt else "center")
-    ax.set_ylim(0, 105)
-    ax.set_ylabel("Accuracy (%)")
+    ax.set(ylim=(0, 105), ylabel="Accuracy (%)")
     ax.set_title("Accuracy per benchmark per model (Figure 8)", fontsize=10)
     ax.legend(fontsize=8, frameon=False, ncol=len(benches))
     ax.grid(axis="y", alpha=0.3)
@@ -236,17 +225,13 @@ def draw_tokens(diff: "Difficulty"):
             ax.plot(xs, ys, color="grey", lw=0.8, alpha=0.6, zorder=2)
     if not plotted:
         _empty(ax, "No output_tokens recorded in these graded files")
-    from matplotlib.lines import Line2D
-
-    handles = [Line2D([0], [0], marker="o", ls="", color=color(b), label=bench)
+    handles = [plt.Line2D([0], [0], marker="o", ls="", color=color(b), label=bench)
                for b, bench in enumerate(diff.benchmarks)]
-    handles += [Line2D([0], [0], marker=markers[m % len(markers)], ls="", color="grey",
-                       label=shown(model)) for m, model in enumerate(diff.models)]
+    handles += [plt.Line2D([0], [0], marker=markers[m % len(markers)], ls="", color="grey",
+                           label=shown(model)) for m, model in enumerate(diff.models)]
     ax.legend(handles=handles, fontsize=8, frameon=False, loc="center left",
               bbox_to_anchor=(1.01, 0.5))
-    ax.set_xlabel("Average output tokens per response")
-    ax.set_ylabel("Accuracy (%)")
-    ax.set_xlim(left=0)
+    ax.set(xlabel="Average output tokens per response", ylabel="Accuracy (%)", xlim=(0, None))
     ax.set_title("Accuracy versus output length per benchmark (Figure 9; lines join a "
                  "model's benchmarks)", fontsize=10)
     ax.grid(alpha=0.3)
@@ -281,9 +266,8 @@ def draw_similarity(sim: "Similarity"):
         ax_hist.bar(x - 0.4 + width * (k + 0.5), shares, width, color=color(k),
                     label=f"{s.name} (n={total})")
     ax_hist.set_xticks(x, [str(v) for v in SCORES])
-    ax_hist.set_xlabel("Reasoning similarity to the nearest neighbour (0: independent, "
-                       "5: same skeleton)")
-    ax_hist.set_ylabel("Share of scored items (%)")
+    ax_hist.set(xlabel="Reasoning similarity to the nearest neighbour (0: independent, "
+                       "5: same skeleton)", ylabel="Share of scored items (%)")
     ax_hist.set_title("(a) Distribution of scores, this analysis", fontsize=9)
     if sets:
         ax_hist.legend(fontsize=8, frameon=False)
@@ -300,8 +284,7 @@ def draw_similarity(sim: "Similarity"):
         ax_mean.text(5.05, yi, f"{shown}   1-2: {_pct(s12)}   5: {_pct(s5)}",
                      va="center", fontsize=8)
     ax_mean.set_yticks(y, [r[0] for r in rows], fontsize=8)
-    ax_mean.set_xlim(0, 5)
-    ax_mean.set_xlabel("Mean score")
+    ax_mean.set(xlim=(0, 5), xlabel="Mean score")
     ax_mean.set_title("(b) Mean score, beside the paper's published figures (hatched)",
                       fontsize=9)
     fig.tight_layout()

@@ -78,8 +78,7 @@ class SetSimilarity:
 
     @property
     def counts(self) -> list[int]:
-        got = self.scores
-        return [got.count(s) for s in SCORES]
+        return [self.scores.count(s) for s in SCORES]
 
     def _share(self, keep) -> float | None:
         got = self.scores
@@ -87,8 +86,7 @@ class SetSimilarity:
 
     @property
     def mean(self) -> float | None:
-        got = self.scores
-        return float(np.mean(got)) if got else None
+        return float(np.mean(self.scores)) if self.scores else None
 
     @property
     def share_1_2(self) -> float | None:
@@ -186,12 +184,9 @@ def judge_families(datasets: Sequence[Any], judge: Any) -> dict[str, Any]:
     (seed as A) with the structure score (structure.combined); a pair the judge could not
     score keeps the structure flag. Returns the counts for the settings. Runs before the
     nearest-neighbour study, whose shared pairs then come from the judge's cache."""
-    plan = []
-    for d in datasets:
-        items = {i.id: i for i in d.set.items}
-        for link in d.diversity.links:
-            plan.append((link, SimilarityPair(_triplet(items[link.seed_id]),
-                                              _triplet(items[link.variant_id]))))
+    plan = [(link, SimilarityPair(_triplet(items[link.seed_id]), _triplet(items[link.variant_id])))
+            for d in datasets for items in [{i.id: i for i in d.set.items}]
+            for link in d.diversity.links]
     if not plan:
         return {"pairs": 0, "scored": 0}
     answers = judge.ask(SIMILARITY_TASK, [p for _, p in plan])
@@ -206,12 +201,6 @@ def judge_families(datasets: Sequence[Any], judge: Any) -> dict[str, Any]:
                     "unscored pairs: structure alone"}
 
 
-def _chosen(n: int, sample: int | None, seed: int) -> list[int]:
-    if sample is None or sample >= n:
-        return list(range(n))
-    return sorted(int(i) for i in np.random.default_rng(seed).choice(n, sample, replace=False))
-
-
 def reasoning_similarity(datasets: Sequence[Any], judge: Any, *, sample: int | None = None,
                          seed: int = 0, progress: bool = False) -> Similarity:
     """Score each item of each analysed set (DatasetAnalysis) against its nearest neighbour.
@@ -221,28 +210,27 @@ def reasoning_similarity(datasets: Sequence[Any], judge: Any, *, sample: int | N
     the judge's concurrency spans them."""
     plan = []   # (set index, item index, neighbour index, SimilarityPair)
     for k, d in enumerate(datasets):
-        items, nearest = d.set.items, d.neighbours.nearest
-        for i in _chosen(len(items), sample, seed):
+        items, nearest, n = d.set.items, d.neighbours.nearest, len(d.set.items)
+        for i in (range(n) if sample is None or sample >= n else sorted(
+                int(i) for i in np.random.default_rng(seed).choice(n, sample, replace=False))):
             j = int(nearest[i])
             lo, hi = min(i, j), max(i, j)
             plan.append((k, i, j, SimilarityPair(_triplet(items[lo]), _triplet(items[hi]))))
     before = (judge.stats.requests, judge.stats.cache_hits) if hasattr(judge, "stats") else None
-    bar = None
-    if progress:
-        from tqdm import tqdm
+    from tqdm import tqdm
 
+    if progress:
         print(f"general365 analyze: reasoning similarity: {len(plan)} pairs "
               f"(judge {judge.model})", file=sys.stderr, flush=True)
-        # The judge reports each distinct question once (mutual neighbours make one).
-        distinct = {json.dumps(SIMILARITY_TASK.messages(p)) for *_, p in plan}
-        bar = tqdm(total=len(distinct), unit="pair", desc="similarity", file=sys.stderr,
-                   dynamic_ncols=True)
+    # The judge reports each distinct question once (mutual neighbours make one).
+    distinct = {json.dumps(SIMILARITY_TASK.messages(p)) for *_, p in plan} if progress else ()
+    bar = tqdm(total=len(distinct), unit="pair", desc="similarity", file=sys.stderr,
+               dynamic_ncols=True, disable=not progress)
     try:
         answers = judge.ask(SIMILARITY_TASK, [p for *_, p in plan],
-                            on_done=(bar.update if bar is not None else None))
+                            on_done=bar.update if progress else None)
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
         if hasattr(judge, "close"):
             judge.close()
     scored: list[list[ScoredPair]] = [[] for _ in datasets]

@@ -99,10 +99,7 @@ def build_messages(pair: SimilarityPair) -> list[dict[str, str]]:
             # (with both reasonings shown, an item may still lack an answer)
             parts.append(SECTION.format(label="Final answer", side=side,
                                         text=clip(t.answer, ANSWER_CHARS) or NOT_GIVEN))
-    if basis == ANSWER:
-        parts.append(NO_REASONING)
-    elif basis == PROBLEM:
-        parts.append(NO_ANSWER)
+    parts += {ANSWER: [NO_REASONING], PROBLEM: [NO_ANSWER]}.get(basis, [])
     return [{"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": "\n\n".join(parts)}]
 

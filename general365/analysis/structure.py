@@ -93,10 +93,8 @@ def _cosine(a: Counter, b: Counter) -> float:
 
 def _worst_match(a: list[Counter], b: list[Counter]) -> float:
     """The lowest, over the sentences of either side, of its best match on the other."""
-    if not a and not b:
-        return 1.0
     if not a or not b:
-        return 0.0
+        return 1.0 if not a and not b else 0.0
     return min(min(max(_cosine(x, y) for y in b) for x in a),
                min(max(_cosine(y, x) for x in a) for y in b))
 
@@ -127,11 +125,9 @@ class StructureIndex:
 
     def __init__(self, questions: Sequence[str], reasonings: Sequence[str] | None = None):
         vocab = lowercase_vocabulary(list(questions))
-        self._asks, self._constraints = [], []
-        for q in questions:
-            p = parts(q)
-            self._asks.append(_grams(abstract(p.ask, vocab)))
-            self._constraints.append([_grams(abstract(s, vocab)) for s in p.constraints])
+        split = [parts(q) for q in questions]
+        self._asks = [_grams(abstract(p.ask, vocab)) for p in split]
+        self._constraints = [[_grams(abstract(s, vocab)) for s in p.constraints] for p in split]
         self._has_reasoning = [bool(r and r.strip()) for r in (reasonings or [""] * len(questions))]
         self._reasoning = None
         if any(self._has_reasoning):

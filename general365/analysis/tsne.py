@@ -71,14 +71,11 @@ def pick_method(method: str = "auto") -> str:
         raise UserError(f"--tsne {method!r}: expected one of {', '.join(METHODS)}")
     if method == "off":
         return method
-    if method == "auto":
-        for m in ("opentsne", "sklearn"):
-            if available(m):
-                return m
-        raise MissingExtra("openTSNE or scikit-learn", "analysis")
-    if not available(method):
-        raise MissingExtra("openTSNE" if method == "opentsne" else "scikit-learn", "analysis")
-    return method
+    for m in ("opentsne", "sklearn") if method == "auto" else (method,):
+        if available(m):
+            return m
+    raise MissingExtra({"auto": "openTSNE or scikit-learn", "opentsne": "openTSNE"}
+                       .get(method, "scikit-learn"), "analysis")
 
 
 def _jobs() -> int:

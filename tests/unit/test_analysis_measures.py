@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from general365.analysis import neighbours as N
 from general365.analysis import tsne as T
 from general365.analysis.datasets import GENERAL365, AnalysisSet, Item
-from general365.analysis.diversity import diversity, local_collapse
+from general365.analysis.neighbours import diversity, local_collapse
 from general365.analysis.skeleton import skeletons
 
 
