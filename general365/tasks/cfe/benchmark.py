@@ -12,11 +12,10 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ...errors import DataError, OptionError
 from ...grading.engine import Grader, Pairing
-from ...schema import Graded, Response
+from ...schema import Graded, Response, index_problems
 from ...validators import is_number
 from . import NAME
-from .data import (DATA_ENV, MAX_TOLERANCE, SUBSETS, CFEProblem, Variable, VariableType,
-                   index, load)
+from .data import DATA_ENV, MAX_TOLERANCE, SUBSETS, CFEProblem, Variable, VariableType, load
 from .grade import DEFAULT_TIMEOUT, CFERows, check_tolerance
 from .prompts import PROMPT_VERSION, build_messages
 from .quantity import DEFAULT_TOLERANCE
@@ -114,7 +113,7 @@ class CFEGrader(Grader):
                  timeout: float = DEFAULT_TIMEOUT, tolerance: float = DEFAULT_TOLERANCE,
                  dataset: str | None = None):
         super().__init__(CFERows(tolerance),
-                         Pairing(index(problems) if problems is not None else None,
+                         Pairing(index_problems(problems) if problems is not None else None,
                                  from_inline=from_inline, agrees=inline_agrees,
                                  prepare=lambda p: None, dataset=dataset),
                          policy=policy, judge=judge, workers=workers, timeout=timeout)

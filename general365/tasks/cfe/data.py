@@ -7,16 +7,16 @@ number, id, field and what was expected.
 from __future__ import annotations
 
 import dataclasses
-import enum
 import math
 import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping
 
 from ...errors import DataError, DataErrors, UserError
 from ...jsonl import parse as parse_json
+from ...schema.enums import _StrEnum
 from ...validators import is_finite, is_int
 from . import NAME
 
@@ -27,13 +27,10 @@ DUPLICATE_MARK = "~"
 MAX_TOLERANCE = 0.5                 # a relative tolerance above this accepts nearly anything
 
 
-class VariableType(str, enum.Enum):
+class VariableType(_StrEnum):
     NUMERIC = "numeric"
     FORMULA = "formula"
     OTHER = "other"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)
@@ -216,6 +213,8 @@ class _RowCheck:
         return tuple(steps)
 
 
+_LISTS = ("short_answer_variable", "short_answer_value", "short_answer_description",
+          "short_answer_type")
 _EXPECTED = {
     "id": "a non-empty string",
     "question": "an object with 'text' and 'images'",
@@ -250,17 +249,13 @@ def parse_row(raw: Any, *, path: str, index: int, modality: str | None,
         raise row.fail("wrong type", "answer", a, _EXPECTED["answer"])
     solution = row.text(a.get("text") or "", "answer.text")
     solution_images = row.images(a.get("images") or [], "answer.images", folder)
-    lists = {k: row.get(raw, k) for k in ("short_answer_variable", "short_answer_value",
-                                          "short_answer_description", "short_answer_type")}
-    names = row.strings(lists["short_answer_variable"], "short_answer_variable")
-    values = row.strings(lists["short_answer_value"], "short_answer_value", scalars=True)
-    descs = row.strings(lists["short_answer_description"], "short_answer_description")
-    types = row.strings(lists["short_answer_type"], "short_answer_type")
+    lists = {k: row.get(raw, k) for k in _LISTS}
+    names, values, descs, types = [row.strings(v, k, scalars=k == "short_answer_value")
+                                   for k, v in lists.items()]
     if not names:
         raise row.fail("no variables", "short_answer_variable", names,
                        "at least one answer variable")
-    for k, got in (("short_answer_value", values), ("short_answer_description", descs),
-                   ("short_answer_type", types)):
+    for k, got in zip(_LISTS[1:], (values, descs, types)):
         if len(got) != len(names):
             raise row.fail(f"{len(got)} entries for {len(names)} variables", k, got,
                            "one entry per short_answer_variable")
@@ -427,11 +422,3 @@ def load(source: str | os.PathLike | None = None, subset: str = "all") -> CFEDat
         return load_hub(str(source), subset)
     raise UserError(f"{source}: no such file or folder, and not a Hub id (ORG/NAME)")
 
-
-def index(problems: Sequence[CFEProblem]) -> dict[str, CFEProblem]:
-    out: dict[str, CFEProblem] = {}
-    for p in problems:
-        if p.id in out:
-            raise DataError("duplicated id", row_id=p.id, field="id", expected="each id once")
-        out[p.id] = p
-    return out
