@@ -2,6 +2,11 @@
 formula task for the pool (symbolic.py), or "cannot decide" (the judge's case: an `other`
 gold that is not a number with a unit). A formula gold that is a plain number is compared
 as one.
+
+A response's reading (`ReadTask`: its stated values, stated.py, and each variable's plan)
+runs in a pool worker under the `--timeout` limit: the reading sees the whole response,
+and a hostile one (thousands of nested `\\boxed{`) must end as `timeout` for its
+variables, never hang the grade.
 """
 
 from __future__ import annotations
@@ -13,9 +18,8 @@ from dataclasses import dataclass
 from ...grading.rule import RuleResult
 from ...schema import Status
 from .data import Variable, VariableType
-from .latex import strip_math
 from .quantity import Quantity, compare, parse_quantity
-from .stated import Stated, top_level_split
+from .stated import Stated, read_answers, strip_math, top_level_split
 from .symbolic import FormulaTask
 
 INTEGER_TOLERANCE = 1e-12
@@ -100,3 +104,24 @@ def _same_text(a: str, b: str) -> bool:
         s = re.sub(r"\\[,;:! ]|\\q?quad(?![A-Za-z])|\\(?:left|right)(?![A-Za-z])", "", s)
         return re.sub(r"\\[dt]frac", r"\\frac", "".join(s.split()))
     return squeeze(a) == squeeze(b)
+
+
+@dataclass(frozen=True)
+class ReadTask:
+    """The problem side of one response's reading; the pool's candidate is the response's
+    final-answer region. `plans`: also the rule path's plans (not under `paper`, where the
+    judge decides everything and only the stated values are kept)."""
+
+    variables: tuple[Variable, ...]
+    tolerances: tuple[float, ...]
+    plans: bool
+
+    def grade_in_worker(self, region: str) -> RuleResult:
+        return RuleResult(Status.CORRECT, None, read(self, region))
+
+
+def read(task: ReadTask, region: str) -> tuple[tuple[Stated | None, Plan | None], ...]:
+    """(stated value, plan) per variable, in the task's order."""
+    stated = read_answers(region, [v.name for v in task.variables])
+    return tuple((stated.get(v.name), plan(v, stated.get(v.name), tol) if task.plans else None)
+                 for v, tol in zip(task.variables, task.tolerances))
