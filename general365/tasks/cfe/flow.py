@@ -150,7 +150,6 @@ class UnitResults:
 def grade_units(out_dir: str, unit_list: Sequence[ReasoningUnit], *,
                 policy: str | None = None, judge: Any = None, workers: int | None = None,
                 timeout: float = 30.0) -> UnitResults:
-    """Grade the unit answers stored in `out_dir` against the units' verifiable answers."""
     by_id = {u.id: u for u in unit_list}
     path = f"{out_dir}/responses.jsonl"
     responses = (Response.from_dict(d, path=path, line=n) for n, d in iter_jsonl(path))

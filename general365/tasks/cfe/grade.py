@@ -72,7 +72,6 @@ PROMPT_VERSION = "cfe-" + hashlib.sha256(
 
 
 def judge_question(problem: CFEProblem, variable: Variable, tolerance: float) -> str:
-    """The `question` of a judge item: the problem and the variable block."""
     return VARIABLE_TEMPLATE.format(question=problem.question, name=variable.name,
                                     type=variable.type.value,
                                     description=variable.description or "(none given)",

@@ -95,7 +95,6 @@ class CFEModel:
 
 
 def cfe_row(row: Graded) -> CFERow:
-    """The CFE view of one graded row (read by the shared reader)."""
     where = {"path": row.path, "line": row.line, "row_id": row.id}
     raw = row.verdict.parts
     if not raw:
@@ -132,7 +131,6 @@ def cfe_row(row: Graded) -> CFERow:
 
 
 def from_model_runs(models: Sequence[ModelRuns]) -> list[CFEModel]:
-    """The CFE view of the models the shared reader loaded."""
     return [CFEModel(m.name, [cfe_row(r) for r in m.rows], list(m.files)) for m in models]
 
 
@@ -157,8 +155,7 @@ class Accuracy:
 
     @property
     def question_accuracy(self) -> float | None:
-        return self.correct_questions / self.graded_questions if self.graded_questions \
-            else None
+        return self.correct_questions / self.graded_questions if self.graded_questions else None
 
     @property
     def variable_coverage(self) -> float | None:

@@ -105,8 +105,6 @@ def name_key(name: str) -> str:
 
 @dataclass(frozen=True)
 class Stated:
-    """The value a response gives for one variable, and where it was read."""
-
     text: str
     source: str            # "line" or "box"
 
