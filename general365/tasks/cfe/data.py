@@ -128,8 +128,8 @@ class CFEData:
 class _RowCheck:
     """Checks of one raw row; every failure is a DataError naming the row."""
 
-    def __init__(self, raw: Any, path: str, index: int):
-        self.raw, self.path, self.index = raw, path, index
+    def __init__(self, path: str, index: int):
+        self.path, self.index = path, index
         self.row_id: str | None = None
 
     def fail(self, message: str, field: str | None = None, value: Any = None,
@@ -231,7 +231,7 @@ _EXPECTED = {
 def parse_row(raw: Any, *, path: str, index: int, modality: str | None,
               folder: Path | None) -> CFEProblem:
     """One release row as a CFEProblem; a DataError names what is wrong with it."""
-    row = _RowCheck(raw, path, index)
+    row = _RowCheck(path, index)
     if not isinstance(raw, Mapping):
         raise row.fail("not a JSON object", value=raw, expected="one object per problem")
     rid = row.get(raw, "id")
@@ -265,7 +265,8 @@ def parse_row(raw: Any, *, path: str, index: int, modality: str | None,
         raise row.fail("wrong shape", "short_answer_tolerance", tolerances,
                        "a list with one tolerance (or null) per variable")
     variables = []
-    for i, (n, v, d, t) in enumerate(zip(names, values, descs, types)):
+    tols = tolerances if tolerances is not None else [None] * len(names)
+    for i, (n, v, d, t, tl) in enumerate(zip(names, values, descs, types, tols)):
         n = row.text(n, f"short_answer_variable[{i}]", empty=False).strip()
         if n in [x.name for x in variables]:
             raise row.fail("a variable name appears twice", f"short_answer_variable[{i}]", n,
@@ -277,8 +278,7 @@ def parse_row(raw: Any, *, path: str, index: int, modality: str | None,
         except ValueError:
             raise row.fail("unknown variable type", f"short_answer_type[{i}]", t,
                            "numeric, formula or other") from None
-        tol = row.tolerance(tolerances[i], f"short_answer_tolerance[{i}]") \
-            if tolerances is not None else None
+        tol = row.tolerance(tl, f"short_answer_tolerance[{i}]")
         variables.append(Variable(n, vt, d.strip(), v.strip(), tol))
     flow = row.flow(raw.get("reasoning_flow") or [])
     subject = raw.get("subject", raw.get("field"))

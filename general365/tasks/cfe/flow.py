@@ -169,11 +169,10 @@ def unit_table(results: UnitResults) -> Table:
         rows = [g for g in results.graded if subset == "all" or g.problem.modality == subset]
         if not rows:
             continue
-        right, n, acc = results.accuracy(rows)
-        t.rows.append([subset, "all", n, right, acc])
         positions = sorted({results.positions.get(g.problem.id, 0) for g in rows})
-        for k in positions:
-            at = [g for g in rows if results.positions.get(g.problem.id) == k]
+        for k in ["all", *positions]:
+            at = rows if k == "all" else [g for g in rows
+                                          if results.positions.get(g.problem.id) == k]
             right, n, acc = results.accuracy(at)
             t.rows.append([subset, str(k), n, right, acc])
     return t
@@ -274,9 +273,7 @@ def length_rows(items: Sequence[Outcome], problems: dict[str, CFEProblem],
             rows = [o for o in sub if keep(o)]
             gt = [len(problems[o.id].reasoning_flow) for o in rows]
             resp = [counts[k] for o in rows for k in [f"{o.id}{RUN_SEP}{o.run}"] if k in counts]
-            gm, gs = _stats(gt)
-            rm, rs = _stats(resp)
-            out.append(LengthRow(subset, label, len(rows), gm, gs, len(resp), rm, rs))
+            out.append(LengthRow(subset, label, len(rows), *_stats(gt), len(resp), *_stats(resp)))
     return out
 
 

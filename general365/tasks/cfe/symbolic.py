@@ -70,15 +70,11 @@ def _parse(latex: str):
     found = parse(f"${formula_latex(latex)}$", extraction_config=_config(),
                   parsing_timeout=None)
     expr = next((p for p in found if isinstance(p, sympy.Basic)), None)
-    if expr is None:
-        return None
-    return _rhs(expr)
+    return None if expr is None else _rhs(expr)
 
 
-@functools.lru_cache(maxsize=4096)
-def _parse_gold(latex: str):
-    """Golds recur over responses and runs: parsed once per worker process."""
-    return _parse(latex)
+# Golds recur over responses and runs: parsed once per worker process.
+_parse_gold = functools.lru_cache(maxsize=4096)(_parse)
 
 
 def _rhs(expr):
