@@ -1,5 +1,5 @@
 """`general365 cfe units|lengths|variables`: CFE-Bench's diagnostics (wiring only:
-tasks/cfe/flow.py and tasks/cfe/audit.py). `units` and `lengths` print how many model
+tasks/cfe/flow.py and tasks/cfe/graded_rows.py). `units` and `lengths` print how many model
 calls they will make first (`--dry-run` stops there), and resume: only what `--out` does not
 hold yet is asked for. Generating, grading and reporting CFE-Bench: `--benchmark cfe`."""
 
@@ -59,7 +59,7 @@ def main(args: argparse.Namespace) -> int:
     from ..tasks.cfe.benchmark import CFEBench
 
     if args.cfe_command == "variables":
-        from ..tasks.cfe.audit import write_variable_rows
+        from ..tasks.cfe.graded_rows import write_variable_rows
 
         n = write_variable_rows(args.graded, args.out)
         print(f"wrote {n} variable rows to {args.out}")
