@@ -139,12 +139,8 @@ def clean_value(text: str) -> str:
 
 
 def _boxes(text: str) -> list[str]:
-    out = []
-    for m in _BOX.finditer(text):
-        inner = braced(text, m.end() - 1)
-        if inner is not None and inner.strip():
-            out.append(inner.strip())
-    return out
+    inners = (braced(text, m.end() - 1) for m in _BOX.finditer(text))
+    return [i.strip() for i in inners if i is not None and i.strip()]
 
 
 def top_level_split(text: str, seps: str) -> list[str]:
