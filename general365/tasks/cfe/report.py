@@ -55,8 +55,7 @@ def accuracy_table(models: Sequence[CFEModel], *, with_published: bool = True) -
                    "that is ungraded (its graded variables right, some not graded: whether all "
                    "are right is not known); Variable Accuracy one with no graded variable. "
                    "Variable coverage: graded / all variables (policy rule leaves `other` "
-                   "answers in words ungraded). Paper rows: "
-                   + SOURCE + ".")
+                   "answers in words ungraded). Paper rows: " + SOURCE + ".")
     for subset, title in SUBSETS:
         rows = []
         for m in models:
@@ -67,10 +66,8 @@ def accuracy_table(models: Sequence[CFEModel], *, with_published: bool = True) -
             rows.append([m.name, "your run", title, a.questions, a.variable_accuracy,
                          a.question_accuracy, a.variable_coverage])
         if with_published:
-            for p in published():
-                if p.subset == subset:
-                    rows.append([p.model, f"paper ({p.table})", title, p.questions,
-                                 p.variable_accuracy, p.question_accuracy, None])
+            rows += [[p.model, f"paper ({p.table})", title, p.questions, p.variable_accuracy,
+                      p.question_accuracy, None] for p in published() if p.subset == subset]
         rows.sort(key=lambda r: (-(r[5] if r[5] is not None else -1), r[0]))
         t.rows.extend(rows)
         t.groups.extend([f"{title} subset" if subset != "all" else title] * len(rows))
