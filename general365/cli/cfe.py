@@ -1,5 +1,5 @@
 """`general365 cfe units|lengths|variables`: CFE-Bench's diagnostics (wiring only:
-tasks/cfe/diagnostics.py and tasks/cfe/audit.py). `units` and `lengths` print how many model
+tasks/cfe/flow.py and tasks/cfe/graded_rows.py). `units` and `lengths` print how many model
 calls they will make first (`--dry-run` stops there), and resume: only what `--out` does not
 hold yet is asked for. Generating, grading and reporting CFE-Bench: `--benchmark cfe`."""
 
@@ -55,11 +55,11 @@ def main(args: argparse.Namespace) -> int:
     from ..reporting.tables import to_markdown
     from ..runners.base import SamplingSettings
     from ..runners.registry import make_runner
-    from ..tasks.cfe import diagnostics
+    from ..tasks.cfe import flow
     from ..tasks.cfe.benchmark import CFEBench
 
     if args.cfe_command == "variables":
-        from ..tasks.cfe.audit import write_variable_rows
+        from ..tasks.cfe.graded_rows import write_variable_rows
 
         n = write_variable_rows(args.graded, args.out)
         print(f"wrote {n} variable rows to {args.out}")
@@ -67,8 +67,7 @@ def main(args: argparse.Namespace) -> int:
     from ..extras import backend_extra, require
 
     require("cfe", backend_extra("openai"))
-    problems = diagnostics.select(CFEBench().load(args.dataset, config=args.config),
-                                  args.limit)
+    problems = flow.select(CFEBench().load(args.dataset, config=args.config), args.limit)
 
     def runner(model: str):
         return lambda: make_runner("openai", model, base_url=args.base_url,
@@ -79,14 +78,14 @@ def main(args: argparse.Namespace) -> int:
 
     if args.cfe_command == "units":
         settings = SamplingSettings(temperature=args.temperature, max_tokens=args.max_tokens)
-        table = diagnostics.unit_execution(
+        table = flow.unit_execution(
             problems, make_runner=runner(args.model), model=args.model, out=args.out,
             settings=settings, runs=args.runs, policy=args.policy,
             judge=flags.make_judge("cfe", args), workers=args.workers,
             dry_run=args.dry_run, announce=say)
     else:
         settings = SamplingSettings(temperature=0.0, max_tokens=args.max_tokens)
-        table = diagnostics.flow_lengths(
+        table = flow.flow_lengths(
             problems, args.graded, make_runner=runner(args.segment_model),
             model=args.segment_model, out=args.out, settings=settings, dry_run=args.dry_run,
             announce=say)

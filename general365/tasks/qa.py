@@ -11,13 +11,12 @@ import json
 import re
 from typing import Any, Mapping, Sequence
 
-from .. import prompts
 from ..answers.gold import parse_gold
 from ..data.readers import read_source
 from ..errors import DataError, DataErrors, OptionError
-from ..grading import hybrid
 from ..reporting.kinds import ReportKind, plain_tables
-from ..schema import INLINE_PROBLEM_FIELDS, AnswerType, Problem
+from ..schema import AnswerType, Problem
+from .general365 import General365
 
 # Asked after each question unless the dataset's questions carry their own instruction: the
 # grader reads the last \boxed{} (or an explicit "the answer is").
@@ -45,7 +44,7 @@ def infer_answer_type(answer: str) -> AnswerType:
     return AnswerType.TEXT
 
 
-class QABenchmark:
+class QABenchmark(General365):   # General365's messages and grader
     name = "qa"
     prompt_version = PROMPT_VERSION
 
@@ -118,13 +117,8 @@ class QABenchmark:
              "float_round": row.get("float_round", 0), "source": path}
         return Problem.from_dict(d, path=path, line=line)
 
-    def messages(self, item: Problem, *, system_prompt: str | None = None
-                 ) -> tuple[dict[str, Any], ...]:
-        return prompts.build_messages(item, system_prompt=system_prompt)
-
     def inline(self, item: Problem) -> Mapping[str, Any]:
-        full = item.to_dict()
-        return {**{k: full[k] for k in INLINE_PROBLEM_FIELDS}, "benchmark": self.name}
+        return {**super().inline(item), "benchmark": self.name}
 
     def fingerprint(self, items: Sequence[Problem]) -> str:
         h = hashlib.sha256()
@@ -132,5 +126,3 @@ class QABenchmark:
             h.update(json.dumps([p.id, p.question, p.answer, p.answer_type.value],
                                 ensure_ascii=False).encode("utf-8") + b"\n")
         return h.hexdigest()[:16]
-
-    grader = staticmethod(hybrid.HybridGrader)   # Benchmark.grader

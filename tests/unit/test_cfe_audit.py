@@ -8,7 +8,7 @@ import json
 from general365 import audit
 from general365.grading.judge import Judge
 from general365.schema import Response
-from general365.tasks.cfe.audit import variable_rows, write_variable_rows
+from general365.tasks.cfe.graded_rows import variable_rows, write_variable_rows
 from general365.tasks.cfe.data import CFEProblem, Variable, VariableType
 from general365.tasks.cfe.grade import grade
 from support.servers import Behaviour

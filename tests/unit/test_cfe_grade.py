@@ -18,7 +18,7 @@ from general365.schema import Response, Status
 from general365.tasks.cfe.data import CFEProblem, Variable, VariableType
 from general365.tasks.cfe.grade import grade, question_status
 from general365.tasks.cfe.graded_rows import accuracy, read_cfe_graded
-from general365.tasks.cfe.judge_prompt import PROMPT_VERSION
+from general365.tasks.cfe.grade import PROMPT_VERSION
 from support.servers import Behaviour
 
 TRUE, FALSE = '{"accuracy": true}', '{"accuracy": false}'
@@ -360,7 +360,7 @@ def test_judge_failures_retries_and_garbage(fault_server, tmp_path):
 
 
 def test_using_shares_one_cache_and_its_counters(tmp_path):
-    from general365.tasks.cfe.judge_prompt import CFE_JUDGE_PROMPT
+    from general365.tasks.cfe.grade import CFE_JUDGE_PROMPT
 
     judge = make_judge_at("http://127.0.0.1:9/v1", tmp_path)
     cfe = judge.using(CFE_JUDGE_PROMPT)

@@ -5,22 +5,16 @@ Modules in the order data flows (docs/cfe-bench.md):
 
 - data.py          CFEProblem, Variable, FlowStep; the release checked and loaded
 - prompts.py       chat messages (figures as data: URL image content parts)
-- latex.py         plain text from LaTeX / Markdown dressing
-- stated.py        what a response states for each variable: `name = value` lines, boxes
+- stated.py        plain text from LaTeX dressing; each variable's stated value (lines, boxes)
 - quantity.py      numbers with units and scientific notation, compared with a tolerance
-- symbolic.py      formula equivalence (math-verify / sympy), run in the grading pool
-- rule.py          the rule path for one variable
-- reading.py       one response's reading as a pool task
-- judge_prompt.py  the per-variable judge prompt (versioned)
-- grade.py         per-variable verdicts under a policy; the graded row (schema.Graded)
+- rule.py          the rule path for one variable (formulas in the pool); a response's reading
+- grade.py         per-variable verdicts under a policy, the judge prompt; the graded row
 - benchmark.py     the Benchmark protocol object (name "cfe") and its grader
-- graded_rows.py   graded rows read back; Variable / Question Accuracy, pass@k, avg@k
+- graded_rows.py   graded rows read back; Variable / Question Accuracy, pass@k; audit rows
 - report.py        the report kind: tables beside the paper's published figures
-- flow.py          reasoning-flow diagnostics (unit execution, flow lengths)
-- diagnostics.py   the costed diagnostics (`general365 cfe units | lengths`)
-- audit.py         per-variable rows for the grading audit
+- flow.py          reasoning-flow diagnostics and their runs (`general365 cfe units | lengths`)
 
-Nothing heavy is imported here: a grading worker unpickles symbolic.py's tasks through it.
+Nothing heavy is imported here: a grading worker unpickles rule.py's tasks through it.
 """
 
 NAME = "cfe"

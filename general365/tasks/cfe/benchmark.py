@@ -12,24 +12,18 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ...errors import DataError, OptionError
 from ...grading.engine import Grader, Pairing
-from ...schema import Graded, Response
+from ...schema import Graded, Response, index_problems
 from ...validators import is_number
 from . import NAME
-from .data import (DATA_ENV, MAX_TOLERANCE, SUBSETS, CFEProblem, Variable, VariableType,
-                   index, load)
+from .data import DATA_ENV, MAX_TOLERANCE, SUBSETS, CFEProblem, Variable, VariableType, load
 from .grade import DEFAULT_TIMEOUT, CFERows, check_tolerance
 from .prompts import PROMPT_VERSION, build_messages
 from .quantity import DEFAULT_TOLERANCE
 from .report import CFE_REPORT
 
 
-def _field(response: Any, key: str) -> Any:
-    if isinstance(response, Mapping):
-        return response.get(key)
-    for store in (getattr(response, "inline", {}), getattr(response, "extra", {})):
-        if key in store:
-            return store[key]
-    return None
+def _field(response: Response, key: str) -> Any:
+    return response.inline.get(key, response.extra.get(key))
 
 
 def _tolerance(value: Any, field: str, where: dict[str, Any]) -> float | None:
@@ -39,14 +33,13 @@ def _tolerance(value: Any, field: str, where: dict[str, Any]) -> float | None:
     return None if value is None else float(value)
 
 
-def from_inline(response: Any, *, path: str | None = None,
+def from_inline(response: Response, *, path: str | None = None,
                 line: int | None = None) -> CFEProblem | None:
     """The problem a response row carries, or None when it carries no variables."""
-    rid = response.get("id") if isinstance(response, Mapping) else getattr(response, "id", None)
     raw = _field(response, "variables")
     if raw is None:
         return None
-    where = {"path": path, "line": line, "row_id": rid}
+    where = {"path": path, "line": line, "row_id": response.id}
     if not isinstance(raw, list) or not raw:
         raise DataError("wrong type", field="variables", value=raw,
                         expected="a non-empty list of {name, type, description, value}", **where)
@@ -70,20 +63,16 @@ def from_inline(response: Any, *, path: str | None = None,
                             value=v.get("type"), expected="numeric, formula or other",
                             **where) from None
         tol = _tolerance(v.get("tolerance"), f"variables[{i}].tolerance", where)
-        desc = v.get("description") or ""
-        variables.append(Variable(name, vt, desc if isinstance(desc, str) else str(desc),
-                                  value, tol))
-    question = _field(response, "question")
+        variables.append(Variable(name, vt, str(v.get("description") or ""), value, tol))
+    question, subject = _field(response, "question"), _field(response, "subject")
     modality = _field(response, "modality") or "text"
     if modality not in ("text", "mm"):
         raise DataError("unknown modality", field="modality", value=modality,
                         expected="text or mm", **where)
-    tolerance = _tolerance(_field(response, "tolerance"), "tolerance", where)
-    subject = _field(response, "subject")
-    return CFEProblem(id=str(rid), question=question if isinstance(question, str) and question
+    return CFEProblem(id=response.id, question=question if isinstance(question, str) and question
                       else "(not given)", variables=tuple(variables), modality=modality,
                       subject=subject if isinstance(subject, str) else None,
-                      tolerance=tolerance,
+                      tolerance=_tolerance(_field(response, "tolerance"), "tolerance", where),
                       source=f"{path}:{line}" if path else "")
 
 
@@ -114,7 +103,7 @@ class CFEGrader(Grader):
                  timeout: float = DEFAULT_TIMEOUT, tolerance: float = DEFAULT_TOLERANCE,
                  dataset: str | None = None):
         super().__init__(CFERows(tolerance),
-                         Pairing(index(problems) if problems is not None else None,
+                         Pairing(index_problems(problems) if problems is not None else None,
                                  from_inline=from_inline, agrees=inline_agrees,
                                  prepare=lambda p: None, dataset=dataset),
                          policy=policy, judge=judge, workers=workers, timeout=timeout)
@@ -124,14 +113,11 @@ class CFEGrader(Grader):
 
 
 def _image_digest(path: str) -> str:
-    h = hashlib.sha256()
     try:
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
+        with open(path, "rb") as f:   # a figure is read whole for its prompt too
+            return hashlib.sha256(f.read()).hexdigest()[:16]
     except OSError:
         return "unreadable"
-    return h.hexdigest()[:16]
 
 
 class CFEBench:
@@ -142,9 +128,8 @@ class CFEBench:
     default_timeout = DEFAULT_TIMEOUT
 
     def __init__(self, *, tolerance: float | None = None):
-        if tolerance is not None:
-            check_tolerance(tolerance)
-        self.tolerance = DEFAULT_TOLERANCE if tolerance is None else float(tolerance)
+        self.tolerance = DEFAULT_TOLERANCE if tolerance is None else \
+            float(check_tolerance(tolerance))
 
     @property
     def default_source(self) -> str | None:

@@ -7,16 +7,16 @@ number, id, field and what was expected.
 from __future__ import annotations
 
 import dataclasses
-import enum
 import math
 import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping
 
 from ...errors import DataError, DataErrors, UserError
 from ...jsonl import parse as parse_json
+from ...schema.enums import _StrEnum
 from ...validators import is_finite, is_int
 from . import NAME
 
@@ -27,13 +27,10 @@ DUPLICATE_MARK = "~"
 MAX_TOLERANCE = 0.5                 # a relative tolerance above this accepts nearly anything
 
 
-class VariableType(str, enum.Enum):
+class VariableType(_StrEnum):
     NUMERIC = "numeric"
     FORMULA = "formula"
     OTHER = "other"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)
@@ -131,8 +128,8 @@ class CFEData:
 class _RowCheck:
     """Checks of one raw row; every failure is a DataError naming the row."""
 
-    def __init__(self, raw: Any, path: str, index: int):
-        self.raw, self.path, self.index = raw, path, index
+    def __init__(self, path: str, index: int):
+        self.path, self.index = path, index
         self.row_id: str | None = None
 
     def fail(self, message: str, field: str | None = None, value: Any = None,
@@ -216,6 +213,8 @@ class _RowCheck:
         return tuple(steps)
 
 
+_LISTS = ("short_answer_variable", "short_answer_value", "short_answer_description",
+          "short_answer_type")
 _EXPECTED = {
     "id": "a non-empty string",
     "question": "an object with 'text' and 'images'",
@@ -232,7 +231,7 @@ _EXPECTED = {
 def parse_row(raw: Any, *, path: str, index: int, modality: str | None,
               folder: Path | None) -> CFEProblem:
     """One release row as a CFEProblem; a DataError names what is wrong with it."""
-    row = _RowCheck(raw, path, index)
+    row = _RowCheck(path, index)
     if not isinstance(raw, Mapping):
         raise row.fail("not a JSON object", value=raw, expected="one object per problem")
     rid = row.get(raw, "id")
@@ -250,17 +249,13 @@ def parse_row(raw: Any, *, path: str, index: int, modality: str | None,
         raise row.fail("wrong type", "answer", a, _EXPECTED["answer"])
     solution = row.text(a.get("text") or "", "answer.text")
     solution_images = row.images(a.get("images") or [], "answer.images", folder)
-    lists = {k: row.get(raw, k) for k in ("short_answer_variable", "short_answer_value",
-                                          "short_answer_description", "short_answer_type")}
-    names = row.strings(lists["short_answer_variable"], "short_answer_variable")
-    values = row.strings(lists["short_answer_value"], "short_answer_value", scalars=True)
-    descs = row.strings(lists["short_answer_description"], "short_answer_description")
-    types = row.strings(lists["short_answer_type"], "short_answer_type")
+    lists = {k: row.get(raw, k) for k in _LISTS}
+    names, values, descs, types = [row.strings(v, k, scalars=k == "short_answer_value")
+                                   for k, v in lists.items()]
     if not names:
         raise row.fail("no variables", "short_answer_variable", names,
                        "at least one answer variable")
-    for k, got in (("short_answer_value", values), ("short_answer_description", descs),
-                   ("short_answer_type", types)):
+    for k, got in zip(_LISTS[1:], (values, descs, types)):
         if len(got) != len(names):
             raise row.fail(f"{len(got)} entries for {len(names)} variables", k, got,
                            "one entry per short_answer_variable")
@@ -270,7 +265,8 @@ def parse_row(raw: Any, *, path: str, index: int, modality: str | None,
         raise row.fail("wrong shape", "short_answer_tolerance", tolerances,
                        "a list with one tolerance (or null) per variable")
     variables = []
-    for i, (n, v, d, t) in enumerate(zip(names, values, descs, types)):
+    tols = tolerances if tolerances is not None else [None] * len(names)
+    for i, (n, v, d, t, tl) in enumerate(zip(names, values, descs, types, tols)):
         n = row.text(n, f"short_answer_variable[{i}]", empty=False).strip()
         if n in [x.name for x in variables]:
             raise row.fail("a variable name appears twice", f"short_answer_variable[{i}]", n,
@@ -282,8 +278,7 @@ def parse_row(raw: Any, *, path: str, index: int, modality: str | None,
         except ValueError:
             raise row.fail("unknown variable type", f"short_answer_type[{i}]", t,
                            "numeric, formula or other") from None
-        tol = row.tolerance(tolerances[i], f"short_answer_tolerance[{i}]") \
-            if tolerances is not None else None
+        tol = row.tolerance(tl, f"short_answer_tolerance[{i}]")
         variables.append(Variable(n, vt, d.strip(), v.strip(), tol))
     flow = row.flow(raw.get("reasoning_flow") or [])
     subject = raw.get("subject", raw.get("field"))
@@ -427,11 +422,3 @@ def load(source: str | os.PathLike | None = None, subset: str = "all") -> CFEDat
         return load_hub(str(source), subset)
     raise UserError(f"{source}: no such file or folder, and not a Hub id (ORG/NAME)")
 
-
-def index(problems: Sequence[CFEProblem]) -> dict[str, CFEProblem]:
-    out: dict[str, CFEProblem] = {}
-    for p in problems:
-        if p.id in out:
-            raise DataError("duplicated id", row_id=p.id, field="id", expected="each id once")
-        out[p.id] = p
-    return out

@@ -1,27 +1,33 @@
 """Reasoning-flow diagnostics (the paper's Figures 3-6 and Table 4; docs/cfe-bench.md):
-unit execution accuracy, and reasoning-flow lengths counted by a segmenting model. Both
-generate through the session of `general365 generate`, so a killed one resumes.
+unit execution accuracy, and reasoning-flow lengths counted by a segmenting model, the two
+costed diagnostics of `general365 cfe units | lengths`. Each announces its model calls
+before making any (`dry_run=True` stops there, writing nothing), generates through the
+session of `general365 generate` into a run folder that a rerun resumes, and writes its
+table beside the replies (`out/<table key>.md` and `.csv`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import statistics
 from dataclasses import astuple, dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
-from ...errors import DataError, UserError
+from ...errors import DataError, OptionError, UserError
+from ...fsutil import write_text
+from ...grading.engine import Grader
 from ...jsonl import iter_jsonl, parse
 from ...markers import split_reasoning
-from ...reporting.tables import DEC, INT, PCT, Column, Table
+from ...reporting.tables import DEC, INT, PCT, Column, Table, to_csv, to_markdown
 from ...runners.base import GenerationRequest, SamplingSettings, run_seed
 from ...runners import provenance
 from ...runners.session import GenerateResult, SessionPlan, run_session
 from ...runners.store import model_key
 from ...schema import Response, Status
-from ...validators import is_int, is_number
+from ...validators import is_int, is_number, option_int
 from .data import CFEProblem, FlowStep, Variable, VariableType
-from .grade import CFEGraded, grade
+from .grade import DEFAULT_TIMEOUT, CFEGraded, CFERows, grade
 from .prompts import with_question
 from .quantity import parse_quantity
 
@@ -42,6 +48,8 @@ SEGMENT_USER = "Solution:\n{solution}"
 SEGMENT_VERSION = "cfe-segment-" + hashlib.sha256(
     (SEGMENT_SYSTEM + "\x00" + SEGMENT_USER).encode("utf-8")).hexdigest()[:12]
 MAX_SOLUTION_CHARS = 12000
+
+Announce = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -142,7 +150,6 @@ class UnitResults:
 def grade_units(out_dir: str, unit_list: Sequence[ReasoningUnit], *,
                 policy: str | None = None, judge: Any = None, workers: int | None = None,
                 timeout: float = 30.0) -> UnitResults:
-    """Grade the unit answers stored in `out_dir` against the units' verifiable answers."""
     by_id = {u.id: u for u in unit_list}
     path = f"{out_dir}/responses.jsonl"
     responses = (Response.from_dict(d, path=path, line=n) for n, d in iter_jsonl(path))
@@ -162,11 +169,10 @@ def unit_table(results: UnitResults) -> Table:
         rows = [g for g in results.graded if subset == "all" or g.problem.modality == subset]
         if not rows:
             continue
-        right, n, acc = results.accuracy(rows)
-        t.rows.append([subset, "all", n, right, acc])
         positions = sorted({results.positions.get(g.problem.id, 0) for g in rows})
-        for k in positions:
-            at = [g for g in rows if results.positions.get(g.problem.id) == k]
+        for k in ["all", *positions]:
+            at = rows if k == "all" else [g for g in rows
+                                          if results.positions.get(g.problem.id) == k]
             right, n, acc = results.accuracy(at)
             t.rows.append([subset, str(k), n, right, acc])
     return t
@@ -267,9 +273,7 @@ def length_rows(items: Sequence[Outcome], problems: dict[str, CFEProblem],
             rows = [o for o in sub if keep(o)]
             gt = [len(problems[o.id].reasoning_flow) for o in rows]
             resp = [counts[k] for o in rows for k in [f"{o.id}{RUN_SEP}{o.run}"] if k in counts]
-            gm, gs = _stats(gt)
-            rm, rs = _stats(resp)
-            out.append(LengthRow(subset, label, len(rows), gm, gs, len(resp), rm, rs))
+            out.append(LengthRow(subset, label, len(rows), *_stats(gt), len(resp), *_stats(resp)))
     return out
 
 
@@ -299,3 +303,82 @@ def length_table(rows: Sequence[LengthRow]) -> Table:
                    "Table 4. Questions: graded rows (question x run).")
     t.rows.extend(list(astuple(r)) for r in rows)
     return t
+
+
+def _check_count(option: str, value: Any) -> None:
+    option_int(option, value, text=f"must be at least 1 (got {value!r})")
+
+
+def select(problems: Sequence[CFEProblem], limit: int | None) -> list[CFEProblem]:
+    if limit is not None:
+        _check_count("limit", limit)
+    return list(problems[:limit])
+
+
+def unit_execution(problems: Sequence[CFEProblem], *, make_runner: Callable[[], Any],
+                   model: str, out: str, settings: SamplingSettings, runs: int = 1,
+                   policy: str | None = None, judge: Any = None, workers: int | None = None,
+                   timeout: float = DEFAULT_TIMEOUT, dry_run: bool = False,
+                   progress: bool = True, announce: Announce = print) -> Table | None:
+    """Unit execution accuracy (the paper's Figure 3): every reasoning unit of `problems`
+    answered `runs` times given the reference prefix, graded against its verifiable
+    answer (policy rule, or cascade / paper with `judge`)."""
+    _check_count("runs", runs)
+    Grader(CFERows(), policy=policy, judge=judge, timeout=timeout)   # checked before any call
+    unit_list = units(problems)
+    if not unit_list:
+        raise UserError("the problems chosen have no reasoning flow: no units to answer")
+    requests = unit_requests(unit_list, settings, runs)
+    announce(f"unit execution: {len(requests)} model call(s) ({len(unit_list)} units of "
+             f"{len(problems)} problems x {runs} run(s)), to {model}")
+    if dry_run:
+        return None
+    gen = generate_into(out, make_runner, requests, model=model, purpose="units",
+                        prompt_version=UNIT_PROMPT_VERSION, progress=progress)
+    _say_generated("unit execution", gen, out, announce)
+    results = grade_units(out, unit_list, policy=policy, judge=judge, workers=workers,
+                          timeout=timeout)
+    return _write(out, unit_table(results))
+
+
+def flow_lengths(problems: Sequence[CFEProblem], graded: Sequence[str], *,
+                 make_runner: Callable[[], Any], model: str, out: str,
+                 settings: SamplingSettings, dry_run: bool = False, progress: bool = True,
+                 announce: Announce = print) -> Table | None:
+    """Reasoning-flow lengths of solved and unsolved questions (the paper's Table 4): the
+    reference flow's units against the steps a segmenting model counts in each graded
+    response's final part."""
+    if not graded:
+        raise OptionError("graded", "names no graded file; expected one or more")
+    items = outcomes(graded)
+    requests = segment_requests(items, settings)
+    announce(f"flow lengths: {len(requests)} model call(s) (one per graded response with a "
+             f"final answer), to {model}")
+    if dry_run:
+        return None
+    gen = generate_into(out, make_runner, requests, model=model, purpose="lengths",
+                        prompt_version=SEGMENT_VERSION, progress=progress)
+    _say_generated("flow lengths", gen, out, announce)
+    counts, failed = read_counts(out)
+    if failed:
+        announce(f"flow lengths: note: {failed} segmenter repl(ies) were not "
+                 "{\"steps\": N}; left out")
+    by_id = {p.id: p for p in problems}
+    unknown = sorted({o.id for o in items} - set(by_id))
+    if unknown:
+        announce(f"flow lengths: note: {len(unknown)} graded question(s) are not in the "
+                 f"problems given (e.g. {unknown[0]!r}); left out")
+    return _write(out, length_table(length_rows(items, by_id, counts)))
+
+
+def _say_generated(what: str, gen: Any, out: str, announce: Announce) -> None:
+    announce(f"{what}: {gen.written} generated, {gen.already_done} already in {out}, "
+             f"{gen.failed} failed" + (" (rerun to retry them)" if gen.failed else ""))
+    for error in gen.errors:
+        announce(f"{what}: failed: {error}")
+
+
+def _write(out: str, table: Table) -> Table:
+    for suffix, text in ((".md", to_markdown(table)), (".csv", to_csv(table))):
+        write_text(os.path.join(out, table.key + suffix), text)
+    return table

@@ -3,17 +3,23 @@
 decides every variable the rule path did not find correct) or `paper` (the judge decides
 every variable); none named: `paper` with a judge, `rule` without. A response whose
 reasoning block was never closed is `no_answer` throughout, and nothing is judged.
+
+The judge prompt, one answer variable at a time, is our own wording (the paper publishes
+none), versioned by a hash of its text, which is part of every judge cache key; the reply
+is every general365 judge's JSON `accuracy`. The item's `question` is the problem followed
+by the variable block, so the variable is part of the cache key too.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from ...grading.engine import (Grader, Judged, check_policy, check_timeout,  # noqa: F401
-                               default_policy)
+from ...grading.engine import Grader, Judged
 from ...grading.extract import NO_REGION, final_region
+from ...grading.judge_task import JudgePrompt
 from ...grading.pool import RuleTask
 from ...grading.rule import RuleResult
 from ...schema import Graded, Method, Response, Status, Verdict
@@ -21,9 +27,8 @@ from ...validators import option_number
 from . import NAME
 from .data import MAX_TOLERANCE, CFEProblem, Variable
 from .graded_rows import VariableScore, Verdicted, question_status
-from .judge_prompt import CFE_JUDGE_PROMPT, judge_question
 from .quantity import DEFAULT_TOLERANCE
-from .reading import ReadTask
+from .rule import ReadTask
 from .stated import Stated
 
 CHUNK_SIZE = 500
@@ -32,6 +37,48 @@ CHUNK_SIZE = 500
 # busy machine (measured: up to ~5 s on two shared cores), and a timeout counts as wrong.
 DEFAULT_TIMEOUT = 30.0
 DETAIL_CHARS = 500
+
+SYSTEM_PROMPT = """You are grading one answer variable of a university exam problem.
+You are given the problem, the variable to check (its name, type and description), its reference value, and the final part of a student's response.
+
+Steps:
+1. Find the value the response finally gives for this variable. It is normally on a line "name = value" near the end, or in a \\boxed{} expression, but it may be stated in words. Use the response's final value, not intermediate work.
+2. Compare that value with the reference value:
+   - numbers: equal within the stated relative tolerance, after converting units (6.25 Mbp equals 6250 kbp); a missing unit is read in the reference's unit;
+   - formulas: mathematically equivalent, in the same symbols as the reference (rearranged, factored or expanded forms are equal);
+   - other answers (words, choices, descriptions): the same meaning; every essential part of the reference must be present and nothing in the value may contradict it.
+3. The value is incorrect if the response gives no value for this variable, gives several different final values for it, or gives a value that does not match.
+Do not challenge the reference value.
+Output a JSON object with a single field 'accuracy' whose value is true or false."""
+
+USER_TEMPLATE = """{question}
+
+Reference value: {answer}
+
+Response (final part):
+{prediction}"""
+
+VARIABLE_TEMPLATE = """Problem:
+{question}
+
+Variable to check: {name}
+Type: {type}
+Description: {description}
+Relative tolerance for numbers: {tolerance:g}"""
+
+PROMPT_VERSION = "cfe-" + hashlib.sha256(
+    (SYSTEM_PROMPT + "\x00" + USER_TEMPLATE + "\x00" + VARIABLE_TEMPLATE).encode("utf-8")
+).hexdigest()[:16]
+
+
+def judge_question(problem: CFEProblem, variable: Variable, tolerance: float) -> str:
+    return VARIABLE_TEMPLATE.format(question=problem.question, name=variable.name,
+                                    type=variable.type.value,
+                                    description=variable.description or "(none given)",
+                                    tolerance=tolerance)
+
+
+CFE_JUDGE_PROMPT = JudgePrompt("cfe-variable", PROMPT_VERSION, SYSTEM_PROMPT, USER_TEMPLATE)
 
 
 @dataclass
@@ -116,17 +163,10 @@ class CFEGraded(Verdicted, VariableScore):
         return text[:DETAIL_CHARS] if text else None
 
 
-def check(policy: str, judge, tolerance: float, timeout: float) -> None:
-    """Every grading option, checked before any work."""
-    check_policy(policy, judge, CFERows.judge_needed)
-    check_tolerance(tolerance)
-    check_timeout(timeout)
-
-
-def check_tolerance(tolerance) -> None:
-    option_number("tolerance", tolerance, low=0, high=MAX_TOLERANCE,
-                  text=f"must be a relative tolerance from 0 to {MAX_TOLERANCE:g} (0.01 = "
-                       f"1%); got {tolerance!r}")
+def check_tolerance(tolerance) -> float:
+    return option_number("tolerance", tolerance, low=0, high=MAX_TOLERANCE,
+                         text=f"must be a relative tolerance from 0 to {MAX_TOLERANCE:g} "
+                              f"(0.01 = 1%); got {tolerance!r}")
 
 
 class CFERows:
@@ -139,8 +179,7 @@ class CFERows:
     judge_prompt = CFE_JUDGE_PROMPT
 
     def __init__(self, tolerance: float = DEFAULT_TOLERANCE):
-        check_tolerance(tolerance)
-        self.tolerance = tolerance
+        self.tolerance = check_tolerance(tolerance)
 
     def chunk(self, rows: list[tuple[Response, CFEProblem]], policy: str) -> "_VariableChunk":
         return _VariableChunk(rows, policy, self.tolerance)

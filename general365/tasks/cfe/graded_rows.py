@@ -1,6 +1,9 @@
 """CFE-Bench graded rows: the Variable score and question status the grader and the report
 share; the rows read back (the shared reader's, with `parts`, modality and subject checked
-here); and the measures over them, as docs/cfe-bench.md's "Measures" defines them.
+here); the measures over them, as docs/cfe-bench.md's "Measures" defines them; and, for the
+grading audit (docs/cfe-bench.md, "Judge validation"), `variable_rows`: each graded variable
+as a graded row of its own (id `QUESTION#VARIABLE`), so that `general365 audit sample` and
+`score` run on variables.
 """
 
 from __future__ import annotations
@@ -8,9 +11,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from math import comb
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ...errors import DataError
+from ...jsonl import iter_jsonl, write
 from ...reporting.load import ModelRuns, load_graded
 from ...schema import Graded, Status
 
@@ -95,7 +99,6 @@ class CFEModel:
 
 
 def cfe_row(row: Graded) -> CFERow:
-    """The CFE view of one graded row (read by the shared reader)."""
     where = {"path": row.path, "line": row.line, "row_id": row.id}
     raw = row.verdict.parts
     if not raw:
@@ -132,7 +135,6 @@ def cfe_row(row: Graded) -> CFERow:
 
 
 def from_model_runs(models: Sequence[ModelRuns]) -> list[CFEModel]:
-    """The CFE view of the models the shared reader loaded."""
     return [CFEModel(m.name, [cfe_row(r) for r in m.rows], list(m.files)) for m in models]
 
 
@@ -157,8 +159,7 @@ class Accuracy:
 
     @property
     def question_accuracy(self) -> float | None:
-        return self.correct_questions / self.graded_questions if self.graded_questions \
-            else None
+        return self.correct_questions / self.graded_questions if self.graded_questions else None
 
     @property
     def variable_coverage(self) -> float | None:
@@ -254,3 +255,54 @@ def variable_tallies(rows: Iterable[CFERow], key) -> dict[str, VariableTally]:
         for v in r.variables:
             counts[key(v)][v.status.value] += 1
     return {k: VariableTally(sum(c.values()), dict(c)) for k, c in sorted(counts.items())}
+
+
+# --- per-variable rows for the grading audit ---------------------------------------
+
+SEPARATOR = "#"
+_KEEP = ("run", "model", "response", "reasoning", "output_tokens", "reasoning_tokens",
+         "finish_reason", "sampling", "modality", "subject")
+
+
+def variable_rows(path: str) -> Iterator[dict[str, Any]]:
+    """One graded row per graded variable of the CFE graded file `path`."""
+    for n, d in iter_jsonl(path):
+        if not isinstance(d, Mapping):
+            raise DataError("not a JSON object", path=path, line=n,
+                            expected="one graded row a line")
+        parts = d.get("parts")
+        if not isinstance(parts, list) or not parts:
+            raise DataError("missing field", path=path, line=n, row_id=d.get("id"),
+                            field="parts", expected="a CFE-Bench graded row (one graded part "
+                                                    "per variable)")
+        gold = d.get("variables") if isinstance(d.get("variables"), list) else []
+        described = {g.get("name"): g.get("description") for g in gold
+                     if isinstance(g, Mapping)}
+        for i, v in enumerate(parts):
+            if not isinstance(v, Mapping) or not isinstance(v.get("name"), str):
+                raise DataError("wrong type", path=path, line=n, row_id=d.get("id"),
+                                field=f"parts[{i}]", expected="a graded variable")
+            status = Status.parse(v.get("status"), path=path, line=n, row_id=d.get("id"),
+                                  field=f"parts[{i}].status")
+            description = described.get(v["name"]) or ""
+            row = {k: d[k] for k in _KEEP if k in d}
+            row.update({
+                "id": f"{d.get('id')}{SEPARATOR}{v['name']}",
+                "benchmark": "cfe-variable",
+                "question": f"{d.get('question') or ''}\n\nVariable: {v['name']} "
+                            f"({v.get('type')}): {description}".strip(),
+                "answer": v.get("value"),
+                "variable_type": v.get("type"),
+                "status": status.value, "correct": status is Status.CORRECT,
+                "method": v.get("method"), "extracted": v.get("extracted"),
+            })
+            if v.get("detail"):
+                row["detail"] = v["detail"]
+            if isinstance(v.get("judge"), Mapping):
+                row["judge"] = v["judge"]
+            yield row
+
+
+def write_variable_rows(graded: str, out: str) -> int:
+    """Write `variable_rows(graded)` to `out` (whole or not at all); returns the count."""
+    return write(out, list(variable_rows(graded)))

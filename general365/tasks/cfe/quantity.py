@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ...answers.reader import MAX_EXPONENT
-from .latex import plain
+from .stated import plain
 
 DEFAULT_TOLERANCE = 1e-2
 MAX_UNIT_POWER = 12     # `m^{12}` is already beyond any physical unit

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ...reporting.kinds import ReportKind, shared_tables
-from ...reporting.load import ModelRuns
 from ...reporting.tables import INT, PCT, Column, Table, per_run, per_run_columns
 from ...schema import Status
 from .graded_rows import (CFEModel, accuracy, by_key, from_model_runs, run_stats,
@@ -56,8 +55,7 @@ def accuracy_table(models: Sequence[CFEModel], *, with_published: bool = True) -
                    "that is ungraded (its graded variables right, some not graded: whether all "
                    "are right is not known); Variable Accuracy one with no graded variable. "
                    "Variable coverage: graded / all variables (policy rule leaves `other` "
-                   "answers in words ungraded). Paper rows: "
-                   + SOURCE + ".")
+                   "answers in words ungraded). Paper rows: " + SOURCE + ".")
     for subset, title in SUBSETS:
         rows = []
         for m in models:
@@ -68,10 +66,8 @@ def accuracy_table(models: Sequence[CFEModel], *, with_published: bool = True) -
             rows.append([m.name, "your run", title, a.questions, a.variable_accuracy,
                          a.question_accuracy, a.variable_coverage])
         if with_published:
-            for p in published():
-                if p.subset == subset:
-                    rows.append([p.model, f"paper ({p.table})", title, p.questions,
-                                 p.variable_accuracy, p.question_accuracy, None])
+            rows += [[p.model, f"paper ({p.table})", title, p.questions, p.variable_accuracy,
+                      p.question_accuracy, None] for p in published() if p.subset == subset]
         rows.sort(key=lambda r: (-(r[5] if r[5] is not None else -1), r[0]))
         t.rows.extend(rows)
         t.groups.extend([f"{title} subset" if subset != "all" else title] * len(rows))
@@ -129,20 +125,14 @@ def report_tables(models: Sequence[Any], *, with_published: bool = True) -> list
     """CFE-Bench's tables for models (CFEModel, or the shared reader's ModelRuns)."""
     cfe = (list(models) if all(isinstance(m, CFEModel) for m in models)
            else from_model_runs(models))
-    tables = [accuracy_table(cfe, with_published=with_published), runs_table(cfe)]
-    subjects = subjects_table(cfe)
-    if subjects is not None:
-        tables.append(subjects)
-    tables.append(variables_table(cfe))
-    return tables
-
-
-def _row_tables(runs: Sequence[ModelRuns], published: str) -> list[Table]:
-    return report_tables(from_model_runs(runs), with_published=published != "none")
+    tables = [accuracy_table(cfe, with_published=with_published), runs_table(cfe),
+              subjects_table(cfe), variables_table(cfe)]
+    return [t for t in tables if t is not None]
 
 
 CFE_REPORT = ReportKind(
-    name="cfe", title="CFE-Bench", tables=shared_tables, row_tables=_row_tables,
+    name="cfe", title="CFE-Bench", tables=shared_tables,
+    row_tables=lambda runs, published: report_tables(runs, with_published=published != "none"),
     published_choices=("full", "none"), published_source=SOURCE,
     notes=("Accuracy in the shared tables and on the leaderboard is Question Accuracy (a "
            "question is right when all its variables are); Variable Accuracy is in "
