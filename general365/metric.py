@@ -50,7 +50,8 @@ Args:
         (only with plain-string references).
     float_round (list of int or str): decimal places the gold was rounded to (0 = exact).
     question (list of str, optional): the questions (the judge needs them).
-    categories (list of list of str, optional): challenge categories, for the breakdown.
+    categories (list of list of str, optional): challenge categories, for the breakdown (an
+        item may also be the release's text form, "A; B").
     policy (str, optional): "rule" (no judge, no network; text answers are left ungraded),
         "paper" (rule for number/interval, judge for choice/text) or "cascade" (rule first,
         the judge wherever the rule does not find the answer correct). Default: "paper" when
@@ -168,7 +169,7 @@ def compute(predictions: Sequence[str], references, answer_type: Sequence[str] |
             "answer": references[i],
             "answer_type": answer_type[i],
             "float_round": float_round[i] if float_round is not None else 0,
-            "categories": list(categories[i] or ()) if categories is not None else [],
+            "categories": _category_list(categories[i]) if categories is not None else [],
         }, line=i))
         responses.append(Response(id=str(i), run=0, response=predictions[i] or ""))
 

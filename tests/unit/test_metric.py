@@ -121,6 +121,19 @@ def test_categories_breakdown_and_details():
     assert out["details"][0]["extracted"] == "5"
 
 
+
+def test_a_category_given_as_text_is_read_as_the_release_writes_it_not_letter_by_letter():
+    # The direct call (no evaluate features to check the column) takes "A; B" as the row path
+    # and the importer do, instead of iterating the string's characters into categories.
+    from general365.metric import compute
+
+    out = compute([r"\boxed{3}", r"\boxed{5}"], ["3", "4"], answer_type=["number", "number"],
+                  categories=["Optimal Strategy; Complex Constraints", "Optimal Strategy"],
+                  breakdown=True)
+    assert out["by_category"] == {
+        "Optimal Strategy": {"total": 2, "graded": 2, "correct": 1, "accuracy": 0.5},
+        "Complex Constraints": {"total": 1, "graded": 1, "correct": 1, "accuracy": 1.0}}
+
 # --- references as the dataset's own rows ------------------------------------------------
 
 
