@@ -4,7 +4,6 @@ lines written by hand (docs/audit.md). A bad line stops the reading with one err
 
 from __future__ import annotations
 
-import functools
 import os
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -54,7 +53,10 @@ def _opt_enum(d: Mapping[str, Any], key: str, enum, where: dict) -> str | None:
 def parse_label(d: Any, *, path: str, line: int) -> Label | None:
     """One labels line, checked; None when it carries no label (not reviewed)."""
     where: dict[str, Any] = {"path": path, "line": line}
-    bad = functools.partial(DataError, path=path, line=line)
+
+    def bad(problem: str, **detail: Any) -> DataError:   # `where` gains the id once it is read
+        return DataError(problem, **where, **detail)
+
     if not isinstance(d, Mapping):
         raise bad("not a JSON object", value=d, expected="one JSON object a line")
     # The id and run as the graded row's own reader checks them (schema), so that a label
