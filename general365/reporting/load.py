@@ -124,8 +124,13 @@ def _read_input(path: str, *, name: str | None) -> list[tuple[list[Graded], dict
     if os.path.isdir(path):
         from . import hub_folder
 
+        runs = hub_folder.read_folder(path)
+        if name and len(runs) > 1:   # one name for several models would merge their rows
+            raise OptionError("names", f"{name!r} for {path}: that results folder holds "
+                                       f"{len(runs)} models, and --name names one; leave "
+                                       "--name out for it to keep the models' own names")
         return [(_rows(enumerate(dicts, start=1), path, name or "", name), run_json)
-                for dicts, run_json in hub_folder.read_folder(path)]
+                for dicts, run_json in runs]
     if not os.path.isfile(path):
         raise UserError(f"{path}: no such file (expected a graded .jsonl file)")
     run_json = read_run_json(path)

@@ -194,3 +194,23 @@ def test_a_hub_refusal_of_the_push_is_one_line(tmp_path):
     with pytest.raises(UserError, match="upload to org/name failed: 403 Forbidden"):
         hub.push_folder(str(tmp_path / "results"), "org/name", files=files,
                         api=Refusing(tmp_path / "repo"))
+
+
+def test_one_name_for_a_results_folder_of_several_models_is_refused(tmp_path, capsys):
+    # It would merge their rows into one model and fail on the first duplicate with a message
+    # that names the folder twice; a folder of one model takes the name.
+    graded = [alpha_run(tmp_path), write_jsonl(str(tmp_path / "mixed.jsonl"), mixed_rows())]
+    runs = general365.report(graded, bootstrap=200, published="none").runs
+    several, one = tmp_path / "several", tmp_path / "one"
+    hub.write_folder(runs, str(several))
+    hub.write_folder(runs[:1], str(one))
+    common = ["--bootstrap", "200", "--published", "none"]
+    assert main(["report", str(several), "--name", "X", "--out", str(tmp_path / "r"),
+                 *common]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert f"--name 'X' for {several}: that results folder holds {len(runs)} models" in err
+    assert not (tmp_path / "r").exists()
+    assert main(["report", str(one), "--name", "X", "--out", str(tmp_path / "r1"), *common]) == 0
+    report = json.loads((tmp_path / "r1" / "report.json").read_text())
+    assert [m["name"] for m in report["models"]] == ["X"]
