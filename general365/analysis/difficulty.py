@@ -6,7 +6,7 @@ and seed families to look at (docs/analysis.md defines each flag)."""
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from ..errors import UserError
@@ -45,13 +45,18 @@ class FamilySpread:
     members: int
     lowest: float
     highest: float
-    spread: float
     hardest: str
     easiest: str
     flagged: bool
 
+    @property
+    def spread(self) -> float:
+        return self.highest - self.lowest
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"benchmark": self.benchmark, "seed_id": self.seed_id, "members": self.members,
+                "lowest": self.lowest, "highest": self.highest, "spread": self.spread,
+                "hardest": self.hardest, "easiest": self.easiest, "flagged": self.flagged}
 
 
 @dataclass
@@ -108,9 +113,13 @@ def solve_rates(benchmarks: Iterable[tuple[str, Iterable[Any]]], *,
             if not rated:
                 out.ungraded += 1
                 continue
-            answers, correct = (sum(col) for col in zip(*models.values()))
-            flag = (TOO_EASY if all(rate >= too_easy for rate in rated.values())
-                    else CHECK_GOLD if correct == 0 else None)
+            answers = sum(g for g, _ in models.values())
+            correct = sum(c for _, c in models.values())
+            flag = None
+            if all(rate >= too_easy for rate in rated.values()):
+                flag = TOO_EASY
+            elif correct == 0:
+                flag = CHECK_GOLD
             problems.append(ProblemRate(bench, pid, seed_of[pid], answers, correct, rated, flag))
         out.problems += problems
         out.families += _families(bench, problems, family_spread)
@@ -131,9 +140,8 @@ def _families(bench: str, problems: list[ProblemRate], threshold: float) -> list
         hard = min(members, key=lambda p: (p.rate, p.id))
         easy = max(members, key=lambda p: (p.rate, p.id))
         # a small tolerance: 1.0 - 0.5 computed from counts is exactly 0.5, but not always
-        spread = easy.rate - hard.rate
-        out.append(FamilySpread(bench, seed, len(members), hard.rate, easy.rate, spread,
-                                hard.id, easy.id, spread >= threshold - 1e-12))
+        out.append(FamilySpread(bench, seed, len(members), hard.rate, easy.rate, hard.id,
+                                easy.id, easy.rate - hard.rate >= threshold - 1e-12))
     return out
 
 
@@ -141,15 +149,20 @@ def _families(bench: str, problems: list[ProblemRate], threshold: float) -> list
 class Cell:
     benchmark: str
     model: str
-    accuracy: float | None   # correct / graded
     rows: int
     graded: int
     correct: int
     avg_output_tokens: float | None
     token_rows: int
 
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.graded if self.graded else None
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"benchmark": self.benchmark, "model": self.model, "accuracy": self.accuracy,
+                "rows": self.rows, "graded": self.graded, "correct": self.correct,
+                "avg_output_tokens": self.avg_output_tokens, "token_rows": self.token_rows}
 
 
 @dataclass
@@ -201,7 +214,6 @@ def load_difficulty(specs: Sequence[str], *, too_easy: float = DEFAULT_TOO_EASY,
         for m in loaded:
             counts, spent = tally(m.rows), tokens(m.rows)
             cells.append(Cell(benchmark=bench, model=m.name, rows=counts.rows,
-                              accuracy=counts.correct / counts.graded if counts.graded else None,
                               graded=counts.graded, correct=counts.correct,
                               avg_output_tokens=spent.avg_output, token_rows=spent.with_output))
     models = list(dict.fromkeys(c.model for c in cells))

@@ -185,9 +185,12 @@ def draw_accuracy(diff: "Difficulty"):
     fig, ax = plt.subplots(figsize=(max(6.5, 1.3 * len(models) * max(1, len(benches)) / 2), 4.6))
     w = 0.8 / max(1, len(benches))
     for b, bench in enumerate(benches):
-        got = [(m + b * w, 100 * c.accuracy) for m, model in enumerate(models)
-               for c in [diff.cell(bench, model)] if c is not None and c.accuracy is not None]
-        xs, ys = [x for x, _ in got], [y for _, y in got]
+        xs, ys = [], []
+        for m, model in enumerate(models):
+            c = diff.cell(bench, model)
+            if c is not None and c.accuracy is not None:
+                xs.append(m + b * w)
+                ys.append(100 * c.accuracy)
         bars = ax.bar(xs, ys, width=w, color=color(b), label=bench)
         for bar, y in zip(bars, ys):
             ax.text(bar.get_x() + bar.get_width() / 2, y + 1, f"{y:.1f}", ha="center",

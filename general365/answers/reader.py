@@ -383,11 +383,17 @@ _NUMBER_WORD_RE = re.compile(r"^([a-z]+)(?:[- ]([a-z]+))?$")
 
 def _number_word(core: str) -> Fraction | None:
     m = _NUMBER_WORD_RE.match(core.lower())
-    a = words.NUMBER_WORDS.get(m.group(1)) if m else None
-    if a is None or m.group(2) is None:
-        return None if a is None else Fraction(a)
+    if not m:
+        return None
+    a = words.NUMBER_WORDS.get(m.group(1))
+    if a is None:
+        return None
+    if m.group(2) is None:
+        return Fraction(a)
     b = words.NUMBER_WORDS.get(m.group(2))
-    return None if b is None or a < 20 or a % 10 or b >= 10 else Fraction(a + b)
+    if b is None or a < 20 or a % 10 or b >= 10:
+        return None
+    return Fraction(a + b)
 
 
 def _piece(text: str, approx: bool = False, labels: frozenset[str] = frozenset()) -> Piece:

@@ -55,10 +55,17 @@ class Table:
 
 
 def fmt(value: Any, kind: str, *, digits: int) -> str:
-    places = {PCT: digits, NUM: max(digits - 1, 0), DEC: digits + 1, SIM: 3}.get(kind)
     if value is None:
         return ""
-    return str(value) if places is None else f"{100.0 * value if kind == PCT else value:.{places}f}"
+    if kind == PCT:
+        return f"{100.0 * value:.{digits}f}"
+    if kind == NUM:
+        return f"{value:.{max(digits - 1, 0)}f}"
+    if kind == DEC:
+        return f"{value:.{digits + 1}f}"
+    if kind == SIM:
+        return f"{value:.3f}"
+    return str(value)
 
 
 def md_cell(text: str) -> str:
