@@ -91,7 +91,7 @@ def completion_parts(completion: Any) -> tuple[str, bool]:
     return clean_text(completion), False
 
 
-def final_part(text: str) -> str:
+def graded_tail(text: str) -> str:
     """The part of `text` grading reads, with the same verdict as the whole text: from the
     last reasoning close marker on (str.rfind: microseconds on 30k characters). A block
     opened and never closed has no answer: its marker alone is kept."""
@@ -240,7 +240,7 @@ class AccuracyReward:
             if isinstance(problem, RewardResult):
                 results[i] = problem
                 continue
-            pair = (Response(problem.id, i, final_part(completion_parts(completions[i])[0])),
+            pair = (Response(problem.id, i, graded_tail(completion_parts(completions[i])[0])),
                     problem)
             to_judge = judged is not None and problem.answer_type is AnswerType.TEXT
             (by_judge if to_judge else by_rule).append((i, pair))
@@ -334,7 +334,7 @@ def format_status(completion: Any, answer_type: str | None = None) -> str:
     from .grading.hybrid import usable
 
     text, separate = completion_parts(completion)
-    part = final_part(text)
+    part = graded_tail(text)
     reasoning, _, closed = split_reasoning(part)
     if not closed:
         return "unclosed_reasoning"

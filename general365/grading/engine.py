@@ -21,7 +21,7 @@ from .rule import RuleResult
 POLICIES = ("paper", "cascade", "rule")
 MAX_IN_FLIGHT = 4
 MEMORY = 10_000   # pool verdicts a grader keeps
-_KEY_MAX = 1000   # longer answers are rare and not worth holding as keys
+KEY_MAX = 1000   # longer answers are rare and not worth holding as keys
 _MISSING = object()
 
 
@@ -309,7 +309,7 @@ class Grader:
         found = dict(zip(tasks, results))
         for task, res in found.items():
             # a timeout may pass on a calmer machine
-            if res.status is not Status.TIMEOUT and len(task.candidate) <= _KEY_MAX:
+            if res.status is not Status.TIMEOUT and len(task.candidate) <= KEY_MAX:
                 self.memory.put(task, res)
         return found
 

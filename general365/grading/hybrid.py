@@ -14,7 +14,7 @@ from ..errors import DataError
 from ..schema import (AnswerType, Graded, Method, Problem, Response, Status, Verdict,
                       index_problems)
 from . import choice
-from .engine import (_KEY_MAX, MAX_IN_FLIGHT, POLICIES, Grader, Judged, Memo,  # noqa: F401
+from .engine import (KEY_MAX, MAX_IN_FLIGHT, POLICIES, Grader, Judged, Memo,  # noqa: F401
                      Pairing, check_policy, check_timeout, check_workers, default_policy,
                      inline_agrees)
 from .extract import Extraction, extract, usable_for
@@ -71,7 +71,7 @@ class General365Rows:
 
     def fast_verdict(self, gold: GoldAnswer, candidate: str):
         """grade_fast(gold, candidate), remembered (None: math-verify must decide)."""
-        if len(candidate) > _KEY_MAX:
+        if len(candidate) > KEY_MAX:
             return grade_fast(gold, candidate)
         return self.fast.cached((gold.key, gold.labels, candidate),
                                 lambda: grade_fast(gold, candidate))

@@ -15,7 +15,7 @@ import general365
 from general365.grading.extract import extract
 from general365.grading.pool import shared_pool
 from general365.rewards import (STATUSES, AccuracyReward, accuracy_reward, completion_parts,
-                                final_part, format_reward, format_status)
+                                graded_tail, format_reward, format_status)
 from general365.errors import UserError
 
 COLS = {
@@ -203,8 +203,8 @@ def test_same_verdicts_as_the_grader_on_the_whole_sample():
     "\u25c1think\u25b7a\u25c1/think\u25b7\\boxed{5}", "<|begin_of_thought|>a<|end_of_thought|>b",
     "<reasoning>x</reasoning><think>y</think>\\boxed{6}", "<think>y</think></reasoning>z",
 ])
-def test_final_part_extracts_as_the_whole_text(text):
-    assert extract(final_part(text)) == extract(text)
+def test_graded_tail_extracts_as_the_whole_text(text):
+    assert extract(graded_tail(text)) == extract(text)
 
 
 def test_no_pool_is_started_per_call():
