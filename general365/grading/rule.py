@@ -113,9 +113,8 @@ def _checks(value: Value, k: int) -> list[tuple[Piece, int, bool]]:
             out.append((p, k, False))
             continue
         d = exact.decimals(p.text)
-        if firm:
-            if d is not None:
-                out.append((p, d, p.truncated))
+        if firm:   # a fraction shows every place: it agrees exactly (`4 \approx \frac{9}{2}`)
+            out.append((p, 0 if d is None else d, p.truncated))
         elif p.truncated and d is not None and d >= 3:
             out.append((p, d, True))
         else:

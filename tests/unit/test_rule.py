@@ -435,6 +435,11 @@ def test_lists_are_multisets(gold, cand, ok):
     ("7", 0, r"\text{approximately } 7", True), ("3.14", 2, r"x \approx 3.14", True),
     ("12000", 0, "12 000", True), ("12000", 0, "12\u2009000", True),
     ("-1.5", 0, "\uff0d1.5", True),
+    # an approximation written as a fraction shows every place: it must equal the gold
+    (r"\frac{64}{15}", 0, r"\frac{64}{15} \approx \frac{79}{15}", False),
+    ("124", 0, r"124 \approx \frac{869}{7}", False),
+    (r"\frac{64}{15}", 0, r"\frac{64}{15} \approx \frac{128}{30}", True),
+    (r"\frac{64}{15}", 0, r"\frac{64}{15} \approx 4.27", True),
 ])
 def test_notation_decisions(gold, k, cand, ok):
     assert both(gold, cand, k) is (Status.CORRECT if ok else Status.INCORRECT)
