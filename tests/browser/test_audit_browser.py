@@ -15,7 +15,7 @@ import pytest
 
 from general365.cli import main
 from test_audit import graded_row, read_jsonl, write_jsonl
-from support.browser import click, evaluate, open_page, wait_ready
+from support.browser import click, evaluate, open_page, reload
 
 pytestmark = pytest.mark.browser
 
@@ -114,17 +114,13 @@ def test_mark_export_reload_and_score(browser, review_dir, tmp_path):
         (downloads / name).read_text()
 
     # a reload keeps the marks (localStorage, under the sample's id)
-    browser.call("Page.reload", {}, s)
-    time.sleep(0.3)
-    wait_ready(browser, s)
+    reload(browser, s)
     assert state(browser, s, right) == ["right", True, False, ""]
     assert state(browser, s, wrong) == ["wrong", False, True, "the judge accepted 9; the gold is 8"]
 
     # a fresh browser (no stored marks) picks the marks up from the exported file
     evaluate(browser, s, "localStorage.clear()")
-    browser.call("Page.reload", {}, s)
-    time.sleep(0.3)
-    wait_ready(browser, s)
+    reload(browser, s)
     assert state(browser, s, wrong) == ["", False, False, ""]
     root = browser.call("DOM.getDocument", {}, s)["root"]["nodeId"]
     node = browser.call("DOM.querySelector", {"nodeId": root, "selector": "#import"}, s)["nodeId"]

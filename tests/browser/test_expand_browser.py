@@ -16,7 +16,7 @@ import pytest
 from general365.cli import main
 from support.expansion import expansion_script, sample_families
 from support.servers import Behaviour, FaultServer
-from support.browser import click, evaluate, open_page, wait_ready
+from support.browser import click, evaluate, open_page, reload
 
 pytestmark = pytest.mark.browser
 
@@ -120,14 +120,10 @@ def test_accept_reject_edit_export_and_select(browser, folder, tmp_path):
          "note": ""}]
 
     # a reload keeps the decisions; a fresh browser takes them from the exported file
-    browser.call("Page.reload", {}, s)
-    time.sleep(0.3)
-    wait_ready(browser, s)
+    reload(browser, s)
     assert state(browser, s, c2) == ["reject", False, True, "hostile"]
     evaluate(browser, s, "localStorage.clear()")
-    browser.call("Page.reload", {}, s)
-    time.sleep(0.3)
-    wait_ready(browser, s)
+    reload(browser, s)
     assert progress(browser, s) == "0 of 4 decided (0 accepted, 0 rejected)"
     root = browser.call("DOM.getDocument", {}, s)["root"]["nodeId"]
     node = browser.call("DOM.querySelector", {"nodeId": root, "selector": "#import"}, s)["nodeId"]

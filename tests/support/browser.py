@@ -148,6 +148,15 @@ def wait_ready(dt: DevTools, session: str) -> None:
         time.sleep(0.1)
 
 
+def reload(dt: DevTools, session: str) -> None:
+    """Reload the page and wait until the new document's script has run. The old document's
+    mark goes first: a slow reload would otherwise let wait_ready see it and return before
+    the new page has restored anything."""
+    evaluate(dt, session, "document.documentElement.removeAttribute('data-ready')")
+    dt.call("Page.reload", {}, session)
+    wait_ready(dt, session)
+
+
 def open_page(dt: DevTools, page: str | Path) -> str:
     """Open the local file `page` in a new tab, wait until its script has run; its session."""
     target = dt.call("Target.createTarget", {"url": "about:blank"})["targetId"]
